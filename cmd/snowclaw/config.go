@@ -1,0 +1,354 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+	"github.com/snowclaw/snowclaw"
+)
+
+// Config is everything `snowclaw serve` can be told. Sources, each
+// overriding the one before: defaults, the TOML file (--config or
+// SNOWCLAW_CONFIG), SNOWCLAW_* environment variables, flags. Every key is
+// documented in config.example.toml, which a test keeps in step with this
+// struct.
+type Config struct {
+	Addr     string `toml:"addr"`
+	Data     string `toml:"data"`
+	Owner    string `toml:"owner"`
+	LogLevel string `toml:"log_level"`
+
+	Relay      RelayConfig  `toml:"relay"`
+	Limits     LimitsConfig `toml:"limits"`
+	RateLimits RateConfig   `toml:"rate_limits"`
+	Groups     GroupsConfig `toml:"groups"`
+}
+
+type RelayConfig struct {
+	Name        string `toml:"name"`
+	Description string `toml:"description"`
+	Contact     string `toml:"contact"`
+	Icon        string `toml:"icon"`
+	ServiceURL  string `toml:"service_url"`
+}
+
+type LimitsConfig struct {
+	MaxMessageBytes  int `toml:"max_message_bytes"`
+	MaxEventBytes    int `toml:"max_event_bytes"`
+	MaxContentBytes  int `toml:"max_content_bytes"`
+	MaxTags          int `toml:"max_tags"`
+	MaxTagValueBytes int `toml:"max_tag_value_bytes"`
+	MaxFutureSeconds int `toml:"max_future_seconds"`
+	MaxFilterValues  int `toml:"max_filter_values"`
+	MaxLimit         int `toml:"max_limit"`
+	DefaultLimit     int `toml:"default_limit"`
+}
+
+type RateConfig struct {
+	EventsPerSecondIP      float64 `toml:"events_per_second_ip"`
+	EventsBurstIP          int     `toml:"events_burst_ip"`
+	EventsPerSecondPubkey  float64 `toml:"events_per_second_pubkey"`
+	EventsBurstPubkey      int     `toml:"events_burst_pubkey"`
+	QueriesPerSecondIP     float64 `toml:"queries_per_second_ip"`
+	QueriesBurstIP         int     `toml:"queries_burst_ip"`
+	ConnectionsPerSecondIP float64 `toml:"connections_per_second_ip"`
+	ConnectionsBurstIP     int     `toml:"connections_burst_ip"`
+}
+
+type GroupsConfig struct {
+	Creators         []string `toml:"creators"`
+	DefaultPrivate   bool     `toml:"default_private"`
+	DefaultClosed    bool     `toml:"default_closed"`
+	DefaultHidden    bool     `toml:"default_hidden"`
+	MaxModerationAge Duration `toml:"max_moderation_age"`
+}
+
+// Duration is a time.Duration written as "90s", "1h" in TOML and env.
+type Duration struct{ time.Duration }
+
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("%q is not a duration (e.g. 90s, 1h)", b)
+	}
+	d.Duration = v
+	return nil
+}
+
+func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// DefaultConfig is what `snowclaw serve` runs with when told nothing.
+func DefaultConfig() Config {
+	return Config{
+		Addr:     "127.0.0.1:3334",
+		Data:     "./snowclaw-data",
+		LogLevel: "info",
+		Relay: RelayConfig{
+			Name:        "snowclaw",
+			Description: "Nostr relay with NIP-29 groups and an agent memory",
+		},
+		Limits: LimitsConfig{
+			MaxMessageBytes:  256 * 1024,
+			MaxEventBytes:    128 * 1024,
+			MaxContentBytes:  64 * 1024,
+			MaxTags:          2000,
+			MaxTagValueBytes: 4096,
+			MaxFutureSeconds: 900,
+			MaxFilterValues:  1000,
+			MaxLimit:         500,
+			DefaultLimit:     100,
+		},
+		RateLimits: RateConfig{
+			EventsPerSecondIP: 50, EventsBurstIP: 200,
+			EventsPerSecondPubkey: 20, EventsBurstPubkey: 100,
+			QueriesPerSecondIP: 50, QueriesBurstIP: 200,
+			ConnectionsPerSecondIP: 5, ConnectionsBurstIP: 50,
+		},
+		Groups: GroupsConfig{
+			DefaultPrivate:   true,
+			MaxModerationAge: Duration{time.Hour},
+		},
+	}
+}
+
+// loadFile overlays a TOML file on cfg. Unknown keys are an error: a typo
+// must not silently leave a default in force.
+func loadFile(cfg *Config, path string) error {
+	md, err := toml.DecodeFile(path, cfg)
+	if err != nil {
+		return fmt.Errorf("config file %s: %w", path, err)
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		keys := make([]string, len(und))
+		for i, k := range und {
+			keys[i] = k.String()
+		}
+		return fmt.Errorf("config file %s: unknown key(s) %s (see config.example.toml)", path, strings.Join(keys, ", "))
+	}
+	return nil
+}
+
+// envPrefix names the environment overrides: SNOWCLAW_ + the TOML path in
+// upper case joined by _, e.g. SNOWCLAW_LIMITS_MAX_LIMIT.
+const envPrefix = "SNOWCLAW_"
+
+// envNotConfig are SNOWCLAW_* variables that are not config keys.
+var envNotConfig = map[string]bool{"SNOWCLAW_CONFIG": true, "SNOWCLAW_SEC": true}
+
+// configFields lists every leaf of the config struct with its TOML path.
+func configFields(v reflect.Value, prefix string, out map[string]reflect.Value) {
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		name := f.Tag.Get("toml")
+		if name == "" {
+			continue
+		}
+		path := name
+		if prefix != "" {
+			path = prefix + "." + name
+		}
+		fv := v.Field(i)
+		if f.Type.Kind() == reflect.Struct && f.Type != reflect.TypeOf(Duration{}) {
+			configFields(fv, path, out)
+			continue
+		}
+		out[path] = fv
+	}
+}
+
+func envName(path string) string {
+	return envPrefix + strings.ToUpper(strings.ReplaceAll(path, ".", "_"))
+}
+
+// loadEnv overlays SNOWCLAW_* variables from environ on cfg.
+func loadEnv(cfg *Config, environ []string) error {
+	fields := make(map[string]reflect.Value)
+	configFields(reflect.ValueOf(cfg).Elem(), "", fields)
+	byEnv := make(map[string]string, len(fields))
+	for path := range fields {
+		byEnv[envName(path)] = path
+	}
+	var errs []error
+	for _, kv := range environ {
+		name, val, ok := strings.Cut(kv, "=")
+		if !ok || !strings.HasPrefix(name, envPrefix) || envNotConfig[name] {
+			continue
+		}
+		path, known := byEnv[name]
+		if !known {
+			errs = append(errs, fmt.Errorf("unknown environment variable %s (known: %s)", name, knownEnv(byEnv)))
+			continue
+		}
+		if err := setField(fields[path], val); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func knownEnv(byEnv map[string]string) string {
+	names := make([]string, 0, len(byEnv))
+	for n := range byEnv {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	if len(names) > 6 {
+		return strings.Join(names[:6], ", ") + ", … (see config.example.toml)"
+	}
+	return strings.Join(names, ", ")
+}
+
+func setField(f reflect.Value, s string) error {
+	if u, ok := f.Addr().Interface().(interface{ UnmarshalText([]byte) error }); ok {
+		return u.UnmarshalText([]byte(s))
+	}
+	switch f.Kind() {
+	case reflect.String:
+		f.SetString(s)
+	case reflect.Int:
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil {
+			return fmt.Errorf("%q is not a whole number", s)
+		}
+		f.SetInt(int64(n))
+	case reflect.Float64:
+		n, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil {
+			return fmt.Errorf("%q is not a number", s)
+		}
+		f.SetFloat(n)
+	case reflect.Bool:
+		b, err := strconv.ParseBool(strings.TrimSpace(s))
+		if err != nil {
+			return fmt.Errorf("%q is not true or false", s)
+		}
+		f.SetBool(b)
+	case reflect.Slice:
+		var items []string
+		for _, it := range strings.Split(s, ",") {
+			if it = strings.TrimSpace(it); it != "" {
+				items = append(items, it)
+			}
+		}
+		f.Set(reflect.ValueOf(items))
+	default:
+		return fmt.Errorf("unsupported config type %s", f.Kind())
+	}
+	return nil
+}
+
+// Validate checks the whole config and normalizes public keys to hex. All
+// problems are reported at once, each naming its key.
+func (c *Config) Validate() error {
+	var errs []error
+	bad := func(key, format string, a ...any) {
+		errs = append(errs, fmt.Errorf("%s: %s", key, fmt.Sprintf(format, a...)))
+	}
+	if host, port, err := net.SplitHostPort(c.Addr); err != nil {
+		bad("addr", "%q is not host:port (e.g. 127.0.0.1:3334)", c.Addr)
+	} else if p, err := strconv.Atoi(port); err != nil || p < 0 || p > 65535 {
+		bad("addr", "%q has no valid port", c.Addr)
+	} else if host != "" && net.ParseIP(host) == nil && host != "localhost" {
+		bad("addr", "%q: give an IP address to listen on (e.g. 127.0.0.1 or 0.0.0.0)", c.Addr)
+	}
+	if strings.TrimSpace(c.Data) == "" {
+		bad("data", "must name a directory")
+	}
+	if c.Owner != "" {
+		pk, err := snowclaw.ParsePubkey(c.Owner)
+		if err != nil {
+			bad("owner", "%v", err)
+		} else {
+			c.Owner = pk
+		}
+	}
+	for i, cr := range c.Groups.Creators {
+		pk, err := snowclaw.ParsePubkey(cr)
+		if err != nil {
+			bad("groups.creators", "%v", err)
+			continue
+		}
+		c.Groups.Creators[i] = pk
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		bad("log_level", "%q is not one of debug, info, warn, error", c.LogLevel)
+	}
+	if c.Relay.ServiceURL != "" {
+		u, err := url.Parse(c.Relay.ServiceURL)
+		if err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
+			bad("relay.service_url", "%q is not a ws:// or wss:// URL", c.Relay.ServiceURL)
+		}
+	}
+	l := c.Limits
+	for key, v := range map[string]int{
+		"limits.max_message_bytes": l.MaxMessageBytes, "limits.max_event_bytes": l.MaxEventBytes,
+		"limits.max_content_bytes": l.MaxContentBytes, "limits.max_tags": l.MaxTags,
+		"limits.max_tag_value_bytes": l.MaxTagValueBytes, "limits.max_future_seconds": l.MaxFutureSeconds,
+		"limits.max_filter_values": l.MaxFilterValues, "limits.max_limit": l.MaxLimit,
+		"limits.default_limit": l.DefaultLimit,
+	} {
+		if v <= 0 {
+			bad(key, "must be positive, got %d", v)
+		}
+	}
+	if l.DefaultLimit > l.MaxLimit {
+		bad("limits.default_limit", "%d is above limits.max_limit %d", l.DefaultLimit, l.MaxLimit)
+	}
+	if l.MaxMessageBytes < l.MaxEventBytes {
+		bad("limits.max_message_bytes", "%d is below limits.max_event_bytes %d; oversized events would cut the connection instead of getting a clear refusal", l.MaxMessageBytes, l.MaxEventBytes)
+	}
+	r := c.RateLimits
+	for key, pair := range map[string][2]float64{
+		"rate_limits.events_*_ip":      {r.EventsPerSecondIP, float64(r.EventsBurstIP)},
+		"rate_limits.events_*_pubkey":  {r.EventsPerSecondPubkey, float64(r.EventsBurstPubkey)},
+		"rate_limits.queries_*_ip":     {r.QueriesPerSecondIP, float64(r.QueriesBurstIP)},
+		"rate_limits.connections_*_ip": {r.ConnectionsPerSecondIP, float64(r.ConnectionsBurstIP)},
+	} {
+		if pair[0] < 0 || pair[1] < 0 {
+			bad(key, "must not be negative")
+		} else if pair[0] > 0 && pair[1] < 1 {
+			bad(key, "burst must be at least 1 when the rate is set")
+		}
+	}
+	if c.Groups.MaxModerationAge.Duration <= 0 {
+		bad("groups.max_moderation_age", "must be positive")
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("bad config:\n  %w", errors.Join(errs...))
+	}
+	return nil
+}
+
+// resolveConfig applies defaults → file → env → flags and validates.
+func resolveConfig(fl *serveFlags, environ []string) (Config, error) {
+	cfg := DefaultConfig()
+	path := fl.config
+	if path == "" {
+		for _, kv := range environ {
+			if v, ok := strings.CutPrefix(kv, "SNOWCLAW_CONFIG="); ok {
+				path = v
+			}
+		}
+	}
+	if path != "" {
+		if err := loadFile(&cfg, path); err != nil {
+			return cfg, err
+		}
+	}
+	if err := loadEnv(&cfg, environ); err != nil {
+		return cfg, err
+	}
+	fl.apply(&cfg)
+	return cfg, cfg.Validate()
+}

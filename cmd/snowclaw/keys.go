@@ -1,0 +1,51 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/nbd-wtf/go-nostr/nip19"
+	"github.com/snowclaw/snowclaw/relay"
+)
+
+func runKeygen(stdout io.Writer) error {
+	sk := nostr.GeneratePrivateKey()
+	pk, err := nostr.GetPublicKey(sk)
+	if err != nil {
+		return err
+	}
+	nsec, _ := nip19.EncodePrivateKey(sk)
+	npub, _ := nip19.EncodePublicKey(pk)
+	fmt.Fprintf(stdout, "nsec: %s\nnpub: %s\nsecret hex: %s\npublic hex: %s\n", nsec, npub, sk, pk)
+	return nil
+}
+
+func runKeys(args, environ []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("keys", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var fl serveFlags
+	fs.StringVar(&fl.data, "data", "", "data directory (default ./snowclaw-data)")
+	fs.StringVar(&fl.config, "config", "", "TOML config file")
+	if err := fs.Parse(args); err != nil {
+		return errUsageShown
+	}
+	cfg, err := resolveConfig(&fl, environ)
+	if err != nil {
+		return err
+	}
+	keys, err := relay.LoadKeys(cfg.Data, false)
+	if err != nil {
+		return err
+	}
+	for _, k := range []struct{ name, sk string }{{"relay", keys.RelaySecret}, {"agent", keys.AgentSecret}} {
+		pk, err := nostr.GetPublicKey(k.sk)
+		if err != nil {
+			return fmt.Errorf("%s key: %w", k.name, err)
+		}
+		npub, _ := nip19.EncodePublicKey(pk)
+		fmt.Fprintf(stdout, "%s: %s %s\n", k.name, npub, pk)
+	}
+	return nil
+}

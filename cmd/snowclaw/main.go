@@ -1,0 +1,68 @@
+// Command snowclaw is the one binary of Snowclaw relay: a Nostr relay with
+// NIP-29 groups, a memory search engine and a resident agent.
+//
+//	snowclaw serve [--addr A] [--data DIR] [--owner NPUB] [--config FILE]
+//	snowclaw keygen
+//	snowclaw keys --data DIR
+//	snowclaw version
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "0.1.0-dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Environ(), os.Stdout, os.Stderr); err != nil {
+		if !errors.Is(err, errUsageShown) {
+			fmt.Fprintln(os.Stderr, "snowclaw:", err)
+		}
+		os.Exit(1)
+	}
+}
+
+var errUsageShown = errors.New("usage shown")
+
+const usage = `snowclaw: a Nostr relay with NIP-29 groups and an agent memory
+
+usage:
+  snowclaw serve   [--addr HOST:PORT] [--data DIR] [--owner NPUB|HEX] [--config FILE] [--log-level L]
+  snowclaw keygen  print a new key pair
+  snowclaw keys    [--data DIR]  print the relay's and the agent's public keys
+  snowclaw version
+
+Configuration: defaults < config file < SNOWCLAW_* environment < flags.
+See config.example.toml for every key.
+`
+
+func run(ctx context.Context, args, environ []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		args = []string{"serve"}
+	}
+	switch args[0] {
+	case "serve":
+		return runServe(ctx, args[1:], environ, stdout, stderr)
+	case "keygen":
+		return runKeygen(stdout)
+	case "keys":
+		return runKeys(args[1:], environ, stdout, stderr)
+	case "version", "--version":
+		fmt.Fprintln(stdout, "snowclaw", version)
+		return nil
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprintf(stderr, "snowclaw: unknown command %q\n\n%s", args[0], usage)
+	return errUsageShown
+}

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"path/filepath"
+
+	"github.com/nbd-wtf/go-nostr/nip19"
+	"github.com/snowclaw/snowclaw/policies"
+	"github.com/snowclaw/snowclaw/relay"
+)
+
+// serveFlags are the command-line overrides; empty means "not given".
+type serveFlags struct {
+	addr, data, owner, config, logLevel string
+}
+
+func (f *serveFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.addr, "addr", "", "listen address (default 127.0.0.1:3334)")
+	fs.StringVar(&f.data, "data", "", "data directory (default ./snowclaw-data)")
+	fs.StringVar(&f.owner, "owner", "", "owner public key, npub or hex")
+	fs.StringVar(&f.config, "config", "", "TOML config file")
+	fs.StringVar(&f.logLevel, "log-level", "", "debug, info, warn or error")
+}
+
+func (f *serveFlags) apply(c *Config) {
+	for dst, src := range map[*string]string{&c.Addr: f.addr, &c.Data: f.data, &c.Owner: f.owner, &c.LogLevel: f.logLevel} {
+		if src != "" {
+			*dst = src
+		}
+	}
+}
+
+func runServe(ctx context.Context, args, environ []string, stdout, stderr io.Writer) error {
+	var fl serveFlags
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fl.register(fs)
+	if err := fs.Parse(args); err != nil {
+		return errUsageShown
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
+	}
+	cfg, err := resolveConfig(&fl, environ)
+	if err != nil {
+		return err
+	}
+	logger := newLogger(stderr, cfg.LogLevel)
+
+	keys, err := relay.LoadKeys(cfg.Data, true)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("cannot listen on %s: %w (is another relay running? choose another with --addr)", cfg.Addr, err)
+	}
+	r, err := relay.New(ctx, relayOptions(cfg, keys, logger))
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	ids := r.Identities()
+	relayNpub, _ := nip19.EncodePublicKey(ids.Relay)
+	agentNpub, _ := nip19.EncodePublicKey(ids.Agent)
+	abs, _ := filepath.Abs(cfg.Data)
+	logger.Info("snowclaw relay listening", "url", "ws://"+ln.Addr().String(), "data", abs, "relay", relayNpub, "agent", agentNpub, "version", version)
+	fmt.Fprintf(stdout, "snowclaw relay listening on ws://%s\n", ln.Addr())
+
+	serveErr := r.Serve(ctx, ln)
+	closeErr := r.Close()
+	logger.Info("snowclaw relay stopped")
+	if serveErr != nil {
+		return serveErr
+	}
+	return closeErr
+}
+
+func newLogger(w io.Writer, level string) *slog.Logger {
+	var lv slog.Level
+	lv.UnmarshalText([]byte(level))
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: lv}))
+}
+
+// relayOptions hands the parsed config down to the relay package.
+func relayOptions(c Config, keys relay.Keys, logger *slog.Logger) relay.Options {
+	l, r := c.Limits, c.RateLimits
+	return relay.Options{
+		DataDir:     c.Data,
+		ServiceURL:  c.Relay.ServiceURL,
+		Name:        c.Relay.Name,
+		Description: c.Relay.Description,
+		Contact:     c.Relay.Contact,
+		Icon:        c.Relay.Icon,
+		Version:     version,
+		Owner:       c.Owner,
+		Keys:        keys,
+		Limits: policies.Limits{
+			MaxEventBytes:    l.MaxEventBytes,
+			MaxContentBytes:  l.MaxContentBytes,
+			MaxTags:          l.MaxTags,
+			MaxTagValueBytes: l.MaxTagValueBytes,
+			MaxFutureSeconds: int64(l.MaxFutureSeconds),
+			MaxFilterValues:  l.MaxFilterValues,
+			MaxLimit:         l.MaxLimit,
+			DefaultLimit:     l.DefaultLimit,
+		},
+		MaxMessageBytes:  int64(l.MaxMessageBytes),
+		EventRateIP:      policies.Rate{PerSecond: r.EventsPerSecondIP, Burst: r.EventsBurstIP},
+		EventRatePubkey:  policies.Rate{PerSecond: r.EventsPerSecondPubkey, Burst: r.EventsBurstPubkey},
+		FilterRateIP:     policies.Rate{PerSecond: r.QueriesPerSecondIP, Burst: r.QueriesBurstIP},
+		ConnRateIP:       policies.Rate{PerSecond: r.ConnectionsPerSecondIP, Burst: r.ConnectionsBurstIP},
+		GroupCreators:    c.Groups.Creators,
+		GroupDefaults:    policies.GroupInfo{Private: c.Groups.DefaultPrivate, Restricted: true, Hidden: c.Groups.DefaultHidden, Closed: c.Groups.DefaultClosed},
+		MaxModerationAge: c.Groups.MaxModerationAge.Duration,
+		Logger:           logger,
+	}
+}

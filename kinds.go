@@ -1,0 +1,43 @@
+// Package snowclaw holds the event schema every other package of the project
+// shares: kinds, the d-tag namespaces of kind 30078, memory tiers and the
+// helpers that read them off a nostr.Event. It imports go-nostr and nothing
+// of the project, so policies, search and the agent agree on one reading of
+// an event.
+package snowclaw
+
+// Event kinds the relay gives meaning to (DESIGN.md §2).
+const (
+	KindProfile       = 0
+	KindDeletion      = 5
+	KindChat          = 9
+	KindGiftWrap      = 1059
+	KindLegacyDM      = 4
+	KindAppData       = 30078 // NIP-78: memories and config
+	KindPutUser       = 9000
+	KindRemoveUser    = 9001
+	KindEditMetadata  = 9002
+	KindDeleteEvent   = 9005
+	KindCreateGroup   = 9007
+	KindDeleteGroup   = 9008
+	KindCreateInvite  = 9009
+	KindJoinRequest   = 9021
+	KindLeaveRequest  = 9022
+	KindGroupMetadata = 39000
+	KindGroupAdmins   = 39001
+	KindGroupMembers  = 39002
+	KindGroupRoles    = 39003
+)
+
+// IsModerationKind reports whether k is a NIP-29 moderation action
+// (9000–9020), which only group admins or the relay may send.
+func IsModerationKind(k int) bool { return k >= 9000 && k <= 9020 }
+
+// IsGroupMetadataKind reports whether k is one of the relay-signed group
+// state events (39000–39003).
+func IsGroupMetadataKind(k int) bool { return k >= 39000 && k <= 39003 }
+
+// IsGroupStateKind reports whether events of kind k change group state and
+// so must stay in the store for the state to be rebuilt on restart.
+func IsGroupStateKind(k int) bool {
+	return IsModerationKind(k) || k == KindJoinRequest || k == KindLeaveRequest
+}

@@ -1,0 +1,103 @@
+package snowclaw
+
+import (
+	"strings"
+
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// d-tag prefixes of kind 30078 (DESIGN.md §2).
+const (
+	PrefixConfig      = "snowclaw:config:"
+	PrefixMemory      = "snowclaw:memory:"
+	PrefixMemoryNpub  = "snowclaw:memory:npub:"
+	PrefixMemoryGroup = "snowclaw:memory:group:"
+	PrefixMemoryItem  = "snow:memory:"
+	DTagConfigGlobal  = "snowclaw:config:global"
+	PrefixConfigGroup = "snowclaw:config:group:"
+	PrefixConfigNpub  = "snowclaw:config:npub:"
+)
+
+// Namespace classifies the d tag of a kind 30078 event.
+type Namespace int
+
+const (
+	NamespaceNone        Namespace = iota // not a kind 30078 event, or an unknown d tag
+	NamespaceConfig                       // snowclaw:config:*      (owner only)
+	NamespaceMemoryNpub                   // snowclaw:memory:npub:* (agent only)
+	NamespaceMemoryGroup                  // snowclaw:memory:group:* (agent only)
+	NamespaceMemoryOther                  // snowclaw:memory:<other> (agent only)
+	NamespaceMemoryItem                   // snow:memory:<topic>    (tier rules)
+)
+
+func (n Namespace) String() string {
+	switch n {
+	case NamespaceConfig:
+		return "config"
+	case NamespaceMemoryNpub:
+		return "memory:npub"
+	case NamespaceMemoryGroup:
+		return "memory:group"
+	case NamespaceMemoryOther:
+		return "memory"
+	case NamespaceMemoryItem:
+		return "memory item"
+	}
+	return "none"
+}
+
+// ClassifyD returns the namespace of a d tag value and the rest of it after
+// the namespace prefix (the npub, group id or topic).
+func ClassifyD(d string) (Namespace, string) {
+	switch {
+	case strings.HasPrefix(d, PrefixConfig):
+		return NamespaceConfig, strings.TrimPrefix(d, PrefixConfig)
+	case strings.HasPrefix(d, PrefixMemoryNpub):
+		return NamespaceMemoryNpub, strings.TrimPrefix(d, PrefixMemoryNpub)
+	case strings.HasPrefix(d, PrefixMemoryGroup):
+		return NamespaceMemoryGroup, strings.TrimPrefix(d, PrefixMemoryGroup)
+	case strings.HasPrefix(d, PrefixMemory):
+		return NamespaceMemoryOther, strings.TrimPrefix(d, PrefixMemory)
+	case strings.HasPrefix(d, PrefixMemoryItem):
+		return NamespaceMemoryItem, strings.TrimPrefix(d, PrefixMemoryItem)
+	}
+	return NamespaceNone, d
+}
+
+// NamespaceOf classifies an event; anything but kind 30078 is NamespaceNone.
+func NamespaceOf(evt *nostr.Event) (Namespace, string) {
+	if evt.Kind != KindAppData {
+		return NamespaceNone, ""
+	}
+	return ClassifyD(evt.Tags.GetD())
+}
+
+// GroupOf returns the value of the first h tag, or "" when there is none.
+func GroupOf(evt *nostr.Event) string {
+	if t := evt.Tags.Find("h"); len(t) >= 2 {
+		return t[1]
+	}
+	return ""
+}
+
+// HasTag reports whether the event carries a tag with this exact key (and
+// any or no value), e.g. ["encrypted","nip44"] or ["private"].
+func HasTag(evt *nostr.Event, key string) bool {
+	for _, t := range evt.Tags {
+		if len(t) >= 1 && t[0] == key {
+			return true
+		}
+	}
+	return false
+}
+
+// TagValues returns the values (second elements) of every tag named key.
+func TagValues(evt *nostr.Event, key string) []string {
+	var out []string
+	for _, t := range evt.Tags {
+		if len(t) >= 2 && t[0] == key {
+			out = append(out, t[1])
+		}
+	}
+	return out
+}

@@ -1,0 +1,188 @@
+package groups
+
+import (
+	"context"
+	"slices"
+	"sort"
+
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
+	"github.com/snowclaw/snowclaw/internal/storeq"
+)
+
+// effect is what an applied event asks the relay to do once the state lock
+// is released: publishing runs every hook again, including ours.
+type effect struct {
+	group       string
+	metadata    bool     // republish 39000–39003
+	putUser     string   // answer a join with a relay-signed 9000
+	removeUser  string   // answer a leave with a relay-signed 9001
+	deleteIDs   []string // 9005 targets
+	deleteGroup bool     // 9008: drop every event of the group
+}
+
+// OnEventSaved applies a stored group event to the state and carries out
+// its consequences.
+func (s *Groups) OnEventSaved(ctx context.Context, evt *nostr.Event) {
+	if !snowclaw.IsGroupStateKind(evt.Kind) {
+		return
+	}
+	s.mu.Lock()
+	eff := s.apply(evt, true)
+	s.mu.Unlock()
+	s.carryOut(ctx, eff)
+}
+
+// apply changes the state for one event. live is false while replaying the
+// store at start-up, when consequences already happened and are skipped.
+func (s *Groups) apply(evt *nostr.Event, live bool) effect {
+	gid := snowclaw.GroupOf(evt)
+	eff := effect{group: gid, metadata: true}
+	g := s.groups[gid]
+	if g == nil && evt.Kind != snowclaw.KindCreateGroup {
+		return effect{}
+	}
+	switch evt.Kind {
+	case snowclaw.KindCreateGroup:
+		if g != nil {
+			return effect{}
+		}
+		g = newGroup(gid, s.opts.Defaults)
+		g.applyMetadataTags(evt.Tags)
+		g.Members[evt.PubKey] = []string{RoleAdmin}
+		s.groups[gid] = g
+	case snowclaw.KindPutUser:
+		if p := evt.Tags.Find("p"); len(p) >= 2 {
+			g.Members[p[1]] = slices.DeleteFunc(slices.Clone(p[2:]), func(r string) bool { return r == "" })
+		}
+	case snowclaw.KindRemoveUser:
+		if p := evt.Tags.Find("p"); len(p) >= 2 {
+			delete(g.Members, p[1])
+		}
+	case snowclaw.KindEditMetadata:
+		g.applyMetadataTags(evt.Tags)
+	case snowclaw.KindDeleteEvent:
+		eff.metadata = false
+		eff.deleteIDs = snowclaw.TagValues(evt, "e")
+	case snowclaw.KindDeleteGroup:
+		delete(s.groups, gid)
+		eff.metadata = false
+		eff.deleteGroup = true
+	case snowclaw.KindCreateInvite:
+		for _, c := range snowclaw.TagValues(evt, "code") {
+			g.Invites[c] = true
+		}
+		eff.metadata = false
+	case snowclaw.KindJoinRequest:
+		if _, ok := g.Members[evt.PubKey]; !ok {
+			g.Members[evt.PubKey] = nil
+		}
+		// the relay's 9000 answer triggers the metadata update
+		eff.metadata, eff.putUser = false, evt.PubKey
+	case snowclaw.KindLeaveRequest:
+		delete(g.Members, evt.PubKey)
+		eff.metadata, eff.removeUser = false, evt.PubKey
+	default:
+		return effect{}
+	}
+	if !live {
+		return effect{}
+	}
+	return eff
+}
+
+func (s *Groups) carryOut(ctx context.Context, eff effect) {
+	if eff.group == "" {
+		return
+	}
+	if eff.putUser != "" {
+		s.publishSigned(ctx, snowclaw.KindPutUser, eff.group, nostr.Tags{{"h", eff.group}, {"p", eff.putUser}}, "join request accepted")
+	}
+	if eff.removeUser != "" {
+		s.publishSigned(ctx, snowclaw.KindRemoveUser, eff.group, nostr.Tags{{"h", eff.group}, {"p", eff.removeUser}}, "left the group")
+	}
+	if len(eff.deleteIDs) > 0 {
+		s.deleteMatching(ctx, nostr.Filter{IDs: eff.deleteIDs}, eff.group)
+	}
+	if eff.deleteGroup {
+		s.deleteMatching(ctx, nostr.Filter{Tags: nostr.TagMap{"h": {eff.group}}}, eff.group)
+		s.deleteMatching(ctx, nostr.Filter{
+			Kinds:   []int{snowclaw.KindGroupMetadata, snowclaw.KindGroupAdmins, snowclaw.KindGroupMembers, snowclaw.KindGroupRoles},
+			Authors: []string{s.opts.IDs.Relay},
+			Tags:    nostr.TagMap{"d": {eff.group}},
+		}, "")
+	}
+	if eff.metadata {
+		s.publishMetadata(ctx, eff.group, false)
+	}
+}
+
+// deleteMatching removes every stored event matching f. With group set,
+// only events of that group are touched, whatever the filter says.
+func (s *Groups) deleteMatching(ctx context.Context, f nostr.Filter, group string) {
+	events, err := storeq.All(ctx, s.opts.Store, f)
+	if err != nil {
+		s.log.Error("listing events to delete", "group", group, "err", err)
+		return
+	}
+	for _, evt := range events {
+		if group != "" && snowclaw.GroupOf(evt) != group {
+			continue
+		}
+		if err := s.opts.Delete(ctx, evt); err != nil {
+			s.log.Error("deleting group event", "group", group, "id", evt.ID, "err", err)
+		}
+	}
+}
+
+// Load rebuilds the state from the stored group events, oldest first, and
+// republishes metadata that is missing or stale (a crash between a state
+// change and its metadata leaves it so).
+func (s *Groups) Load(ctx context.Context) error {
+	kinds := []int{}
+	for k := 9000; k <= 9022; k++ {
+		kinds = append(kinds, k)
+	}
+	events, err := storeq.All(ctx, s.opts.Store, nostr.Filter{Kinds: kinds})
+	if err != nil {
+		return err
+	}
+	sort.SliceStable(events, func(i, j int) bool {
+		a, b := events[i], events[j]
+		if a.CreatedAt != b.CreatedAt {
+			return a.CreatedAt < b.CreatedAt
+		}
+		return replayRank(a.Kind) < replayRank(b.Kind)
+	})
+	s.mu.Lock()
+	s.groups = make(map[string]*Group)
+	for _, evt := range events {
+		s.apply(evt, false)
+	}
+	ids := make([]string, 0, len(s.groups))
+	for id := range s.groups {
+		ids = append(ids, id)
+	}
+	s.mu.Unlock()
+
+	if err := s.loadMetaTimestamps(ctx); err != nil {
+		return err
+	}
+	for _, id := range ids {
+		s.publishMetadata(ctx, id, true)
+	}
+	s.log.Info("group state rebuilt", "events", len(events), "groups", len(ids))
+	return nil
+}
+
+// replayRank orders events of the same second: a group is created before
+// anything happens in it and deleted after.
+func replayRank(kind int) int {
+	switch kind {
+	case snowclaw.KindCreateGroup:
+		return 0
+	case snowclaw.KindDeleteGroup:
+		return 2
+	}
+	return 1
+}

@@ -1,0 +1,128 @@
+// Package groups implements NIP-29 relay-managed groups: group state built
+// from moderation events, the permission checks for every moderation kind,
+// join and leave requests, and the relay-signed metadata events
+// (39000–39003) that mirror the state. Init attaches it to a khatru relay.
+package groups
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/fiatjaf/eventstore"
+	"github.com/fiatjaf/khatru"
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw/policies"
+)
+
+// Options configure the groups plugin.
+type Options struct {
+	IDs         policies.Identities
+	RelaySecret string   // hex; signs 39000–39003, 9000 and 9001 answers
+	Creators    []string // hex pubkeys allowed to create groups besides the owner
+	Defaults    policies.GroupInfo
+	// MaxModerationAge refuses moderation events older than this (NIP-29
+	// "late publication"); zero means one hour.
+	MaxModerationAge time.Duration
+	Store            eventstore.Store
+	// Publish runs an event the relay made through the relay's own add and
+	// broadcast path.
+	Publish func(ctx context.Context, evt *nostr.Event) error
+	// Delete removes a stored event through every delete hook (store, index).
+	Delete func(ctx context.Context, evt *nostr.Event) error
+	Logger *slog.Logger
+}
+
+// Groups is the NIP-29 state of the relay. It implements policies.GroupView.
+type Groups struct {
+	opts   Options
+	log    *slog.Logger
+	mu     sync.RWMutex
+	groups map[string]*Group
+	metaTS map[string]nostr.Timestamp // last created_at used for a group's metadata
+}
+
+// New returns an empty group state; call Load to rebuild it from the store.
+func New(opts Options) *Groups {
+	if opts.MaxModerationAge == 0 {
+		opts.MaxModerationAge = time.Hour
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Groups{
+		opts:   opts,
+		log:    opts.Logger.With("component", "groups"),
+		groups: make(map[string]*Group),
+		metaTS: make(map[string]nostr.Timestamp),
+	}
+}
+
+// Init attaches the plugin to the relay's hooks.
+func (s *Groups) Init(rl *khatru.Relay) {
+	rl.RejectEvent = append(rl.RejectEvent, s.RejectEvent)
+	rl.OnEventSaved = append(rl.OnEventSaved, s.OnEventSaved)
+}
+
+// GroupInfo implements policies.GroupView.
+func (s *Groups) GroupInfo(id string) (policies.GroupInfo, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	g, ok := s.groups[id]
+	if !ok {
+		return policies.GroupInfo{}, false
+	}
+	return g.GroupInfo, true
+}
+
+// IsMember implements policies.GroupView.
+func (s *Groups) IsMember(group, pubkey string) bool {
+	if pubkey == "" {
+		return false
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	g, ok := s.groups[group]
+	if !ok {
+		return false
+	}
+	_, member := g.Members[pubkey]
+	return member
+}
+
+// Snapshot returns a copy of one group for callers outside the plugin
+// (tests, the agent, the UI).
+func (s *Groups) Snapshot(id string) (Group, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	g, ok := s.groups[id]
+	if !ok {
+		return Group{}, false
+	}
+	return g.clone(), true
+}
+
+// IDs lists the groups that exist.
+func (s *Groups) IDs() []string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]string, 0, len(s.groups))
+	for id := range s.groups {
+		out = append(out, id)
+	}
+	return out
+}
+
+func (g *Group) clone() Group {
+	c := *g
+	c.Members = make(map[string][]string, len(g.Members))
+	for k, v := range g.Members {
+		c.Members[k] = append([]string(nil), v...)
+	}
+	c.Invites = make(map[string]bool, len(g.Invites))
+	for k, v := range g.Invites {
+		c.Invites[k] = v
+	}
+	return c
+}

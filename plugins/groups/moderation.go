@@ -1,0 +1,164 @@
+package groups
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
+)
+
+// RejectEvent judges NIP-29 moderation events and join/leave requests
+// against the current state. Other events pass through untouched; their
+// membership rule lives in policies.WriteRules.
+func (s *Groups) RejectEvent(ctx context.Context, evt *nostr.Event) (bool, string) {
+	if !snowclaw.IsGroupStateKind(evt.Kind) {
+		return false, ""
+	}
+	gid := snowclaw.GroupOf(evt)
+	if gid == "" {
+		return true, "invalid: NIP-29 group events need an h tag naming the group"
+	}
+	age := time.Since(evt.CreatedAt.Time())
+	if age > s.opts.MaxModerationAge {
+		return true, fmt.Sprintf("invalid: group event is too old (created %s ago; at most %s accepted)", age.Round(time.Second), s.opts.MaxModerationAge)
+	}
+	if age < -10*time.Minute {
+		return true, "invalid: group event is dated in the future; check your clock"
+	}
+
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	g := s.groups[gid]
+	switch evt.Kind {
+	case snowclaw.KindCreateGroup:
+		return s.checkCreate(evt, gid, g)
+	case snowclaw.KindJoinRequest:
+		return checkJoin(evt, gid, g)
+	case snowclaw.KindLeaveRequest:
+		if g == nil || !hasMember(g, evt.PubKey) {
+			return true, fmt.Sprintf("invalid: you are not a member of group %s", gid)
+		}
+		return false, ""
+	}
+	if g == nil {
+		return true, fmt.Sprintf("invalid: there is no group %s on this relay", gid)
+	}
+	return s.checkModeration(ctx, evt, g)
+}
+
+func hasMember(g *Group, pk string) bool {
+	_, ok := g.Members[pk]
+	return ok
+}
+
+func (s *Groups) checkCreate(evt *nostr.Event, gid string, g *Group) (bool, string) {
+	if !groupIDPattern.MatchString(gid) {
+		return true, "invalid: group ids are 1-64 characters of a-z, A-Z, 0-9, - and _"
+	}
+	author := evt.PubKey
+	if author != s.opts.IDs.Owner && !s.opts.IDs.IsSystem(author) && !slices.Contains(s.opts.Creators, author) {
+		return true, "restricted: only the relay owner and configured group creators may create groups"
+	}
+	if g != nil {
+		return true, fmt.Sprintf("duplicate: group %s already exists", gid)
+	}
+	return false, ""
+}
+
+func checkJoin(evt *nostr.Event, gid string, g *Group) (bool, string) {
+	if g == nil {
+		return true, fmt.Sprintf("invalid: there is no group %s on this relay", gid)
+	}
+	if hasMember(g, evt.PubKey) {
+		return true, fmt.Sprintf("duplicate: you are already a member of group %s", gid)
+	}
+	if g.Closed {
+		if code := evt.Tags.Find("code"); len(code) >= 2 && g.Invites[code[1]] {
+			return false, ""
+		}
+		return true, fmt.Sprintf("restricted: group %s is closed; ask an admin for an invite code and send it in a code tag", gid)
+	}
+	return false, ""
+}
+
+// admin and moderator powers; the owner and the relay's keys hold both on
+// every group so that abuse can always be cleaned up.
+func (s *Groups) powers(g *Group, pk string) (admin, moderator bool) {
+	if pk == s.opts.IDs.Owner || s.opts.IDs.IsSystem(pk) || g.hasRole(pk, RoleAdmin) {
+		return true, true
+	}
+	return false, g.hasRole(pk, RoleModerator)
+}
+
+func (s *Groups) checkModeration(ctx context.Context, evt *nostr.Event, g *Group) (bool, string) {
+	admin, mod := s.powers(g, evt.PubKey)
+	notAllowed := func(what, role string) (bool, string) {
+		return true, fmt.Sprintf("restricted: you may not %s in group %s (needs the %s role)", what, g.ID, role)
+	}
+	switch evt.Kind {
+	case snowclaw.KindPutUser, snowclaw.KindRemoveUser:
+		p := evt.Tags.Find("p")
+		if len(p) < 2 || len(p[1]) != 64 {
+			return true, "invalid: put-user and remove-user need a p tag with a 64-hex public key"
+		}
+		if !mod {
+			return notAllowed("manage members", "moderator or admin")
+		}
+		if !admin && (privileged(g.Members[p[1]]) || (evt.Kind == snowclaw.KindPutUser && privileged(p[2:]))) {
+			return true, fmt.Sprintf("restricted: only admins of group %s grant, change or remove admin and moderator roles", g.ID)
+		}
+	case snowclaw.KindEditMetadata:
+		if !admin {
+			return notAllowed("edit metadata", "admin")
+		}
+		if evt.Tags.Find("unrestricted") != nil {
+			return true, "invalid: this relay accepts group messages from members only, so groups cannot be made unrestricted"
+		}
+	case snowclaw.KindDeleteEvent:
+		if !mod {
+			return notAllowed("delete events", "moderator or admin")
+		}
+		return s.checkDeleteTargets(ctx, evt, g)
+	case snowclaw.KindDeleteGroup:
+		if !admin {
+			return notAllowed("delete the group", "admin")
+		}
+	case snowclaw.KindCreateInvite:
+		if !mod {
+			return notAllowed("create invites", "moderator or admin")
+		}
+		if c := evt.Tags.Find("code"); len(c) < 2 || c[1] == "" {
+			return true, "invalid: create-invite needs a code tag"
+		}
+	default:
+		return true, fmt.Sprintf("unsupported: moderation kind %d is not implemented by this relay", evt.Kind)
+	}
+	return false, ""
+}
+
+func (s *Groups) checkDeleteTargets(ctx context.Context, evt *nostr.Event, g *Group) (bool, string) {
+	ids := snowclaw.TagValues(evt, "e")
+	if len(ids) == 0 {
+		return true, "invalid: delete-event needs at least one e tag"
+	}
+	ch, err := s.opts.Store.QueryEvents(ctx, nostr.Filter{IDs: ids, Limit: len(ids)})
+	if err != nil {
+		return true, "error: could not look up the events to delete"
+	}
+	var reject bool
+	var msg string
+	for target := range ch {
+		if reject {
+			continue
+		}
+		if snowclaw.GroupOf(target) != g.ID {
+			reject, msg = true, fmt.Sprintf("invalid: event %s is not in group %s", target.ID, g.ID)
+		} else if snowclaw.IsGroupStateKind(target.Kind) {
+			reject, msg = true, "invalid: moderation events are the group's history and cannot be deleted"
+		}
+	}
+	return reject, msg
+}

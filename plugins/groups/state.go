@@ -1,0 +1,93 @@
+package groups
+
+import (
+	"regexp"
+	"slices"
+
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw/policies"
+)
+
+// Roles this relay gives meaning to. Other role names are accepted on
+// put-user and listed, but grant nothing.
+const (
+	RoleAdmin     = "admin"
+	RoleModerator = "moderator"
+)
+
+var roleDescriptions = [][2]string{
+	{RoleAdmin, "edits metadata, manages members and roles, deletes events, deletes the group"},
+	{RoleModerator, "adds and removes plain members, deletes events, creates invite codes"},
+}
+
+var groupIDPattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+// Group is one NIP-29 group as the relay enforces it.
+type Group struct {
+	ID      string
+	Name    string
+	Picture string
+	About   string
+	policies.GroupInfo
+
+	Members map[string][]string // pubkey → roles (empty for plain members)
+	Invites map[string]bool     // invite codes from create-invite (9009)
+}
+
+func newGroup(id string, defaults policies.GroupInfo) *Group {
+	return &Group{
+		ID:        id,
+		Name:      id,
+		GroupInfo: defaults,
+		Members:   make(map[string][]string),
+		Invites:   make(map[string]bool),
+	}
+}
+
+func (g *Group) hasRole(pk, role string) bool {
+	roles, ok := g.Members[pk]
+	return ok && slices.Contains(roles, role)
+}
+
+// privileged reports whether any of roles grants a moderation power.
+func privileged(roles []string) bool {
+	return slices.Contains(roles, RoleAdmin) || slices.Contains(roles, RoleModerator)
+}
+
+// applyMetadataTags reads the group-metadata fields of a 9007 or 9002.
+// Flags are changed only when named, in either spelling clients use
+// (["private"] / ["public"], ["closed"] / ["open"], …), so an edit that
+// only renames the group does not make it public by omission.
+func (g *Group) applyMetadataTags(tags nostr.Tags) {
+	for _, t := range tags {
+		if len(t) == 0 {
+			continue
+		}
+		val := ""
+		if len(t) >= 2 {
+			val = t[1]
+		}
+		switch t[0] {
+		case "name":
+			g.Name = val
+		case "picture":
+			g.Picture = val
+		case "about":
+			g.About = val
+		case "private":
+			g.Private = true
+		case "public":
+			g.Private = false
+		case "hidden":
+			g.Hidden = true
+		case "visible":
+			g.Hidden = false
+		case "closed":
+			g.Closed = true
+		case "open":
+			g.Closed = false
+		}
+	}
+	// writes are always members-only here (DESIGN.md §3)
+	g.Restricted = true
+}

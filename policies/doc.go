@@ -1,0 +1,10 @@
+// Package policies holds the relay's decisions about who may write what and
+// who may read what, as small functions that plug into khatru's hooks.
+// Decisions are pure: the state they need (group membership, the relay's
+// identities) comes in through the GroupView interface and Identities, so
+// every rule can be table-tested without a running relay.
+//
+// Every refusal message starts with a NIP-01 prefix (invalid:, blocked:,
+// restricted:, auth-required:, rate-limited:, duplicate:, unsupported:) and
+// says what the sender can do about it.
+package policies

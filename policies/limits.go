@@ -1,0 +1,124 @@
+package policies
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// Limits bound what one event or one filter may cost the relay. Zero values
+// mean "no limit" for counts; New callers should start from DefaultLimits.
+type Limits struct {
+	MaxEventBytes    int   // serialized event
+	MaxContentBytes  int   // content field
+	MaxTags          int   // number of tags
+	MaxTagValueBytes int   // one tag element
+	MaxFutureSeconds int64 // created_at may be this far ahead of the clock
+	MaxFilterValues  int   // ids + authors + kinds + tag values of one filter
+	MaxLimit         int   // a larger limit is clamped to this
+	DefaultLimit     int   // limit when the filter gives none
+}
+
+// DefaultLimits are the limits of a relay with no configuration.
+func DefaultLimits() Limits {
+	return Limits{
+		MaxEventBytes:    128 * 1024,
+		MaxContentBytes:  64 * 1024,
+		MaxTags:          2000,
+		MaxTagValueBytes: 4096,
+		MaxFutureSeconds: 900,
+		MaxFilterValues:  1000,
+		MaxLimit:         500,
+		DefaultLimit:     100,
+	}
+}
+
+// RejectEvent enforces size and time limits on one event.
+func (l Limits) RejectEvent(_ context.Context, evt *nostr.Event) (bool, string) {
+	if l.MaxContentBytes > 0 && len(evt.Content) > l.MaxContentBytes {
+		return true, fmt.Sprintf("invalid: content is %d bytes; this relay accepts at most %d", len(evt.Content), l.MaxContentBytes)
+	}
+	if l.MaxTags > 0 && len(evt.Tags) > l.MaxTags {
+		return true, fmt.Sprintf("invalid: event has %d tags; this relay accepts at most %d", len(evt.Tags), l.MaxTags)
+	}
+	size := len(evt.Content) + 200
+	for _, t := range evt.Tags {
+		for _, v := range t {
+			if l.MaxTagValueBytes > 0 && len(v) > l.MaxTagValueBytes {
+				return true, fmt.Sprintf("invalid: a tag value is %d bytes; this relay accepts at most %d", len(v), l.MaxTagValueBytes)
+			}
+			size += len(v) + 3
+		}
+	}
+	if l.MaxEventBytes > 0 && size > l.MaxEventBytes {
+		return true, fmt.Sprintf("invalid: event is about %d bytes; this relay accepts at most %d", size, l.MaxEventBytes)
+	}
+	now := nostr.Now()
+	if l.MaxFutureSeconds > 0 && int64(evt.CreatedAt) > int64(now)+l.MaxFutureSeconds {
+		return true, fmt.Sprintf("invalid: created_at is more than %d seconds in the future; check your clock", l.MaxFutureSeconds)
+	}
+	if exp, ok := Expiration(evt); ok && exp <= now {
+		return true, "invalid: event has already expired (NIP-40)"
+	}
+	return false, ""
+}
+
+// RejectFilter refuses filters too big to answer cheaply.
+func (l Limits) RejectFilter(_ context.Context, f nostr.Filter) (bool, string) {
+	n := len(f.IDs) + len(f.Authors) + len(f.Kinds)
+	for k, vs := range f.Tags {
+		if len(k) != 1 {
+			return true, fmt.Sprintf("invalid: tag filter %q: tag names in filters are single letters, written #x", k)
+		}
+		n += len(vs)
+	}
+	if l.MaxFilterValues > 0 && n > l.MaxFilterValues {
+		return true, fmt.Sprintf("invalid: filter has %d values; this relay accepts at most %d per filter", n, l.MaxFilterValues)
+	}
+	for _, id := range f.IDs {
+		if len(id) != 64 {
+			return true, fmt.Sprintf("invalid: %q is not an event id (64 hex characters)", id)
+		}
+	}
+	for _, a := range f.Authors {
+		if len(a) != 64 {
+			return true, fmt.Sprintf("invalid: %q is not a public key (64 hex characters)", a)
+		}
+	}
+	if f.Limit < 0 {
+		return true, "invalid: limit must not be negative"
+	}
+	return false, ""
+}
+
+// ClampLimit returns the limit a query really runs with.
+func (l Limits) ClampLimit(f nostr.Filter) int {
+	switch {
+	case f.Limit <= 0:
+		return l.DefaultLimit
+	case l.MaxLimit > 0 && f.Limit > l.MaxLimit:
+		return l.MaxLimit
+	}
+	return f.Limit
+}
+
+// Expiration reads the NIP-40 expiration tag.
+func Expiration(evt *nostr.Event) (nostr.Timestamp, bool) {
+	t := evt.Tags.Find("expiration")
+	if len(t) < 2 {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(t[1], 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	return nostr.Timestamp(n), true
+}
+
+// Expired reports whether evt carries a NIP-40 expiration in the past.
+func Expired(evt *nostr.Event, now nostr.Timestamp) bool {
+	exp, ok := Expiration(evt)
+	return ok && exp <= now
+}

@@ -1,0 +1,108 @@
+package policies
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/fiatjaf/khatru"
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// Rate is a token bucket: PerSecond tokens refill each second up to Burst.
+// A zero PerSecond disables the limit.
+type Rate struct {
+	PerSecond float64
+	Burst     int
+}
+
+type bucket struct {
+	tokens float64
+	last   time.Time
+}
+
+// limiter is a set of token buckets keyed by IP or pubkey. Buckets idle for
+// long are swept so that a stream of new keys cannot grow it forever.
+type limiter struct {
+	rate    Rate
+	mu      sync.Mutex
+	buckets map[string]*bucket
+	swept   time.Time
+}
+
+func newLimiter(r Rate) *limiter {
+	return &limiter{rate: r, buckets: make(map[string]*bucket), swept: time.Now()}
+}
+
+func (l *limiter) allow(key string, now time.Time) bool {
+	if l.rate.PerSecond <= 0 || key == "" {
+		return true
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if now.Sub(l.swept) > time.Minute {
+		full := float64(l.rate.Burst) / l.rate.PerSecond
+		for k, b := range l.buckets {
+			if now.Sub(b.last).Seconds() > full {
+				delete(l.buckets, k)
+			}
+		}
+		l.swept = now
+	}
+	b, ok := l.buckets[key]
+	if !ok {
+		b = &bucket{tokens: float64(l.rate.Burst), last: now}
+		l.buckets[key] = b
+	}
+	b.tokens += now.Sub(b.last).Seconds() * l.rate.PerSecond
+	if b.tokens > float64(l.rate.Burst) {
+		b.tokens = float64(l.rate.Burst)
+	}
+	b.last = now
+	if b.tokens < 1 {
+		return false
+	}
+	b.tokens--
+	return true
+}
+
+// EventRateLimit limits events per client IP and per author. Events the
+// relay makes itself (no connection in ctx) are never limited.
+func EventRateLimit(perIP, perPubkey Rate, exempt func(pubkey string) bool) func(context.Context, *nostr.Event) (bool, string) {
+	ips, pks := newLimiter(perIP), newLimiter(perPubkey)
+	return func(ctx context.Context, evt *nostr.Event) (bool, string) {
+		ip := khatru.GetIP(ctx)
+		if ip == "" || exempt(evt.PubKey) {
+			return false, ""
+		}
+		now := time.Now()
+		if !ips.allow(ip, now) {
+			return true, fmt.Sprintf("rate-limited: more than %g events per second from your address; slow down", perIP.PerSecond)
+		}
+		if !pks.allow(evt.PubKey, now) {
+			return true, fmt.Sprintf("rate-limited: more than %g events per second from your key; slow down", perPubkey.PerSecond)
+		}
+		return false, ""
+	}
+}
+
+// FilterRateLimit limits REQ and COUNT filters per client IP.
+func FilterRateLimit(perIP Rate) func(context.Context, nostr.Filter) (bool, string) {
+	ips := newLimiter(perIP)
+	return func(ctx context.Context, _ nostr.Filter) (bool, string) {
+		if ip := khatru.GetIP(ctx); ip != "" && !ips.allow(ip, time.Now()) {
+			return true, fmt.Sprintf("rate-limited: more than %g queries per second from your address; slow down", perIP.PerSecond)
+		}
+		return false, ""
+	}
+}
+
+// ConnectionRateLimit limits new websocket connections per client IP.
+func ConnectionRateLimit(perIP Rate) func(*http.Request) bool {
+	ips := newLimiter(perIP)
+	return func(r *http.Request) bool {
+		return !ips.allow(khatru.GetIPFromRequest(r), time.Now())
+	}
+}

@@ -1,0 +1,55 @@
+package policies
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
+)
+
+// CheckFilter decides, before any query runs, whether a filter asks for data
+// the reader clearly cannot have. Results are filtered event by event
+// anyway (CanRead); this only exists so that clients learn to authenticate
+// (auth-required:) or that they are not members (restricted:) instead of
+// getting a silently empty answer.
+func (v *Visibility) CheckFilter(reader string, f nostr.Filter) (reject bool, msg string) {
+	if v.IDs.IsSystem(reader) {
+		return false, ""
+	}
+	for _, g := range f.Tags["h"] {
+		info, exists := v.Groups.GroupInfo(g)
+		if exists && !info.Private && !asksForMemories(f) {
+			continue
+		}
+		if reader == "" {
+			return true, fmt.Sprintf("auth-required: group %s is readable by its members only; authenticate with NIP-42", g)
+		}
+		if !v.Groups.IsMember(g, reader) {
+			// the same words for a missing and a hidden group, so the
+			// answer does not reveal which ids exist
+			return true, fmt.Sprintf("restricted: you are not a member of group %s", g)
+		}
+	}
+	if slices.Contains(f.Kinds, snowclaw.KindGiftWrap) || slices.Contains(f.Kinds, snowclaw.KindLegacyDM) {
+		if reader == "" {
+			return true, "auth-required: direct messages and gift wraps are served to their recipients only; authenticate with NIP-42"
+		}
+		if ps := f.Tags["p"]; len(ps) > 0 && !slices.Contains(ps, reader) && !slices.Contains(f.Authors, reader) {
+			return true, "restricted: gift wraps are only served to their recipient"
+		}
+	}
+	if reader == "" {
+		for _, d := range f.Tags["d"] {
+			if strings.HasPrefix(d, "snowclaw:") {
+				return true, "auth-required: snowclaw config and agent records are scoped; authenticate with NIP-42"
+			}
+		}
+	}
+	return false, ""
+}
+
+func asksForMemories(f nostr.Filter) bool {
+	return slices.Contains(f.Kinds, snowclaw.KindAppData)
+}

@@ -1,0 +1,115 @@
+package policies
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
+)
+
+// Visibility is the one read rule of DESIGN.md §3. Every path that hands an
+// event (or part of one) to a reader asks CanRead: stored REQ results, live
+// broadcasts, COUNT, search, HTTP and exports.
+type Visibility struct {
+	IDs    Identities
+	Groups GroupView
+}
+
+// CanRead reports whether reader (hex pubkey authenticated with NIP-42, or
+// "" for an anonymous connection) may receive evt, and why not.
+func (v *Visibility) CanRead(reader string, evt *nostr.Event) (bool, string) {
+	if v.IDs.IsSystem(reader) {
+		return true, ""
+	}
+	switch evt.Kind {
+	case snowclaw.KindGiftWrap:
+		if reader != "" && slices.Contains(snowclaw.TagValues(evt, "p"), reader) {
+			return true, ""
+		}
+		return false, "gift wraps are only served to their recipient"
+	case snowclaw.KindLegacyDM:
+		if reader != "" && (reader == evt.PubKey || slices.Contains(snowclaw.TagValues(evt, "p"), reader)) {
+			return true, ""
+		}
+		return false, "direct messages are only served to their sender and recipient"
+	}
+
+	if ok, why, decided := v.canReadAppData(reader, evt); decided {
+		return ok, why
+	}
+
+	if g := snowclaw.GroupOf(evt); g != "" {
+		return v.canReadGroup(reader, evt, g)
+	}
+	if snowclaw.IsGroupMetadataKind(evt.Kind) {
+		g := evt.Tags.GetD()
+		if info, ok := v.Groups.GroupInfo(g); ok && info.Hidden && !v.Groups.IsMember(g, reader) {
+			return false, fmt.Sprintf("group %s is hidden from non-members", g)
+		}
+	}
+	return true, ""
+}
+
+// canReadAppData applies the namespace and tier rules of kind 30078. decided
+// is false when the event is ordinary app data and the generic rules apply.
+func (v *Visibility) canReadAppData(reader string, evt *nostr.Event) (ok bool, why string, decided bool) {
+	ns, subject := snowclaw.NamespaceOf(evt)
+	switch ns {
+	case snowclaw.NamespaceConfig:
+		if reader != "" && reader == v.IDs.Owner {
+			return true, "", true
+		}
+		return false, "config is readable by the owner and the agent only", true
+	case snowclaw.NamespaceMemoryNpub, snowclaw.NamespaceMemoryOther:
+		if g := snowclaw.GroupOf(evt); g != "" {
+			return v.memberOnly(reader, evt, g)
+		}
+		if reader != "" && (reader == v.IDs.Owner || (ns == snowclaw.NamespaceMemoryNpub && snowclaw.NpubMatches(subject, reader))) {
+			return true, "", true
+		}
+		return false, "the agent's record of a person is readable by that person, the owner and the agent", true
+	case snowclaw.NamespaceMemoryGroup:
+		g := snowclaw.GroupOf(evt)
+		if g == "" {
+			g = subject
+		}
+		return v.memberOnly(reader, evt, g)
+	case snowclaw.NamespaceMemoryItem:
+		switch snowclaw.TierOf(evt) {
+		case snowclaw.TierPrivate:
+			if reader != "" && (reader == evt.PubKey || slices.Contains(snowclaw.TagValues(evt, "p"), reader)) {
+				return true, "", true
+			}
+			return false, "private memories are readable by the agent and their user only", true
+		case snowclaw.TierInternal:
+			if reader != "" && reader == evt.PubKey {
+				return true, "", true
+			}
+			return false, "internal memories are readable by the agent only", true
+		case snowclaw.TierGroup:
+			return v.memberOnly(reader, evt, snowclaw.GroupOf(evt))
+		}
+	}
+	return false, "", false
+}
+
+// memberOnly is the group-tier memory rule: members only, whatever the
+// group's private flag says, because memories are not chat.
+func (v *Visibility) memberOnly(reader string, evt *nostr.Event, g string) (bool, string, bool) {
+	if reader != "" && (reader == evt.PubKey || v.Groups.IsMember(g, reader)) {
+		return true, "", true
+	}
+	return false, fmt.Sprintf("group memories of %s are readable by its members only", g), true
+}
+
+func (v *Visibility) canReadGroup(reader string, evt *nostr.Event, g string) (bool, string) {
+	info, exists := v.Groups.GroupInfo(g)
+	if exists && !info.Private {
+		return true, ""
+	}
+	if reader != "" && (reader == evt.PubKey || v.Groups.IsMember(g, reader)) {
+		return true, ""
+	}
+	return false, fmt.Sprintf("group %s is readable by its members only", g)
+}

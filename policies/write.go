@@ -1,0 +1,71 @@
+package policies
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
+)
+
+// WriteRules are the write rules of DESIGN.md §2–3 that depend on who the
+// author is: namespaces, tiers, relay-signed kinds and group membership.
+// NIP-29 moderation and join/leave requests are judged by the groups
+// plugin, which knows roles and invite codes.
+type WriteRules struct {
+	IDs    Identities
+	Groups GroupView
+}
+
+// Check returns whether evt must be refused and why.
+func (w *WriteRules) Check(evt *nostr.Event) (reject bool, msg string) {
+	author := evt.PubKey
+	if snowclaw.IsGroupMetadataKind(evt.Kind) && author != w.IDs.Relay {
+		return true, "restricted: group metadata (kinds 39000-39003) is signed by the relay itself; send moderation events (9000-9009) instead"
+	}
+	if reject, msg := w.checkAppData(evt); reject {
+		return reject, msg
+	}
+	if snowclaw.IsGroupStateKind(evt.Kind) {
+		return false, "" // the groups plugin decides
+	}
+	if g := snowclaw.GroupOf(evt); g != "" && !w.IDs.IsSystem(author) {
+		if _, ok := w.Groups.GroupInfo(g); !ok {
+			return true, fmt.Sprintf("restricted: there is no group %s on this relay", g)
+		}
+		if !w.Groups.IsMember(g, author) {
+			return true, fmt.Sprintf("restricted: you are not a member of group %s; send a join request (kind 9021) first", g)
+		}
+	}
+	return false, ""
+}
+
+func (w *WriteRules) checkAppData(evt *nostr.Event) (bool, string) {
+	ns, _ := snowclaw.NamespaceOf(evt)
+	author := evt.PubKey
+	switch ns {
+	case snowclaw.NamespaceConfig:
+		if w.IDs.Owner == "" {
+			return true, "restricted: this relay has no owner configured, so config events are refused from everyone"
+		}
+		if author != w.IDs.Owner {
+			return true, "restricted: snowclaw:config:* events are accepted from the relay owner only"
+		}
+	case snowclaw.NamespaceMemoryNpub, snowclaw.NamespaceMemoryGroup, snowclaw.NamespaceMemoryOther:
+		if author != w.IDs.Agent {
+			return true, "restricted: snowclaw:memory:* records are written by the relay's agent only; use snow:memory:<topic> for your own memories"
+		}
+	case snowclaw.NamespaceMemoryItem:
+		switch snowclaw.TierOf(evt) {
+		case snowclaw.TierPrivate:
+			if author != w.IDs.Agent && !slices.Contains(snowclaw.TagValues(evt, "p"), author) {
+				return true, "restricted: a private memory is written by the agent or by the person it belongs to (its p tag)"
+			}
+		case snowclaw.TierInternal:
+			if author != w.IDs.Agent {
+				return true, "restricted: internal memories (encrypted, no p tag) are written by the agent only"
+			}
+		}
+	}
+	return false, ""
+}

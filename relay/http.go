@@ -1,0 +1,49 @@
+package relay
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	"github.com/nbd-wtf/go-nostr/nip11"
+)
+
+// infoDocument is NIP-11 with the "self" field (the relay's own key, which
+// signs group metadata) that go-nostr's struct lacks.
+type infoDocument struct {
+	nip11.RelayInformationDocument
+	Self string `json:"self"`
+}
+
+// Handler is the relay's HTTP handler: websocket upgrades and everything
+// else khatru routes, our NIP-11 document, and a plain page for browsers.
+func (r *Relay) Handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.Header.Get("Upgrade") != "websocket" && req.Header.Get("Accept") == "application/nostr+json" {
+			r.serveNIP11(w, req)
+			return
+		}
+		r.khatru.ServeHTTP(w, req)
+	})
+}
+
+// routes registers the plain HTTP endpoints on khatru's mux, once.
+func (r *Relay) routes() {
+	mux := r.khatru.Router()
+	mux.HandleFunc("GET /{$}", r.serveHome)
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintln(w, `{"status":"ok"}`)
+	})
+}
+
+func (r *Relay) serveNIP11(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/nostr+json")
+	w.Header().Set("Access-Control-Allow-Origin", "*")
+	json.NewEncoder(w).Encode(infoDocument{RelayInformationDocument: *r.khatru.Info, Self: r.ids.Relay})
+}
+
+func (r *Relay) serveHome(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	fmt.Fprintf(w, "%s: a Nostr relay with NIP-29 groups and an agent memory.\nConnect a Nostr client to this address over websocket.\nRelay information: send Accept: application/nostr+json.\n", r.khatru.Info.Name)
+}

@@ -1,0 +1,151 @@
+package relay
+
+import (
+	"context"
+
+	"github.com/fiatjaf/khatru"
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/nbd-wtf/go-nostr/nip45/hyperloglog"
+	"github.com/snowclaw/snowclaw/internal/storeq"
+	"github.com/snowclaw/snowclaw/policies"
+)
+
+// maxQueryPages bounds how far one REQ pages through events the reader
+// may not see while filling its limit.
+const maxQueryPages = 8
+
+// maxCount bounds the events one COUNT walks; counts above it are capped.
+const maxCount = 100_000
+
+// rejectFilter is the filter-level read rule: size limits, unsupported
+// features, and the early auth-required / restricted answers.
+func (r *Relay) rejectFilter(ctx context.Context, f nostr.Filter) (bool, string) {
+	if reject, msg := r.opts.Limits.RejectFilter(ctx, f); reject {
+		return reject, msg
+	}
+	if f.Search != "" {
+		return true, "unsupported: search (NIP-50) is not enabled on this relay yet"
+	}
+	return r.vis.CheckFilter(khatru.GetAuthed(ctx), f)
+}
+
+// unhideLimitZero works around khatru skipping RejectFilter for limit:0
+// REQs while still registering their listener: a filter we would refuse
+// loses its LimitZero mark, so RejectFilter runs and the REQ is CLOSED
+// before any listener exists. Accepted limit:0 filters keep the mark.
+func (r *Relay) unhideLimitZero(ctx context.Context, f *nostr.Filter) {
+	if f.LimitZero {
+		if reject, _ := r.rejectFilter(ctx, *f); reject {
+			f.LimitZero = false
+		}
+	}
+}
+
+// queryVisible answers stored-event queries with only what the reader may
+// see. When hidden events eat into the limit it pages further back, a
+// bounded number of times.
+func (r *Relay) queryVisible(ctx context.Context, f nostr.Filter) (chan *nostr.Event, error) {
+	if khatru.IsInternalCall(ctx) {
+		return r.store.QueryEvents(ctx, f)
+	}
+	reader := khatru.GetAuthed(ctx)
+	limit := r.opts.Limits.ClampLimit(f)
+	if tl := nostr.GetTheoreticalLimit(f); tl >= 0 && tl < limit {
+		limit = tl
+	}
+	out := make(chan *nostr.Event)
+	go func() {
+		defer close(out)
+		if limit == 0 {
+			return
+		}
+		q := f
+		q.Limit = limit
+		seen := make(map[string]struct{})
+		sent := 0
+		now := nostr.Now()
+		for page := 0; page < maxQueryPages; page++ {
+			ch, err := r.store.QueryEvents(ctx, q)
+			if err != nil {
+				r.log.Error("query", "filter", q.String(), "err", err)
+				return
+			}
+			got := 0
+			var oldest nostr.Timestamp
+			for evt := range ch {
+				got++
+				if oldest == 0 || evt.CreatedAt < oldest {
+					oldest = evt.CreatedAt
+				}
+				if _, dup := seen[evt.ID]; dup || sent >= limit {
+					continue
+				}
+				seen[evt.ID] = struct{}{}
+				if policies.Expired(evt, now) {
+					continue
+				}
+				if ok, _ := r.vis.CanRead(reader, evt); !ok {
+					continue
+				}
+				select {
+				case out <- evt:
+					sent++
+				case <-ctx.Done():
+					for range ch {
+					}
+					return
+				}
+			}
+			if sent >= limit || got < q.Limit || oldest == 0 {
+				return
+			}
+			until := oldest
+			q.Until = &until
+		}
+	}()
+	return out, nil
+}
+
+// countVisible is NIP-45 COUNT under the same read rule as REQ.
+func (r *Relay) countVisible(ctx context.Context, f nostr.Filter) (int64, error) {
+	n, _, err := r.count(ctx, f, -1)
+	return n, err
+}
+
+func (r *Relay) countVisibleHLL(ctx context.Context, f nostr.Filter, offset int) (int64, *hyperloglog.HyperLogLog, error) {
+	return r.count(ctx, f, offset)
+}
+
+func (r *Relay) count(ctx context.Context, f nostr.Filter, offset int) (int64, *hyperloglog.HyperLogLog, error) {
+	reader := khatru.GetAuthed(ctx)
+	var hll *hyperloglog.HyperLogLog
+	if offset >= 0 {
+		hll = hyperloglog.New(offset)
+	}
+	var n int64
+	now := nostr.Now()
+	err := storeq.Each(ctx, r.store, f, func(evt *nostr.Event) bool {
+		if policies.Expired(evt, now) {
+			return true
+		}
+		if ok, _ := r.vis.CanRead(reader, evt); !ok {
+			return true
+		}
+		n++
+		if hll != nil {
+			hll.Add(evt.PubKey)
+		}
+		return n < maxCount
+	})
+	return n, hll, err
+}
+
+// preventBroadcast applies the read rule to live events: khatru matches
+// listeners by filter only.
+func (r *Relay) preventBroadcast(ws *khatru.WebSocket, evt *nostr.Event) bool {
+	if policies.Expired(evt, nostr.Now()) {
+		return true
+	}
+	ok, _ := r.vis.CanRead(ws.AuthedPublicKey, evt)
+	return !ok
+}

@@ -1,0 +1,181 @@
+// Package relay builds the Snowclaw relay: a khatru relay over a badger
+// event store, with NIP-11, NIP-42, NIP-09, NIP-40, NIP-45 and NIP-29 wired
+// to the project's policies, and the HTTP server that serves it. It works
+// around the khatru and eventstore defects listed in DESIGN.md §1 here, so
+// that no other package has to know about them.
+package relay
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	badgerstore "github.com/fiatjaf/eventstore/badger"
+	"github.com/fiatjaf/khatru"
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw/plugins/groups"
+	"github.com/snowclaw/snowclaw/policies"
+)
+
+// Options configure a relay. cmd/snowclaw fills them from defaults, the
+// config file, the environment and flags.
+type Options struct {
+	DataDir     string
+	ServiceURL  string // public ws(s):// URL behind a proxy; NIP-42 checks against it
+	Name        string
+	Description string
+	Contact     string
+	Icon        string
+	Version     string
+
+	Owner string // hex; may be empty
+	Keys  Keys
+
+	Limits          policies.Limits
+	MaxMessageBytes int64 // websocket frame limit; above it the connection is closed
+	EventRateIP     policies.Rate
+	EventRatePubkey policies.Rate
+	FilterRateIP    policies.Rate
+	ConnRateIP      policies.Rate
+
+	GroupCreators    []string // hex
+	GroupDefaults    policies.GroupInfo
+	MaxModerationAge time.Duration
+
+	Logger *slog.Logger
+}
+
+// Relay is a running Snowclaw relay.
+type Relay struct {
+	opts     Options
+	log      *slog.Logger
+	khatru   *khatru.Relay
+	store    *badgerstore.BadgerBackend
+	groups   *groups.Groups
+	vis      *policies.Visibility
+	ids      policies.Identities
+	guard    writeGuard
+	conns    *connTracker
+	closeErr error
+}
+
+// New opens the store in opts.DataDir, rebuilds derived state from it and
+// returns a relay ready to serve.
+func New(ctx context.Context, opts Options) (*Relay, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	relayPK, err := nostr.GetPublicKey(opts.Keys.RelaySecret)
+	if err != nil {
+		return nil, fmt.Errorf("relay key: %w", err)
+	}
+	agentPK, err := nostr.GetPublicKey(opts.Keys.AgentSecret)
+	if err != nil {
+		return nil, fmt.Errorf("agent key: %w", err)
+	}
+	if err := os.MkdirAll(opts.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("creating data directory: %w", err)
+	}
+	store, err := openBadger(filepath.Join(opts.DataDir, "events"))
+	if err != nil {
+		return nil, err
+	}
+
+	r := &Relay{
+		opts:   opts,
+		log:    opts.Logger,
+		khatru: khatru.NewRelay(),
+		store:  store,
+		ids:    policies.Identities{Owner: opts.Owner, Relay: relayPK, Agent: agentPK},
+		conns:  newConnTracker(),
+	}
+	r.groups = groups.New(groups.Options{
+		IDs:              r.ids,
+		RelaySecret:      opts.Keys.RelaySecret,
+		Creators:         opts.GroupCreators,
+		Defaults:         opts.GroupDefaults,
+		MaxModerationAge: opts.MaxModerationAge,
+		Store:            store,
+		Publish:          r.Publish,
+		Delete:           r.deleteEvent,
+		Logger:           opts.Logger,
+	})
+	r.vis = &policies.Visibility{IDs: r.ids, Groups: r.groups}
+	r.wire()
+
+	if err := r.groups.Load(ctx); err != nil {
+		store.Close()
+		return nil, fmt.Errorf("rebuilding group state: %w", err)
+	}
+	if opts.Owner == "" {
+		r.log.Warn("no owner configured: config events (snowclaw:config:*) are refused from everyone; set owner in the config file, SNOWCLAW_OWNER or --owner")
+	}
+	return r, nil
+}
+
+// wire attaches every hook. The order inside each slice is the order of
+// the checks: cheap and stateless first.
+func (r *Relay) wire() {
+	k := r.khatru
+	k.Log = log.New(slogWriter{r.log}, "", 0)
+	k.ServiceURL = r.opts.ServiceURL
+	if r.opts.MaxMessageBytes > 0 {
+		k.MaxMessageSize = r.opts.MaxMessageBytes
+	}
+	k.Info = r.info()
+	r.routes()
+
+	k.RejectConnection = append(k.RejectConnection, policies.ConnectionRateLimit(r.opts.ConnRateIP))
+	k.OnConnect = append(k.OnConnect, r.conns.onConnect, khatru.RequestAuth)
+	k.OnDisconnect = append(k.OnDisconnect, r.conns.onDisconnect)
+
+	writes := &policies.WriteRules{IDs: r.ids, Groups: r.groups}
+	k.RejectEvent = append(k.RejectEvent,
+		r.opts.Limits.RejectEvent,
+		policies.EventRateLimit(r.opts.EventRateIP, r.opts.EventRatePubkey, r.ids.IsSystem),
+		r.rejectDeleted,
+		r.rejectOlderVersion,
+		func(_ context.Context, evt *nostr.Event) (bool, string) { return writes.Check(evt) },
+	)
+	r.groups.Init(k) // moderation checks and state changes
+	k.OverwriteDeletionOutcome = append(k.OverwriteDeletionOutcome, r.deletionOutcome)
+
+	k.StoreEvent = append(k.StoreEvent, r.store.SaveEvent)
+	k.ReplaceEvent = append(k.ReplaceEvent, r.replaceEvent)
+	k.DeleteEvent = append(k.DeleteEvent, r.store.DeleteEvent)
+
+	k.OverwriteFilter = append(k.OverwriteFilter, r.unhideLimitZero)
+	k.RejectFilter = append(k.RejectFilter, policies.FilterRateLimit(r.opts.FilterRateIP), r.rejectFilter)
+	k.RejectCountFilter = append(k.RejectCountFilter, policies.FilterRateLimit(r.opts.FilterRateIP), r.rejectFilter)
+	k.QueryEvents = append(k.QueryEvents, r.queryVisible)
+	k.CountEvents = append(k.CountEvents, r.countVisible)
+	k.CountEventsHLL = append(k.CountEventsHLL, r.countVisibleHLL)
+	k.PreventBroadcast = append(k.PreventBroadcast, r.preventBroadcast)
+}
+
+// Groups exposes the NIP-29 state (for the agent and tests).
+func (r *Relay) Groups() *groups.Groups { return r.groups }
+
+// Identities returns the owner, relay and agent public keys.
+func (r *Relay) Identities() policies.Identities { return r.ids }
+
+// Khatru exposes the underlying relay for plugins that attach hooks.
+func (r *Relay) Khatru() *khatru.Relay { return r.khatru }
+
+// Close flushes and closes the store. Call it after Serve has returned.
+func (r *Relay) Close() error {
+	r.store.Close()
+	return nil
+}
+
+// slogWriter sends khatru's stdlib log lines to our structured logger.
+type slogWriter struct{ l *slog.Logger }
+
+func (w slogWriter) Write(p []byte) (int, error) {
+	w.l.Debug(string(p), "component", "khatru")
+	return len(p), nil
+}

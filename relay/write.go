@@ -1,0 +1,91 @@
+package relay
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/fiatjaf/eventstore"
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
+)
+
+// rejectDeleted keeps deleted events deleted (DESIGN.md §3).
+func (r *Relay) rejectDeleted(ctx context.Context, evt *nostr.Event) (bool, string) {
+	reason, err := deletedBy(ctx, r.store, evt)
+	if err != nil {
+		r.log.Error("deletion lookup", "id", evt.ID, "err", err)
+		return true, "error: could not check whether this event was deleted; try again"
+	}
+	return reason != "", reason
+}
+
+// rejectOlderVersion refuses a replaceable or addressable event when a
+// version at least as new is stored, so the older one is neither stored,
+// broadcast nor handed to plugins (khatru would do all three).
+func (r *Relay) rejectOlderVersion(ctx context.Context, evt *nostr.Event) (bool, string) {
+	if !nostr.IsReplaceableKind(evt.Kind) && !nostr.IsAddressableKind(evt.Kind) {
+		return false, ""
+	}
+	newer, err := newerStored(ctx, r.store, evt)
+	if err != nil {
+		return true, "error: could not look up the stored version; try again"
+	}
+	if newer {
+		return true, fmt.Sprintf("duplicate: a version of %s at least as new is already stored", address(evt))
+	}
+	return false, ""
+}
+
+// replaceEvent is the store step for replaceable and addressable events.
+// It repeats the newer-version check under a per-address lock: two
+// versions racing past rejectOlderVersion must not both win. Returning
+// ErrDupEvent makes khatru skip OnEventSaved and the broadcast.
+func (r *Relay) replaceEvent(ctx context.Context, evt *nostr.Event) error {
+	unlock := r.guard.lock(address(evt))
+	defer unlock()
+	newer, err := newerStored(ctx, r.store, evt)
+	if err != nil {
+		return err
+	}
+	if newer {
+		return eventstore.ErrDupEvent
+	}
+	return r.store.ReplaceEvent(ctx, evt)
+}
+
+// deletionOutcome decides NIP-09 requests: authors delete their own
+// events, except the group history that NIP-29 state is rebuilt from.
+func (r *Relay) deletionOutcome(_ context.Context, target, deletion *nostr.Event) (bool, string) {
+	if target.PubKey != deletion.PubKey {
+		return false, "you are not the author of this event"
+	}
+	if snowclaw.IsGroupStateKind(target.Kind) || snowclaw.IsGroupMetadataKind(target.Kind) {
+		return false, "group moderation history and metadata cannot be deleted; ask an admin to delete the group"
+	}
+	return true, ""
+}
+
+// deleteEvent runs an event through every delete hook (store and, later,
+// the search index), for deletions the relay decides itself.
+func (r *Relay) deleteEvent(ctx context.Context, evt *nostr.Event) error {
+	for _, del := range r.khatru.DeleteEvent {
+		if err := del(ctx, evt); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Publish stores an event the relay or its agent made and broadcasts it to
+// open subscriptions, through the same hooks a client's event passes.
+// khatru's AddEvent does not broadcast; this does.
+func (r *Relay) Publish(ctx context.Context, evt *nostr.Event) error {
+	skip, err := r.khatru.AddEvent(ctx, evt)
+	if err != nil {
+		return err
+	}
+	if !skip {
+		r.khatru.BroadcastEvent(evt)
+	}
+	return nil
+}
