@@ -15,9 +15,6 @@ import (
 // (auth-required:) or that they are not members (restricted:) instead of
 // getting a silently empty answer.
 func (v *Visibility) CheckFilter(reader string, f nostr.Filter) (reject bool, msg string) {
-	if v.IDs.IsSystem(reader) {
-		return false, ""
-	}
 	for _, g := range f.Tags["h"] {
 		info, exists := v.Groups.GroupInfo(g)
 		if exists && !info.Private && !asksForMemories(f) {
@@ -26,7 +23,7 @@ func (v *Visibility) CheckFilter(reader string, f nostr.Filter) (reject bool, ms
 		if reader == "" {
 			return true, fmt.Sprintf("auth-required: group %s is readable by its members only; authenticate with NIP-42", g)
 		}
-		if !v.Groups.IsMember(g, reader) {
+		if !v.Groups.IsMember(g, reader) && !v.IDs.IsSystem(reader) {
 			// the same words for a missing and a hidden group, so the
 			// answer does not reveal which ids exist
 			return true, fmt.Sprintf("restricted: you are not a member of group %s", g)

@@ -19,9 +19,8 @@ type Visibility struct {
 // CanRead reports whether reader (hex pubkey authenticated with NIP-42, or
 // "" for an anonymous connection) may receive evt, and why not.
 func (v *Visibility) CanRead(reader string, evt *nostr.Event) (bool, string) {
-	if v.IDs.IsSystem(reader) {
-		return true, ""
-	}
+	// direct messages are decided before the system keys: not even the
+	// agent receives a gift wrap addressed to someone else
 	switch evt.Kind {
 	case snowclaw.KindGiftWrap:
 		if reader != "" && slices.Contains(snowclaw.TagValues(evt, "p"), reader) {
@@ -33,6 +32,9 @@ func (v *Visibility) CanRead(reader string, evt *nostr.Event) (bool, string) {
 			return true, ""
 		}
 		return false, "direct messages are only served to their sender and recipient"
+	}
+	if v.IDs.IsSystem(reader) {
+		return true, ""
 	}
 
 	if ok, why, decided := v.canReadAppData(reader, evt); decided {
