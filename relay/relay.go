@@ -142,6 +142,7 @@ func (r *Relay) wire() {
 		func(_ context.Context, evt *nostr.Event) (bool, string) { return writes.Check(evt) },
 	)
 	r.groups.Init(k) // moderation checks and state changes
+	k.OnEventSaved = append(k.OnEventSaved, r.deleteAddresses)
 	k.OverwriteDeletionOutcome = append(k.OverwriteDeletionOutcome, r.deletionOutcome)
 
 	k.StoreEvent = append(k.StoreEvent, r.store.SaveEvent)

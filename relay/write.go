@@ -3,6 +3,8 @@ package relay
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/fiatjaf/eventstore"
 	"github.com/nbd-wtf/go-nostr"
@@ -88,4 +90,42 @@ func (r *Relay) Publish(ctx context.Context, evt *nostr.Event) error {
 		r.khatru.BroadcastEvent(evt)
 	}
 	return nil
+}
+
+// deleteAddresses carries out the `a` tags of a stored NIP-09 request.
+// khatru splits the address on every colon, so it never finds addresses
+// whose d tag has one, and every snowclaw d tag does.
+func (r *Relay) deleteAddresses(ctx context.Context, deletion *nostr.Event) {
+	if deletion.Kind != snowclaw.KindDeletion {
+		return
+	}
+	for _, a := range snowclaw.TagValues(deletion, "a") {
+		parts := strings.SplitN(a, ":", 3)
+		if len(parts) != 3 || parts[1] != deletion.PubKey {
+			continue // only authors delete their own addresses
+		}
+		kind, err := strconv.Atoi(parts[0])
+		if err != nil || snowclaw.IsGroupMetadataKind(kind) {
+			continue
+		}
+		until := deletion.CreatedAt
+		f := nostr.Filter{Kinds: []int{kind}, Authors: []string{parts[1]}, Until: &until, Limit: 10}
+		if nostr.IsAddressableKind(kind) {
+			f.Tags = nostr.TagMap{"d": {parts[2]}}
+		}
+		ch, err := r.store.QueryEvents(ctx, f)
+		if err != nil {
+			r.log.Error("address deletion lookup", "address", a, "err", err)
+			continue
+		}
+		var targets []*nostr.Event
+		for evt := range ch {
+			targets = append(targets, evt)
+		}
+		for _, evt := range targets {
+			if err := r.deleteEvent(ctx, evt); err != nil {
+				r.log.Error("address deletion", "address", a, "err", err)
+			}
+		}
+	}
 }

@@ -53,6 +53,12 @@ func (s *Groups) apply(evt *nostr.Event, live bool) effect {
 		s.groups[gid] = g
 	case snowclaw.KindPutUser:
 		if p := evt.Tags.Find("p"); len(p) >= 2 {
+			if _, member := g.Members[p[1]]; member && evt.PubKey == s.opts.IDs.Relay {
+				// the relay's own put-user only acknowledges a join; when
+				// replayed after a same-second role change it must not
+				// wipe the roles
+				break
+			}
 			g.Members[p[1]] = slices.DeleteFunc(slices.Clone(p[2:]), func(r string) bool { return r == "" })
 		}
 	case snowclaw.KindRemoveUser:
@@ -154,10 +160,26 @@ func (s *Groups) Load(ctx context.Context) error {
 		}
 		return replayRank(a.Kind) < replayRank(b.Kind)
 	})
+	snaps, err := s.loadSnapshots(ctx)
+	if err != nil {
+		return err
+	}
 	s.mu.Lock()
 	s.groups = make(map[string]*Group)
 	for _, evt := range events {
 		s.apply(evt, false)
+	}
+	for gid, g := range s.groups {
+		sn := snaps[gid]
+		if sn == nil {
+			continue
+		}
+		g.restore(sn)
+		for _, evt := range events {
+			if evt.CreatedAt > sn.at && snowclaw.GroupOf(evt) == gid {
+				s.apply(evt, false)
+			}
+		}
 	}
 	ids := make([]string, 0, len(s.groups))
 	for id := range s.groups {
@@ -175,14 +197,21 @@ func (s *Groups) Load(ctx context.Context) error {
 	return nil
 }
 
-// replayRank orders events of the same second: a group is created before
-// anything happens in it and deleted after.
+// replayRank orders events of the same second the way they can only have
+// happened: a group is created before anyone joins, joins come before role
+// changes, leaving and deleting come last.
 func replayRank(kind int) int {
 	switch kind {
 	case snowclaw.KindCreateGroup:
 		return 0
+	case snowclaw.KindJoinRequest:
+		return 1
+	case snowclaw.KindLeaveRequest:
+		return 3
+	case snowclaw.KindDeleteEvent:
+		return 4
 	case snowclaw.KindDeleteGroup:
-		return 2
+		return 5
 	}
-	return 1
+	return 2
 }

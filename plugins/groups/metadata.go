@@ -42,7 +42,8 @@ func metadataEvents(g *Group) []*nostr.Event {
 	memberTags := nostr.Tags{{"d", g.ID}}
 	for _, pk := range members {
 		memberTags = append(memberTags, nostr.Tag{"p", pk})
-		if roles := g.Members[pk]; privileged(roles) {
+		if roles := g.Members[pk]; len(roles) > 0 {
+			// every role holder, so roles survive a rebuild from this snapshot
 			admins = append(admins, append(nostr.Tag{"p", pk}, roles...))
 		}
 	}

@@ -114,7 +114,7 @@ func (s *Groups) checkModeration(ctx context.Context, evt *nostr.Event, g *Group
 		if !admin {
 			return notAllowed("edit metadata", "admin")
 		}
-		if evt.Tags.Find("unrestricted") != nil {
+		if snowclaw.HasTag(evt, "unrestricted") {
 			return true, "invalid: this relay accepts group messages from members only, so groups cannot be made unrestricted"
 		}
 	case snowclaw.KindDeleteEvent:
