@@ -16,7 +16,7 @@ import (
 type world struct {
 	*testEnv
 	member, nonMember, person user // person: subject of private memory
-	events                       map[string]nostr.Event
+	events                    map[string]nostr.Event
 }
 
 const (

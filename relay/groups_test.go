@@ -139,7 +139,7 @@ func TestGroups_Lifecycle(t *testing.T) {
 	c = e.connect(nil)
 	e.mustPublish(c, mkEvent(alice, 9, nostr.Tags{{"h", "team"}}, "still a member"))
 	e.refusedWith(c, mkEvent(bob, 9, nostr.Tags{{"h", "team"}}, "removed"), "restricted:")
-	e.refusedWith(c, mkEvent(mallory, 9021, nostr.Tags{{"h", "team"}}, ""), "restricted:") // still closed
+	e.refusedWith(c, mkEvent(mallory, 9021, nostr.Tags{{"h", "team"}}, ""), "restricted:")   // still closed
 	e.mustPublish(c, mkEvent(alice, 9000, nostr.Tags{{"h", "team"}, {"p", mallory.pk}}, "")) // still moderator
 	e.waitMembers("team", e.owner.pk, alice.pk, mallory.pk)
 	if m := e.groupMeta(&mallory, 39000, "team"); m == nil || !hasFlag(m, "hidden") {
