@@ -3,11 +3,9 @@ package policies
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"sync"
 	"time"
 
-	"github.com/fiatjaf/khatru"
 	"github.com/nbd-wtf/go-nostr"
 )
 
@@ -73,7 +71,7 @@ func (l *limiter) allow(key string, now time.Time) bool {
 func EventRateLimit(perIP, perPubkey Rate, exempt func(pubkey string) bool) func(context.Context, *nostr.Event) (bool, string) {
 	ips, pks := newLimiter(perIP), newLimiter(perPubkey)
 	return func(ctx context.Context, evt *nostr.Event) (bool, string) {
-		ip := khatru.GetIP(ctx)
+		ip := ClientIP(ctx)
 		if ip == "" || exempt(evt.PubKey) {
 			return false, ""
 		}
@@ -92,17 +90,18 @@ func EventRateLimit(perIP, perPubkey Rate, exempt func(pubkey string) bool) func
 func FilterRateLimit(perIP Rate) func(context.Context, nostr.Filter) (bool, string) {
 	ips := newLimiter(perIP)
 	return func(ctx context.Context, _ nostr.Filter) (bool, string) {
-		if ip := khatru.GetIP(ctx); ip != "" && !ips.allow(ip, time.Now()) {
+		if ip := ClientIP(ctx); ip != "" && !ips.allow(ip, time.Now()) {
 			return true, fmt.Sprintf("rate-limited: more than %g queries per second from your address; slow down", perIP.PerSecond)
 		}
 		return false, ""
 	}
 }
 
-// ConnectionRateLimit limits new websocket connections per client IP.
-func ConnectionRateLimit(perIP Rate) func(*http.Request) bool {
+// ConnectionRateLimit limits new websocket connections per client IP; it
+// reports whether a connection from ip must be refused.
+func ConnectionRateLimit(perIP Rate) func(ip string) bool {
 	ips := newLimiter(perIP)
-	return func(r *http.Request) bool {
-		return !ips.allow(khatru.GetIPFromRequest(r), time.Now())
+	return func(ip string) bool {
+		return !ips.allow(ip, time.Now())
 	}
 }

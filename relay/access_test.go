@@ -1,7 +1,6 @@
 package relay_test
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip19"
+	"github.com/snowclaw/snowclaw/internal/wstest"
 )
 
 // world is a relay with two groups and one event of every scoped class,
@@ -38,7 +38,7 @@ func buildWorld(t *testing.T) *world {
 	ac := e.connect(&e.agent)
 	npubPerson, _ := nip19.EncodePublicKey(w.person.pk)
 	wrapper := newUser()
-	add := func(name string, c *nostr.Relay, evt nostr.Event) {
+	add := func(name string, c *wstest.Client, evt nostr.Event) {
 		w.events[name] = e.mustPublish(c, evt)
 	}
 	add("chat-private-group", mc, mkEvent(w.member, 9, nostr.Tags{{"h", privGroup}}, "secret plans"))
@@ -116,7 +116,7 @@ func readPaths(evt nostr.Event) map[string]nostr.Filter {
 // over every stored-read path and COUNT.
 func TestAccess_StoredAndCount(t *testing.T) {
 	w := buildWorld(t)
-	conns := map[string]*nostr.Relay{}
+	conns := map[string]*wstest.Client{}
 	for name, u := range w.readers() {
 		conns[name] = w.connect(u)
 	}
@@ -142,9 +142,7 @@ func TestAccess_StoredAndCount(t *testing.T) {
 			}
 			t.Run(fmt.Sprintf("%s/%s/count", evName, reader), func(t *testing.T) {
 				cases++
-				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-				defer cancel()
-				n, _, err := conns[reader].Count(ctx, nostr.Filters{{IDs: []string{evt.ID}}})
+				n, _, err := conns[reader].Count(nostr.Filter{IDs: []string{evt.ID}}, 5*time.Second)
 				if err != nil {
 					t.Fatal(err)
 				}

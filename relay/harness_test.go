@@ -3,17 +3,15 @@ package relay_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"net/http/httptest"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/fasthttp/websocket"
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw/internal/wstest"
 	"github.com/snowclaw/snowclaw/policies"
 	"github.com/snowclaw/snowclaw/relay"
 )
@@ -109,31 +107,20 @@ func (e *testEnv) restart() {
 	e.start()
 }
 
-// connect opens a go-nostr connection, authenticated as u unless u is nil.
-func (e *testEnv) connect(u *user) *nostr.Relay {
+// connect opens a websocket client, authenticated as u unless u is nil.
+func (e *testEnv) connect(u *user) *wstest.Client {
 	e.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	c, err := nostr.RelayConnect(ctx, e.url)
+	c, err := wstest.Dial(e.url)
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	e.t.Cleanup(func() { c.Close() })
-	if u == nil {
-		return c
-	}
-	// the challenge arrives right after connecting; retry until it has
-	deadline := time.Now().Add(3 * time.Second)
-	for {
-		err = c.Auth(ctx, func(evt *nostr.Event) error { return evt.Sign(u.sk) })
-		if err == nil {
-			return c
-		}
-		if time.Now().After(deadline) {
+	if u != nil {
+		if err := c.Auth(u.sk); err != nil {
 			e.t.Fatalf("auth as %s: %v", u.pk[:8], err)
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
+	return c
 }
 
 func mkEvent(u user, kind int, tags nostr.Tags, content string) nostr.Event {
@@ -147,13 +134,11 @@ func mkEvent(u user, kind int, tags nostr.Tags, content string) nostr.Event {
 	return evt
 }
 
-func publish(c *nostr.Relay, evt nostr.Event) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	return c.Publish(ctx, evt)
+func publish(c *wstest.Client, evt nostr.Event) error {
+	return c.Publish(context.Background(), evt)
 }
 
-func (e *testEnv) mustPublish(c *nostr.Relay, evt nostr.Event) nostr.Event {
+func (e *testEnv) mustPublish(c *wstest.Client, evt nostr.Event) nostr.Event {
 	e.t.Helper()
 	if err := publish(c, evt); err != nil {
 		e.t.Fatalf("publish kind %d: %v", evt.Kind, err)
@@ -162,7 +147,7 @@ func (e *testEnv) mustPublish(c *nostr.Relay, evt nostr.Event) nostr.Event {
 }
 
 // refusedWith asserts a publish is refused with a reason starting prefix.
-func (e *testEnv) refusedWith(c *nostr.Relay, evt nostr.Event, prefix string) {
+func (e *testEnv) refusedWith(c *wstest.Client, evt nostr.Event, prefix string) {
 	e.t.Helper()
 	err := publish(c, evt)
 	if err == nil {
@@ -174,36 +159,13 @@ func (e *testEnv) refusedWith(c *nostr.Relay, evt nostr.Event, prefix string) {
 }
 
 // fetch runs one REQ to EOSE and returns the events, or the CLOSED reason.
-func fetch(t *testing.T, c *nostr.Relay, f nostr.Filter) ([]*nostr.Event, string) {
+func fetch(t *testing.T, c *wstest.Client, f nostr.Filter) ([]*nostr.Event, string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	sub, err := c.Subscribe(ctx, nostr.Filters{f})
+	evs, closed, err := c.Fetch(f, 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sub.Unsub()
-	var out []*nostr.Event
-	for {
-		select {
-		case evt, ok := <-sub.Events:
-			if !ok { // closed by a CLOSED message; fetch its reason
-				select {
-				case reason := <-sub.ClosedReason:
-					return out, reason
-				case <-time.After(time.Second):
-					return out, "closed without reason"
-				}
-			}
-			out = append(out, evt)
-		case <-sub.EndOfStoredEvents:
-			return out, ""
-		case reason := <-sub.ClosedReason:
-			return out, reason
-		case <-ctx.Done():
-			t.Fatalf("REQ %v: no EOSE", f)
-		}
-	}
+	return evs, closed
 }
 
 func ids(events []*nostr.Event) []string {
@@ -223,127 +185,37 @@ func contains(events []*nostr.Event, id string) bool {
 	return false
 }
 
-// rawConn is a bare websocket client: it sees every frame the relay sends,
-// so a leak cannot hide behind a client library's own filtering.
+// rawConn is a client for tests that drive the protocol frame by frame.
 type rawConn struct {
-	t    *testing.T
-	conn *websocket.Conn
-	mu   sync.Mutex
-	msgs []json.RawMessage
-	got  chan struct{}
+	*wstest.Client
+	t *testing.T
 }
 
 func (e *testEnv) raw() *rawConn {
 	e.t.Helper()
-	conn, _, err := websocket.DefaultDialer.Dial(e.url, nil)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	rc := &rawConn{t: e.t, conn: conn, got: make(chan struct{}, 1024)}
-	e.t.Cleanup(func() { conn.Close() })
-	go func() {
-		for {
-			_, b, err := conn.ReadMessage()
-			if err != nil {
-				return
-			}
-			rc.mu.Lock()
-			rc.msgs = append(rc.msgs, b)
-			rc.mu.Unlock()
-			select {
-			case rc.got <- struct{}{}:
-			default:
-			}
-		}
-	}()
-	return rc
+	return &rawConn{Client: e.connect(nil), t: e.t}
 }
 
 func (rc *rawConn) send(v ...any) {
 	rc.t.Helper()
-	if err := rc.conn.WriteJSON(v); err != nil {
+	if err := rc.Send(v...); err != nil {
 		rc.t.Fatal(err)
 	}
 }
 
-// waitFor returns the first message whose label and second element match,
-// e.g. waitFor("CLOSED", "sub1").
 func (rc *rawConn) waitFor(label, id string, timeout time.Duration) ([]json.RawMessage, bool) {
-	deadline := time.After(timeout)
-	seen := 0
-	for {
-		rc.mu.Lock()
-		msgs := rc.msgs[seen:]
-		seen = len(rc.msgs)
-		rc.mu.Unlock()
-		for _, m := range msgs {
-			var arr []json.RawMessage
-			if json.Unmarshal(m, &arr) != nil || len(arr) < 2 {
-				continue
-			}
-			var l, i string
-			json.Unmarshal(arr[0], &l)
-			json.Unmarshal(arr[1], &i)
-			if l == label && (id == "" || i == id) {
-				return arr, true
-			}
-		}
-		select {
-		case <-rc.got:
-		case <-deadline:
-			return nil, false
-		}
-	}
+	return rc.WaitFor(label, id, timeout)
 }
 
-// all returns every frame received so far, as text.
-func (rc *rawConn) all() string {
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	var b strings.Builder
-	for _, m := range rc.msgs {
-		fmt.Fprintf(&b, "%s\n", m)
-	}
-	return b.String()
-}
+func (rc *rawConn) all() string { return rc.All() }
 
-// auth answers the relay's NIP-42 challenge as u on a raw connection.
-func (rc *rawConn) auth(url string, u user) {
+func (rc *rawConn) eventIDs(sub string) map[string]bool { return rc.EventIDs(sub) }
+
+// auth answers the relay's NIP-42 challenge as u; the url is the one the
+// client dialled.
+func (rc *rawConn) auth(_ string, u user) {
 	rc.t.Helper()
-	arr, ok := rc.waitFor("AUTH", "", 3*time.Second)
-	if !ok {
-		rc.t.Fatal("no AUTH challenge from relay")
+	if err := rc.Auth(u.sk); err != nil {
+		rc.t.Fatalf("auth as %s: %v", u.pk[:8], err)
 	}
-	var challenge string
-	json.Unmarshal(arr[1], &challenge)
-	evt := mkEvent(u, nostr.KindClientAuthentication, nostr.Tags{{"relay", url}, {"challenge", challenge}}, "")
-	rc.send("AUTH", evt)
-	ok2, found := rc.waitFor("OK", evt.ID, 3*time.Second)
-	if !found || string(ok2[2]) != "true" {
-		rc.t.Fatalf("raw auth as %s failed: %s", u.pk[:8], rc.all())
-	}
-}
-
-// eventIDs returns the ids of the EVENT frames received for sub.
-func (rc *rawConn) eventIDs(sub string) map[string]bool {
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	out := make(map[string]bool)
-	for _, m := range rc.msgs {
-		var arr []json.RawMessage
-		if json.Unmarshal(m, &arr) != nil || len(arr) < 3 {
-			continue
-		}
-		var l, id string
-		json.Unmarshal(arr[0], &l)
-		json.Unmarshal(arr[1], &id)
-		if l != "EVENT" || id != sub {
-			continue
-		}
-		var evt nostr.Event
-		if json.Unmarshal(arr[2], &evt) == nil {
-			out[evt.ID] = true
-		}
-	}
-	return out
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/fasthttp/websocket"
+
 	"github.com/nbd-wtf/go-nostr/nip11"
 )
 
@@ -19,11 +21,14 @@ type infoDocument struct {
 // else khatru routes, our NIP-11 document, and a plain page for browsers.
 func (r *Relay) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		if req.Header.Get("Upgrade") != "websocket" && req.Header.Get("Accept") == "application/nostr+json" {
+		switch {
+		case websocket.IsWebSocketUpgrade(req):
+			r.serveWS(w, req)
+		case req.Header.Get("Accept") == "application/nostr+json":
 			r.serveNIP11(w, req)
-			return
+		default:
+			r.khatru.Router().ServeHTTP(w, req)
 		}
-		r.khatru.ServeHTTP(w, req)
 	})
 }
 

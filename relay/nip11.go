@@ -24,7 +24,7 @@ func (r *Relay) info() *nip11.RelayInformationDocument {
 		Software:      "https://github.com/snowclaw/snowclaw",
 		Version:       r.opts.Version,
 		Limitation: &nip11.RelayLimitationDocument{
-			MaxMessageLength: int(r.khatru.MaxMessageSize),
+			MaxMessageLength: int(r.maxMessage),
 			MaxLimit:         l.MaxLimit,
 			MaxEventTags:     l.MaxTags,
 			MaxContentLength: l.MaxContentBytes,

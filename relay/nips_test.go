@@ -103,9 +103,7 @@ func TestNIP40_ExpiredEventsNotServed(t *testing.T) {
 	if got, _ := fetch(t, c, nostr.Filter{IDs: []string{evt.ID}}); len(got) != 0 {
 		t.Fatal("served after expiry")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if n, _, _ := c.Count(ctx, nostr.Filters{{IDs: []string{evt.ID}}}); n != 0 {
+	if n, _, _ := c.Count(nostr.Filter{IDs: []string{evt.ID}}, 5*time.Second); n != 0 {
 		t.Fatalf("expired event counted: %d", n)
 	}
 }
@@ -117,9 +115,7 @@ func TestNIP45_Count(t *testing.T) {
 	for i := 0; i < 7; i++ {
 		e.mustPublish(c, mkEvent(alice, 1, nil, "n"+strconv.Itoa(i)))
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	n, _, err := c.Count(ctx, nostr.Filters{{Kinds: []int{1}, Authors: []string{alice.pk}}})
+	n, _, err := c.Count(nostr.Filter{Kinds: []int{1}, Authors: []string{alice.pk}}, 5*time.Second)
 	if err != nil || n != 7 {
 		t.Fatalf("COUNT = %d, %v; want 7", n, err)
 	}

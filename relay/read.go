@@ -3,9 +3,7 @@ package relay
 import (
 	"context"
 
-	"github.com/fiatjaf/khatru"
 	"github.com/nbd-wtf/go-nostr"
-	"github.com/nbd-wtf/go-nostr/nip45/hyperloglog"
 	"github.com/snowclaw/snowclaw/internal/storeq"
 	"github.com/snowclaw/snowclaw/policies"
 )
@@ -26,29 +24,14 @@ func (r *Relay) rejectFilter(ctx context.Context, f nostr.Filter) (bool, string)
 	if f.Search != "" {
 		return true, "unsupported: search (NIP-50) is not enabled on this relay yet"
 	}
-	return r.vis.CheckFilter(khatru.GetAuthed(ctx), f)
-}
-
-// unhideLimitZero works around khatru skipping RejectFilter for limit:0
-// REQs while still registering their listener: a filter we would refuse
-// loses its LimitZero mark, so RejectFilter runs and the REQ is CLOSED
-// before any listener exists. Accepted limit:0 filters keep the mark.
-func (r *Relay) unhideLimitZero(ctx context.Context, f *nostr.Filter) {
-	if f.LimitZero {
-		if reject, _ := r.rejectFilter(ctx, *f); reject {
-			f.LimitZero = false
-		}
-	}
+	return r.vis.CheckFilter(policies.ReaderOf(ctx), f)
 }
 
 // queryVisible answers stored-event queries with only what the reader may
 // see. When hidden events eat into the limit it pages further back, a
 // bounded number of times.
 func (r *Relay) queryVisible(ctx context.Context, f nostr.Filter) (chan *nostr.Event, error) {
-	if khatru.IsInternalCall(ctx) {
-		return r.store.QueryEvents(ctx, f)
-	}
-	reader := khatru.GetAuthed(ctx)
+	reader := policies.ReaderOf(ctx)
 	limit := r.opts.Limits.ClampLimit(f)
 	if tl := nostr.GetTheoreticalLimit(f); tl >= 0 && tl < limit {
 		limit = tl
@@ -108,20 +91,7 @@ func (r *Relay) queryVisible(ctx context.Context, f nostr.Filter) (chan *nostr.E
 
 // countVisible is NIP-45 COUNT under the same read rule as REQ.
 func (r *Relay) countVisible(ctx context.Context, f nostr.Filter) (int64, error) {
-	n, _, err := r.count(ctx, f, -1)
-	return n, err
-}
-
-func (r *Relay) countVisibleHLL(ctx context.Context, f nostr.Filter, offset int) (int64, *hyperloglog.HyperLogLog, error) {
-	return r.count(ctx, f, offset)
-}
-
-func (r *Relay) count(ctx context.Context, f nostr.Filter, offset int) (int64, *hyperloglog.HyperLogLog, error) {
-	reader := khatru.GetAuthed(ctx)
-	var hll *hyperloglog.HyperLogLog
-	if offset >= 0 {
-		hll = hyperloglog.New(offset)
-	}
+	reader := policies.ReaderOf(ctx)
 	var n int64
 	now := nostr.Now()
 	err := storeq.Each(ctx, r.store, f, func(evt *nostr.Event) bool {
@@ -132,20 +102,7 @@ func (r *Relay) count(ctx context.Context, f nostr.Filter, offset int) (int64, *
 			return true
 		}
 		n++
-		if hll != nil {
-			hll.Add(evt.PubKey)
-		}
 		return n < maxCount
 	})
-	return n, hll, err
-}
-
-// preventBroadcast applies the read rule to live events: khatru matches
-// listeners by filter only.
-func (r *Relay) preventBroadcast(ws *khatru.WebSocket, evt *nostr.Event) bool {
-	if policies.Expired(evt, nostr.Now()) {
-		return true
-	}
-	ok, _ := r.vis.CanRead(ws.AuthedPublicKey, evt)
-	return !ok
+	return n, err
 }

@@ -51,16 +51,19 @@ type Options struct {
 
 // Relay is a running Snowclaw relay.
 type Relay struct {
-	opts     Options
-	log      *slog.Logger
-	khatru   *khatru.Relay
-	store    *badgerstore.BadgerBackend
-	groups   *groups.Groups
-	vis      *policies.Visibility
-	ids      policies.Identities
-	guard    writeGuard
-	conns    *connTracker
-	closeErr error
+	opts   Options
+	log    *slog.Logger
+	khatru *khatru.Relay
+	store  *badgerstore.BadgerBackend
+	groups *groups.Groups
+	vis    *policies.Visibility
+	ids    policies.Identities
+	guard  writeGuard
+	subs   *registry
+
+	maxMessage int64
+	connLimit  func(ip string) bool
+	filterRate func(context.Context, nostr.Filter) (bool, string)
 }
 
 // New opens the store in opts.DataDir, rebuilds derived state from it and
@@ -91,7 +94,7 @@ func New(ctx context.Context, opts Options) (*Relay, error) {
 		khatru: khatru.NewRelay(),
 		store:  store,
 		ids:    policies.Identities{Owner: opts.Owner, Relay: relayPK, Agent: agentPK},
-		conns:  newConnTracker(),
+		subs:   newRegistry(),
 	}
 	r.groups = groups.New(groups.Options{
 		IDs:              r.ids,
@@ -118,20 +121,19 @@ func New(ctx context.Context, opts Options) (*Relay, error) {
 }
 
 // wire attaches every hook. The order inside each slice is the order of
-// the checks: cheap and stateless first.
+// the checks: cheap and stateless first. khatru runs the write pipeline
+// (AddEvent); reads, subscriptions and broadcasts are ours (conn.go).
 func (r *Relay) wire() {
 	k := r.khatru
 	k.Log = log.New(slogWriter{r.log}, "", 0)
-	k.ServiceURL = r.opts.ServiceURL
-	if r.opts.MaxMessageBytes > 0 {
-		k.MaxMessageSize = r.opts.MaxMessageBytes
+	r.maxMessage = r.opts.MaxMessageBytes
+	if r.maxMessage <= 0 {
+		r.maxMessage = 512 * 1024
 	}
 	k.Info = r.info()
 	r.routes()
-
-	k.RejectConnection = append(k.RejectConnection, policies.ConnectionRateLimit(r.opts.ConnRateIP))
-	k.OnConnect = append(k.OnConnect, r.conns.onConnect, khatru.RequestAuth)
-	k.OnDisconnect = append(k.OnDisconnect, r.conns.onDisconnect)
+	r.connLimit = policies.ConnectionRateLimit(r.opts.ConnRateIP)
+	r.filterRate = policies.FilterRateLimit(r.opts.FilterRateIP)
 
 	writes := &policies.WriteRules{IDs: r.ids, Groups: r.groups}
 	k.RejectEvent = append(k.RejectEvent,
@@ -139,23 +141,18 @@ func (r *Relay) wire() {
 		policies.EventRateLimit(r.opts.EventRateIP, r.opts.EventRatePubkey, r.ids.IsSystem),
 		r.rejectDeleted,
 		r.rejectOlderVersion,
+		r.rejectForeignDeletion,
 		func(_ context.Context, evt *nostr.Event) (bool, string) { return writes.Check(evt) },
 	)
 	r.groups.Init(k) // moderation checks and state changes
-	k.OnEventSaved = append(k.OnEventSaved, r.deleteAddresses)
-	k.OverwriteDeletionOutcome = append(k.OverwriteDeletionOutcome, r.deletionOutcome)
+	k.OnEventSaved = append(k.OnEventSaved, r.applyDeletion)
 
 	k.StoreEvent = append(k.StoreEvent, r.store.SaveEvent)
 	k.ReplaceEvent = append(k.ReplaceEvent, r.replaceEvent)
 	k.DeleteEvent = append(k.DeleteEvent, r.store.DeleteEvent)
-
-	k.OverwriteFilter = append(k.OverwriteFilter, r.unhideLimitZero)
-	k.RejectFilter = append(k.RejectFilter, policies.FilterRateLimit(r.opts.FilterRateIP), r.rejectFilter)
-	k.RejectCountFilter = append(k.RejectCountFilter, policies.FilterRateLimit(r.opts.FilterRateIP), r.rejectFilter)
-	k.QueryEvents = append(k.QueryEvents, r.queryVisible)
-	k.CountEvents = append(k.CountEvents, r.countVisible)
-	k.CountEventsHLL = append(k.CountEventsHLL, r.countVisibleHLL)
-	k.PreventBroadcast = append(k.PreventBroadcast, r.preventBroadcast)
+	// khatru's own lookups (its deletion check, NIP-40 expiry sweeps) see
+	// the raw store; every client read goes through queryVisible
+	k.QueryEvents = append(k.QueryEvents, r.store.QueryEvents)
 }
 
 // Groups exposes the NIP-29 state (for the agent and tests).

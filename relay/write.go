@@ -55,16 +55,32 @@ func (r *Relay) replaceEvent(ctx context.Context, evt *nostr.Event) error {
 	return r.store.ReplaceEvent(ctx, evt)
 }
 
-// deletionOutcome decides NIP-09 requests: authors delete their own
-// events, except the group history that NIP-29 state is rebuilt from.
-func (r *Relay) deletionOutcome(_ context.Context, target, deletion *nostr.Event) (bool, string) {
-	if target.PubKey != deletion.PubKey {
-		return false, "you are not the author of this event"
+// rejectForeignDeletion refuses a NIP-09 request naming an event its
+// author may not delete: someone else's, or group history that NIP-29
+// state is rebuilt from. (khatru's own deletion step is not used.)
+func (r *Relay) rejectForeignDeletion(ctx context.Context, evt *nostr.Event) (bool, string) {
+	if evt.Kind != snowclaw.KindDeletion {
+		return false, ""
 	}
-	if snowclaw.IsGroupStateKind(target.Kind) || snowclaw.IsGroupMetadataKind(target.Kind) {
-		return false, "group moderation history and metadata cannot be deleted; ask an admin to delete the group"
+	targets := snowclaw.TagValues(evt, "e")
+	if len(targets) == 0 {
+		return false, ""
 	}
-	return true, ""
+	ch, err := r.store.QueryEvents(ctx, nostr.Filter{IDs: targets, Limit: len(targets)})
+	if err != nil {
+		return true, "error: could not look up the events to delete; try again"
+	}
+	reason := ""
+	for target := range ch {
+		switch {
+		case reason != "":
+		case target.PubKey != evt.PubKey:
+			reason = fmt.Sprintf("blocked: you are not the author of event %s", target.ID)
+		case snowclaw.IsGroupStateKind(target.Kind) || snowclaw.IsGroupMetadataKind(target.Kind):
+			reason = "blocked: group moderation history cannot be deleted; ask an admin to delete the group"
+		}
+	}
+	return reason != "", reason
 }
 
 // deleteEvent runs an event through every delete hook (store and, later,
@@ -80,24 +96,34 @@ func (r *Relay) deleteEvent(ctx context.Context, evt *nostr.Event) error {
 
 // Publish stores an event the relay or its agent made and broadcasts it to
 // open subscriptions, through the same hooks a client's event passes.
-// khatru's AddEvent does not broadcast; this does.
 func (r *Relay) Publish(ctx context.Context, evt *nostr.Event) error {
+	return r.add(ctx, evt)
+}
+
+// add runs an event through khatru's write pipeline (RejectEvent hooks,
+// store or replace, OnEventSaved) and then our broadcast, which khatru's
+// AddEvent lacks. The error is the client's OK reason, prefix included.
+func (r *Relay) add(ctx context.Context, evt *nostr.Event) error {
 	skip, err := r.khatru.AddEvent(ctx, evt)
 	if err != nil {
 		return err
 	}
 	if !skip {
-		r.khatru.BroadcastEvent(evt)
+		r.broadcast(evt)
 	}
 	return nil
 }
 
-// deleteAddresses carries out the `a` tags of a stored NIP-09 request.
-// khatru splits the address on every colon, so it never finds addresses
-// whose d tag has one, and every snowclaw d tag does.
-func (r *Relay) deleteAddresses(ctx context.Context, deletion *nostr.Event) {
+// applyDeletion carries out a stored NIP-09 request: its `e` targets
+// (checked by rejectForeignDeletion) and its `a` addresses, every version
+// up to the request's created_at. khatru would split an address on every
+// colon and never find one whose d tag has one, as every snowclaw d does.
+func (r *Relay) applyDeletion(ctx context.Context, deletion *nostr.Event) {
 	if deletion.Kind != snowclaw.KindDeletion {
 		return
+	}
+	if targets := snowclaw.TagValues(deletion, "e"); len(targets) > 0 {
+		r.deleteMatching(ctx, nostr.Filter{IDs: targets, Authors: []string{deletion.PubKey}, Limit: len(targets)})
 	}
 	for _, a := range snowclaw.TagValues(deletion, "a") {
 		parts := strings.SplitN(a, ":", 3)
@@ -113,19 +139,25 @@ func (r *Relay) deleteAddresses(ctx context.Context, deletion *nostr.Event) {
 		if nostr.IsAddressableKind(kind) {
 			f.Tags = nostr.TagMap{"d": {parts[2]}}
 		}
-		ch, err := r.store.QueryEvents(ctx, f)
-		if err != nil {
-			r.log.Error("address deletion lookup", "address", a, "err", err)
-			continue
-		}
-		var targets []*nostr.Event
-		for evt := range ch {
+		r.deleteMatching(ctx, f)
+	}
+}
+
+func (r *Relay) deleteMatching(ctx context.Context, f nostr.Filter) {
+	ch, err := r.store.QueryEvents(ctx, f)
+	if err != nil {
+		r.log.Error("deletion lookup", "filter", f.String(), "err", err)
+		return
+	}
+	var targets []*nostr.Event
+	for evt := range ch {
+		if !snowclaw.IsGroupStateKind(evt.Kind) && !snowclaw.IsGroupMetadataKind(evt.Kind) {
 			targets = append(targets, evt)
 		}
-		for _, evt := range targets {
-			if err := r.deleteEvent(ctx, evt); err != nil {
-				r.log.Error("address deletion", "address", a, "err", err)
-			}
+	}
+	for _, evt := range targets {
+		if err := r.deleteEvent(ctx, evt); err != nil {
+			r.log.Error("deletion", "id", evt.ID, "err", err)
 		}
 	}
 }

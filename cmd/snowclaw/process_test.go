@@ -16,6 +16,7 @@ import (
 
 	"github.com/fasthttp/websocket"
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw/internal/wstest"
 )
 
 var (
@@ -179,7 +180,7 @@ func TestProcess_KillNineKeepsAcknowledgedEvents(t *testing.T) {
 	want := append([]string(nil), acked...)
 	mu.Unlock()
 	c2 := startChild(t, data)
-	r, err := nostr.RelayConnect(context.Background(), c2.url)
+	r, err := wstest.Dial(c2.url)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,11 +188,9 @@ func TestProcess_KillNineKeepsAcknowledgedEvents(t *testing.T) {
 	found := map[string]bool{}
 	for i := 0; i < len(want); i += 200 {
 		batch := want[i:min(i+200, len(want))]
-		qctx, qcancel := context.WithTimeout(context.Background(), 10*time.Second)
-		evs, err := r.QuerySync(qctx, nostr.Filter{IDs: batch, Limit: len(batch)})
-		qcancel()
-		if err != nil {
-			t.Fatal(err)
+		evs, closed, err := r.Fetch(nostr.Filter{IDs: batch, Limit: len(batch)}, 10*time.Second)
+		if err != nil || closed != "" {
+			t.Fatalf("query after restart: %v %s", err, closed)
 		}
 		for _, e := range evs {
 			found[e.ID] = true
@@ -218,24 +217,24 @@ func TestProcess_SigtermShutsDownCleanly(t *testing.T) {
 	}
 	data := t.TempDir()
 	c := startChild(t, data)
-	ctx := context.Background()
-	r, err := nostr.RelayConnect(ctx, c.url)
+	r, err := wstest.Dial(c.url)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sk := nostr.GeneratePrivateKey()
 	evt := nostr.Event{Kind: 1, CreatedAt: nostr.Now(), Tags: nostr.Tags{}, Content: "before shutdown"}
 	evt.Sign(sk)
-	if err := r.Publish(ctx, evt); err != nil {
+	if err := r.Publish(context.Background(), evt); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Subscribe(ctx, nostr.Filters{{Kinds: []int{1}}}); err != nil {
-		t.Fatal(err)
+	r.Send("REQ", "live", nostr.Filter{Kinds: []int{1}})
+	if _, ok := r.WaitFor("EOSE", "live", 3*time.Second); !ok {
+		t.Fatal("no EOSE")
 	}
 	start := time.Now()
 	c.cmd.Process.Signal(syscall.SIGTERM)
 	select {
-	case <-r.Context().Done():
+	case <-r.Done():
 	case <-time.After(8 * time.Second):
 		t.Fatal("connection still open 8s after SIGTERM")
 	}
@@ -249,11 +248,12 @@ func TestProcess_SigtermShutsDownCleanly(t *testing.T) {
 		t.Fatalf("no clean stop in log:\n%s", c.log)
 	}
 	c2 := startChild(t, data)
-	r2, err := nostr.RelayConnect(ctx, c2.url)
+	r2, err := wstest.Dial(c2.url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := r2.QuerySync(ctx, nostr.Filter{IDs: []string{evt.ID}})
+	defer r2.Close()
+	got, _, err := r2.Fetch(nostr.Filter{IDs: []string{evt.ID}}, 5*time.Second)
 	if err != nil || len(got) != 1 {
 		t.Fatalf("event after restart: %v %v", got, err)
 	}

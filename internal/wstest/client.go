@@ -1,0 +1,262 @@
+// Package wstest is a small, race-free Nostr websocket client for the
+// project's end-to-end tests. It speaks NIP-01/42/45 with go-nostr's types
+// over a bare websocket and records every frame, so a test sees exactly
+// what the relay sent (go-nostr's own Relay client filters events it did
+// not ask for and has data races on auth and close).
+package wstest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/fasthttp/websocket"
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// Client is one websocket connection to a relay.
+type Client struct {
+	URL  string
+	conn *websocket.Conn
+	wmu  sync.Mutex
+	mu   sync.Mutex
+	msgs []json.RawMessage
+	got  chan struct{}
+	done chan struct{}
+	seq  atomic.Int64
+}
+
+// Dial connects to url.
+func Dial(url string) (*Client, error) {
+	conn, _, err := websocket.DefaultDialer.Dial(url, nil)
+	if err != nil {
+		return nil, err
+	}
+	c := &Client{URL: url, conn: conn, got: make(chan struct{}, 1), done: make(chan struct{})}
+	go c.readLoop()
+	return c, nil
+}
+
+func (c *Client) readLoop() {
+	defer close(c.done)
+	for {
+		_, b, err := c.conn.ReadMessage()
+		if err != nil {
+			return
+		}
+		c.mu.Lock()
+		c.msgs = append(c.msgs, b)
+		c.mu.Unlock()
+		select {
+		case c.got <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// Done is closed when the relay ends the connection.
+func (c *Client) Done() <-chan struct{} { return c.done }
+
+// Close ends the connection.
+func (c *Client) Close() error { return c.conn.Close() }
+
+// Send writes one message, e.g. Send("REQ", "sub", filter).
+func (c *Client) Send(v ...any) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	return c.conn.WriteJSON(v)
+}
+
+// Frames returns every message received so far.
+func (c *Client) Frames() []json.RawMessage {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]json.RawMessage(nil), c.msgs...)
+}
+
+// All returns every frame received so far, one per line, for failure
+// messages.
+func (c *Client) All() string {
+	var b strings.Builder
+	for _, m := range c.Frames() {
+		b.Write(m)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// WaitFor returns the first frame labelled label whose second element is
+// id (any id when id is ""), waiting up to timeout.
+func (c *Client) WaitFor(label, id string, timeout time.Duration) ([]json.RawMessage, bool) {
+	return c.waitFrom(0, label, id, timeout)
+}
+
+// mark is the number of frames received so far; waitFrom(mark, …) ignores
+// older frames, such as the OK of an earlier publish of the same event.
+func (c *Client) mark() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.msgs)
+}
+
+func (c *Client) waitFrom(from int, label, id string, timeout time.Duration) ([]json.RawMessage, bool) {
+	deadline := time.After(timeout)
+	closed := false
+	for {
+		for _, m := range c.Frames()[from:] {
+			var arr []json.RawMessage
+			if json.Unmarshal(m, &arr) != nil || len(arr) < 2 {
+				continue
+			}
+			var l, i string
+			json.Unmarshal(arr[0], &l)
+			json.Unmarshal(arr[1], &i)
+			if l == label && (id == "" || i == id) {
+				return arr, true
+			}
+		}
+		if closed {
+			return nil, false
+		}
+		select {
+		case <-c.got:
+		case <-c.done:
+			closed = true // one more look at what arrived before the close
+		case <-deadline:
+			return nil, false
+		}
+	}
+}
+
+// Events returns the events received for subscription sub, in order.
+func (c *Client) Events(sub string) []*nostr.Event {
+	var out []*nostr.Event
+	for _, m := range c.Frames() {
+		var arr []json.RawMessage
+		if json.Unmarshal(m, &arr) != nil || len(arr) < 3 {
+			continue
+		}
+		var l, id string
+		json.Unmarshal(arr[0], &l)
+		json.Unmarshal(arr[1], &id)
+		if l != "EVENT" || id != sub {
+			continue
+		}
+		var evt nostr.Event
+		if json.Unmarshal(arr[2], &evt) == nil {
+			out = append(out, &evt)
+		}
+	}
+	return out
+}
+
+// EventIDs is Events as a set of ids.
+func (c *Client) EventIDs(sub string) map[string]bool {
+	out := make(map[string]bool)
+	for _, e := range c.Events(sub) {
+		out[e.ID] = true
+	}
+	return out
+}
+
+// Auth answers the relay's NIP-42 challenge, signing with sk.
+func (c *Client) Auth(sk string) error {
+	arr, ok := c.WaitFor("AUTH", "", 3*time.Second)
+	if !ok {
+		return errors.New("no AUTH challenge from relay")
+	}
+	var challenge string
+	json.Unmarshal(arr[1], &challenge)
+	evt := nostr.Event{Kind: nostr.KindClientAuthentication, CreatedAt: nostr.Now(),
+		Tags: nostr.Tags{{"relay", c.URL}, {"challenge", challenge}}}
+	if err := evt.Sign(sk); err != nil {
+		return err
+	}
+	return c.Publish(context.Background(), evt, "AUTH")
+}
+
+// Publish sends an event (or, with label "AUTH", an auth event) and waits
+// for its OK. A refusal is an error "msg: <reason>".
+func (c *Client) Publish(ctx context.Context, evt nostr.Event, label ...string) error {
+	l := "EVENT"
+	if len(label) > 0 {
+		l = label[0]
+	}
+	from := c.mark()
+	if err := c.Send(l, evt); err != nil {
+		return err
+	}
+	timeout := 5 * time.Second
+	if d, ok := ctx.Deadline(); ok {
+		timeout = time.Until(d)
+	}
+	arr, ok := c.waitFrom(from, "OK", evt.ID, timeout)
+	if !ok {
+		return fmt.Errorf("no OK for %s", evt.ID)
+	}
+	var accepted bool
+	var reason string
+	json.Unmarshal(arr[2], &accepted)
+	if len(arr) > 3 {
+		json.Unmarshal(arr[3], &reason)
+	}
+	if !accepted {
+		return fmt.Errorf("msg: %s", reason)
+	}
+	return nil
+}
+
+func (c *Client) nextID(prefix string) string {
+	return prefix + strconv.FormatInt(c.seq.Add(1), 10)
+}
+
+// Fetch runs one REQ to EOSE and returns the events, or the CLOSED reason.
+func (c *Client) Fetch(f nostr.Filter, timeout time.Duration) ([]*nostr.Event, string, error) {
+	id := c.nextID("q")
+	if err := c.Send("REQ", id, f); err != nil {
+		return nil, "", err
+	}
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if arr, ok := c.WaitFor("CLOSED", id, 0); ok {
+			var reason string
+			json.Unmarshal(arr[2], &reason)
+			return c.Events(id), reason, nil
+		}
+		if _, ok := c.WaitFor("EOSE", id, 10*time.Millisecond); ok {
+			c.Send("CLOSE", id)
+			return c.Events(id), "", nil
+		}
+	}
+	return nil, "", fmt.Errorf("REQ %v: neither EOSE nor CLOSED within %s", f, timeout)
+}
+
+// Count sends a NIP-45 COUNT and returns the count, or the CLOSED reason.
+func (c *Client) Count(f nostr.Filter, timeout time.Duration) (int64, string, error) {
+	id := c.nextID("c")
+	if err := c.Send("COUNT", id, f); err != nil {
+		return 0, "", err
+	}
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if arr, ok := c.WaitFor("CLOSED", id, 0); ok {
+			var reason string
+			json.Unmarshal(arr[2], &reason)
+			return 0, reason, nil
+		}
+		if arr, ok := c.WaitFor("COUNT", id, 10*time.Millisecond); ok {
+			var body struct {
+				Count int64 `json:"count"`
+			}
+			json.Unmarshal(arr[2], &body)
+			return body.Count, "", nil
+		}
+	}
+	return 0, "", fmt.Errorf("COUNT %v: no answer within %s", f, timeout)
+}

@@ -1,0 +1,333 @@
+package relay
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fasthttp/websocket"
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/nbd-wtf/go-nostr/nip42"
+	"github.com/nbd-wtf/go-nostr/nip70"
+	"github.com/snowclaw/snowclaw/policies"
+)
+
+const (
+	writeWait    = 10 * time.Second
+	pongWait     = 60 * time.Second
+	pingPeriod   = 30 * time.Second
+	maxSubIDLen  = 64
+	maxFilters   = 10 // per REQ or COUNT
+	maxSubsPerWS = 50
+)
+
+// client is one websocket connection speaking NIP-01.
+type client struct {
+	r         *Relay
+	conn      *websocket.Conn
+	wmu       sync.Mutex
+	ip        string
+	challenge string
+	url       string // the relay URL NIP-42 auth events must name
+
+	amu    sync.RWMutex
+	authed string
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	info   *policies.Conn
+}
+
+var upgrader = websocket.Upgrader{
+	ReadBufferSize:  4096,
+	WriteBufferSize: 4096,
+	CheckOrigin:     func(*http.Request) bool { return true },
+}
+
+func (c *client) reader() string {
+	c.amu.RLock()
+	defer c.amu.RUnlock()
+	return c.authed
+}
+
+// send writes one frame; errors end the connection through the read loop.
+func (c *client) send(v any) {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.conn.SetWriteDeadline(time.Now().Add(writeWait))
+	if err := c.conn.WriteJSON(v); err != nil {
+		c.cancel()
+	}
+}
+
+func (c *client) closed(id, reason string) {
+	c.send(nostr.ClosedEnvelope{SubscriptionID: id, Reason: reason})
+	if strings.HasPrefix(reason, "auth-required:") {
+		c.sendChallenge()
+	}
+}
+
+func (c *client) ok(id string, ok bool, reason string) {
+	c.send(nostr.OKEnvelope{EventID: id, OK: ok, Reason: reason})
+	if !ok && strings.HasPrefix(reason, "auth-required:") {
+		c.sendChallenge()
+	}
+}
+
+func (c *client) sendChallenge() {
+	c.send(nostr.AuthEnvelope{Challenge: &c.challenge})
+}
+
+// serveWS upgrades and runs one client connection until it ends.
+func (r *Relay) serveWS(w http.ResponseWriter, req *http.Request) {
+	ip := clientIP(req)
+	if r.connLimit(ip) {
+		http.Error(w, "rate-limited: too many new connections from your address", http.StatusTooManyRequests)
+		return
+	}
+	conn, err := upgrader.Upgrade(w, req, nil)
+	if err != nil {
+		r.log.Debug("websocket upgrade failed", "ip", ip, "err", err)
+		return
+	}
+	ch := make([]byte, 16)
+	rand.Read(ch)
+	ctx, cancel := context.WithCancel(context.Background())
+	c := &client{r: r, conn: conn, ip: ip, challenge: hex.EncodeToString(ch), url: r.authURL(req), ctx: ctx, cancel: cancel}
+	c.info = &policies.Conn{IP: ip, Reader: c.reader}
+	c.ctx = policies.WithConn(ctx, c.info)
+	r.subs.add(c)
+	defer func() {
+		r.subs.remove(c)
+		cancel()
+		conn.Close()
+	}()
+	go c.pinger()
+	c.sendChallenge()
+	c.readLoop()
+}
+
+func (c *client) pinger() {
+	t := time.NewTicker(pingPeriod)
+	defer t.Stop()
+	for {
+		select {
+		case <-c.ctx.Done():
+			c.wmu.Lock()
+			c.conn.Close()
+			c.wmu.Unlock()
+			return
+		case <-t.C:
+			c.wmu.Lock()
+			err := c.conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(writeWait))
+			c.wmu.Unlock()
+			if err != nil {
+				c.cancel()
+				return
+			}
+		}
+	}
+}
+
+func (c *client) readLoop() {
+	c.conn.SetReadLimit(c.r.maxMessage)
+	c.conn.SetReadDeadline(time.Now().Add(pongWait))
+	c.conn.SetPongHandler(func(string) error {
+		return c.conn.SetReadDeadline(time.Now().Add(pongWait))
+	})
+	parser := nostr.NewMessageParser()
+	for {
+		_, msg, err := c.conn.ReadMessage()
+		if err != nil {
+			if websocket.IsCloseError(err, websocket.CloseMessageTooBig) || strings.Contains(err.Error(), "read limit") {
+				c.r.log.Debug("client sent an oversized message", "ip", c.ip)
+			}
+			return
+		}
+		c.conn.SetReadDeadline(time.Now().Add(pongWait))
+		env, err := parser.ParseMessage(string(msg))
+		if err != nil || env == nil {
+			c.send(nostr.NoticeEnvelope("invalid: could not parse message: " + errString(err)))
+			continue
+		}
+		c.handle(env)
+		if c.ctx.Err() != nil {
+			return
+		}
+	}
+}
+
+func errString(err error) string {
+	if err == nil {
+		return "unknown message type"
+	}
+	return err.Error()
+}
+
+func (c *client) handle(env nostr.Envelope) {
+	switch env := env.(type) {
+	case *nostr.EventEnvelope:
+		c.handleEvent(&env.Event)
+	case *nostr.ReqEnvelope:
+		c.handleReq(env.SubscriptionID, env.Filters)
+	case *nostr.CountEnvelope:
+		c.handleCount(env.SubscriptionID, nostr.Filters{env.Filter})
+	case *nostr.CloseEnvelope:
+		c.r.subs.unsubscribe(c, string(*env))
+	case *nostr.AuthEnvelope:
+		c.handleAuth(&env.Event)
+	default:
+		c.send(nostr.NoticeEnvelope("invalid: clients may send EVENT, REQ, COUNT, CLOSE and AUTH"))
+	}
+}
+
+func (c *client) handleEvent(evt *nostr.Event) {
+	if !evt.CheckID() {
+		c.ok(evt.ID, false, "invalid: event id is not the hash of its content")
+		return
+	}
+	if ok, err := evt.CheckSignature(); err != nil || !ok {
+		c.ok(evt.ID, false, "invalid: signature does not verify")
+		return
+	}
+	if nip70.IsProtected(*evt) {
+		switch c.reader() {
+		case "":
+			c.ok(evt.ID, false, "auth-required: this event is protected (NIP-70); authenticate as its author")
+			return
+		case evt.PubKey:
+		default:
+			c.ok(evt.ID, false, "restricted: a protected event (NIP-70) is accepted from its author only")
+			return
+		}
+	}
+	if err := c.r.add(c.ctx, evt); err != nil {
+		c.ok(evt.ID, false, err.Error())
+		return
+	}
+	c.ok(evt.ID, true, "")
+}
+
+func (c *client) handleReq(id string, filters nostr.Filters) {
+	if reason := c.checkFilters(id, filters); reason != "" {
+		c.closed(id, reason)
+		return
+	}
+	if c.r.subs.count(c) >= maxSubsPerWS {
+		c.closed(id, fmt.Sprintf("blocked: at most %d open subscriptions per connection; close some first", maxSubsPerWS))
+		return
+	}
+	// listen first, then read the store: an event stored in between is
+	// sent twice rather than never
+	c.r.subs.subscribe(c, id, filters)
+	go func() {
+		for _, f := range filters {
+			if f.LimitZero {
+				continue
+			}
+			ch, err := c.r.queryVisible(c.ctx, f)
+			if err != nil {
+				c.closed(id, "error: could not query the store")
+				c.r.subs.unsubscribe(c, id)
+				return
+			}
+			for evt := range ch {
+				c.send(nostr.EventEnvelope{SubscriptionID: &id, Event: *evt})
+			}
+		}
+		eose := nostr.EOSEEnvelope(id)
+		c.send(eose)
+	}()
+}
+
+// checkFilters returns a CLOSED reason, or "" when every filter may run.
+func (c *client) checkFilters(id string, filters nostr.Filters) string {
+	if id == "" || len(id) > maxSubIDLen {
+		return fmt.Sprintf("invalid: subscription ids are 1-%d characters", maxSubIDLen)
+	}
+	if len(filters) == 0 || len(filters) > maxFilters {
+		return fmt.Sprintf("invalid: a request carries 1-%d filters", maxFilters)
+	}
+	for _, f := range filters {
+		if reject, msg := c.r.filterRate(c.ctx, f); reject {
+			return msg
+		}
+		if reject, msg := c.r.rejectFilter(c.ctx, f); reject {
+			return nostr.NormalizeOKMessage(msg, "blocked")
+		}
+	}
+	return ""
+}
+
+func (c *client) handleCount(id string, filters nostr.Filters) {
+	if reason := c.checkFilters(id, filters); reason != "" {
+		c.closed(id, reason)
+		return
+	}
+	go func() {
+		var total int64
+		for _, f := range filters {
+			n, err := c.r.countVisible(c.ctx, f)
+			if err != nil {
+				c.closed(id, "error: could not count")
+				return
+			}
+			total += n
+		}
+		c.send(nostr.CountEnvelope{SubscriptionID: id, Count: &total})
+	}()
+}
+
+func (c *client) handleAuth(evt *nostr.Event) {
+	pk, ok := nip42.ValidateAuthEvent(evt, c.challenge, c.url)
+	if !ok {
+		c.ok(evt.ID, false, "invalid: auth event must be kind 22242, recent, signed, with this connection's challenge and relay "+c.url)
+		return
+	}
+	c.amu.Lock()
+	c.authed = pk
+	c.amu.Unlock()
+	c.ok(evt.ID, true, "")
+}
+
+// authURL is the URL auth events must name: the configured public URL
+// behind a proxy, otherwise what the client dialled.
+func (r *Relay) authURL(req *http.Request) string {
+	if r.opts.ServiceURL != "" {
+		return r.opts.ServiceURL
+	}
+	scheme := "ws"
+	if req.TLS != nil || req.Header.Get("X-Forwarded-Proto") == "https" {
+		scheme = "wss"
+	}
+	host := req.Host
+	if h := req.Header.Get("X-Forwarded-Host"); h != "" {
+		host = h
+	}
+	return scheme + "://" + host
+}
+
+// clientIP is the peer address. X-Forwarded-For is trusted only from a
+// loopback peer (a local reverse proxy); anyone else could forge it to
+// dodge rate limits.
+func clientIP(req *http.Request) string {
+	host, _, err := net.SplitHostPort(req.RemoteAddr)
+	if err != nil {
+		host = req.RemoteAddr
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		if xff := req.Header.Get("X-Forwarded-For"); xff != "" {
+			first, _, _ := strings.Cut(xff, ",")
+			if fip := net.ParseIP(strings.TrimSpace(first)); fip != nil {
+				return fip.String()
+			}
+		}
+	}
+	return host
+}

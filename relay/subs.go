@@ -1,0 +1,116 @@
+package relay
+
+import (
+	"sync"
+
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw/policies"
+)
+
+// registry holds the open connections and their live subscriptions. It
+// replaces khatru's listener list, which is read without its lock while
+// subscriptions come and go (a data race), matches search filters as if
+// they had no search, and can only be changed on a copy.
+type registry struct {
+	mu      sync.RWMutex
+	clients map[*client]map[string]nostr.Filters
+}
+
+func newRegistry() *registry {
+	return &registry{clients: make(map[*client]map[string]nostr.Filters)}
+}
+
+func (g *registry) add(c *client) {
+	g.mu.Lock()
+	g.clients[c] = make(map[string]nostr.Filters)
+	g.mu.Unlock()
+}
+
+func (g *registry) remove(c *client) {
+	g.mu.Lock()
+	delete(g.clients, c)
+	g.mu.Unlock()
+}
+
+func (g *registry) subscribe(c *client, id string, filters nostr.Filters) {
+	g.mu.Lock()
+	if subs, ok := g.clients[c]; ok {
+		subs[id] = filters
+	}
+	g.mu.Unlock()
+}
+
+func (g *registry) unsubscribe(c *client, id string) {
+	g.mu.Lock()
+	if subs, ok := g.clients[c]; ok {
+		delete(subs, id)
+	}
+	g.mu.Unlock()
+}
+
+func (g *registry) count(c *client) int {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return len(g.clients[c])
+}
+
+func (g *registry) all() []*client {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	out := make([]*client, 0, len(g.clients))
+	for c := range g.clients {
+		out = append(out, c)
+	}
+	return out
+}
+
+// delivery is one EVENT frame to send.
+type delivery struct {
+	c   *client
+	sub string
+}
+
+// broadcast sends evt to every subscription whose filters match and whose
+// reader may see it (the same rule as stored reads). It returns how many
+// subscriptions got it.
+func (r *Relay) broadcast(evt *nostr.Event) int {
+	if policies.Expired(evt, nostr.Now()) {
+		return 0
+	}
+	var out []delivery
+	r.subs.mu.RLock()
+	for c, subs := range r.subs.clients {
+		for id, filters := range subs {
+			if matchesLive(filters, evt) {
+				out = append(out, delivery{c, id})
+			}
+		}
+	}
+	r.subs.mu.RUnlock()
+	n := 0
+	readable := make(map[*client]bool)
+	for _, d := range out {
+		ok, seen := readable[d.c]
+		if !seen {
+			ok, _ = r.vis.CanRead(d.c.reader(), evt)
+			readable[d.c] = ok
+		}
+		if ok {
+			d.c.send(nostr.EventEnvelope{SubscriptionID: &d.sub, Event: *evt})
+			n++
+		}
+	}
+	return n
+}
+
+func matchesLive(filters nostr.Filters, evt *nostr.Event) bool {
+	for _, f := range filters {
+		if f.Search != "" {
+			continue // search subscriptions are refused until NIP-50 lands
+		}
+		if f.Matches(evt) {
+			return true
+		}
+	}
+	return false
+}
