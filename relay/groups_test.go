@@ -183,3 +183,25 @@ func TestGroups_LiveMessageToMembersOnly(t *testing.T) {
 		t.Fatal("non-member got the live message")
 	}
 }
+
+// TestGroups_RestartKeepsOrderOfAppliedEvents: the relay applies events
+// in arrival order; a restart must not reorder them by created_at (a
+// future-dated put-user followed by a remove-user must stay removed).
+func TestGroups_RestartKeepsOrderOfAppliedEvents(t *testing.T) {
+	e := startEnv(t)
+	x := newUser()
+	c := e.connect(nil)
+	e.mustPublish(c, mkEvent(e.owner, 9007, nostr.Tags{{"h", "g"}}, ""))
+	put := mkEvent(e.owner, 9000, nostr.Tags{{"h", "g"}, {"p", x.pk, "admin"}}, "")
+	put.CreatedAt = nostr.Now() + 300
+	put.Sign(e.owner.sk)
+	e.mustPublish(c, put)
+	e.mustPublish(c, mkEvent(e.owner, 9001, nostr.Tags{{"h", "g"}, {"p", x.pk}}, ""))
+	e.mustPublish(c, mkEvent(e.owner, 9009, nostr.Tags{{"h", "g"}, {"code", "k"}}, ""))
+	e.waitMembers("g", e.owner.pk)
+	e.restart()
+	c = e.connect(nil)
+	e.refusedWith(c, mkEvent(x, 9, nostr.Tags{{"h", "g"}}, "am I back?"), "restricted:")
+	e.mustPublish(c, mkEvent(e.owner, 9002, nostr.Tags{{"h", "g"}, {"closed"}}, ""))
+	e.mustPublish(c, mkEvent(newUser(), 9021, nostr.Tags{{"h", "g"}, {"code", "k"}}, "invite survives"))
+}

@@ -137,7 +137,7 @@ func (r *Relay) wire() {
 
 	writes := &policies.WriteRules{IDs: r.ids, Groups: r.groups}
 	k.RejectEvent = append(k.RejectEvent,
-		r.opts.Limits.RejectEvent,
+		r.rejectOverLimits,
 		policies.EventRateLimit(r.opts.EventRateIP, r.opts.EventRatePubkey, r.ids.IsSystem),
 		r.rejectDeleted,
 		r.rejectOlderVersion,
@@ -153,6 +153,15 @@ func (r *Relay) wire() {
 	// khatru's own lookups (its deletion check, NIP-40 expiry sweeps) see
 	// the raw store; every client read goes through queryVisible
 	k.QueryEvents = append(k.QueryEvents, r.store.QueryEvents)
+}
+
+// rejectOverLimits applies the size and time limits to everyone but the
+// relay key, whose metadata may be dated a little ahead (groups plugin).
+func (r *Relay) rejectOverLimits(ctx context.Context, evt *nostr.Event) (bool, string) {
+	if evt.PubKey == r.ids.Relay {
+		return false, ""
+	}
+	return r.opts.Limits.RejectEvent(ctx, evt)
 }
 
 // Groups exposes the NIP-29 state (for the agent and tests).

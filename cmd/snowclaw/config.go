@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"net/url"
 	"reflect"
@@ -315,7 +316,10 @@ func (c *Config) Validate() error {
 		"rate_limits.queries_*_ip":     {r.QueriesPerSecondIP, float64(r.QueriesBurstIP)},
 		"rate_limits.connections_*_ip": {r.ConnectionsPerSecondIP, float64(r.ConnectionsBurstIP)},
 	} {
-		if pair[0] < 0 || pair[1] < 0 {
+		if math.IsNaN(pair[0]) || math.IsInf(pair[0], 0) {
+			// NaN passes every comparison below and turns the limit off
+			bad(key, "rate must be a finite number, got %v", pair[0])
+		} else if pair[0] < 0 || pair[1] < 0 {
 			bad(key, "must not be negative")
 		} else if pair[0] > 0 && pair[1] < 1 {
 			bad(key, "burst must be at least 1 when the rate is set")

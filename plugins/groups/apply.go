@@ -91,6 +91,9 @@ func (s *Groups) apply(evt *nostr.Event, live bool) effect {
 	default:
 		return effect{}
 	}
+	if g := s.groups[gid]; g != nil && evt.CreatedAt > g.lastEvent {
+		g.lastEvent = evt.CreatedAt
+	}
 	if !live {
 		return effect{}
 	}
@@ -178,6 +181,15 @@ func (s *Groups) Load(ctx context.Context) error {
 		for _, evt := range events {
 			if evt.CreatedAt > sn.at && snowclaw.GroupOf(evt) == gid {
 				s.apply(evt, false)
+			}
+		}
+	}
+	// invite codes are not in the snapshot and their order does not
+	// matter; a 9009 dated before its group's 9007 was skipped above
+	for _, evt := range events {
+		if g := s.groups[snowclaw.GroupOf(evt)]; g != nil && evt.Kind == snowclaw.KindCreateInvite {
+			for _, c := range snowclaw.TagValues(evt, "code") {
+				g.Invites[c] = true
 			}
 		}
 	}

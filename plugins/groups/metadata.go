@@ -66,18 +66,24 @@ func (s *Groups) publishMetadata(ctx context.Context, gid string, onlyIfStale bo
 	s.mu.RLock()
 	g, ok := s.groups[gid]
 	var events []*nostr.Event
+	var floor nostr.Timestamp
 	if ok {
 		events = metadataEvents(g)
+		floor = g.lastEvent
 	}
 	s.mu.RUnlock()
 	if !ok {
 		return
 	}
+	// one date for the four events (different kinds never tie), no
+	// earlier than the newest event they reflect: Load replays only what
+	// came after the snapshot
+	ts := s.nextMetaTS(gid, floor)
 	for _, evt := range events {
 		if onlyIfStale && s.storedEquals(ctx, evt, gid) {
 			continue
 		}
-		evt.CreatedAt = s.nextMetaTS(gid)
+		evt.CreatedAt = ts
 		s.signAndPublish(ctx, evt)
 	}
 }
@@ -99,10 +105,10 @@ func (s *Groups) storedEquals(ctx context.Context, evt *nostr.Event, gid string)
 // nextMetaTS keeps metadata timestamps strictly increasing per group: two
 // updates within one second would otherwise tie, and a tie is settled by
 // id, which may keep the older state.
-func (s *Groups) nextMetaTS(gid string) nostr.Timestamp {
+func (s *Groups) nextMetaTS(gid string, floor nostr.Timestamp) nostr.Timestamp {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ts := nostr.Now()
+	ts := max(nostr.Now(), floor)
 	if last := s.metaTS[gid]; ts <= last {
 		ts = last + 1
 	}

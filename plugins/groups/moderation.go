@@ -101,7 +101,7 @@ func (s *Groups) checkModeration(ctx context.Context, evt *nostr.Event, g *Group
 	switch evt.Kind {
 	case snowclaw.KindPutUser, snowclaw.KindRemoveUser:
 		p := evt.Tags.Find("p")
-		if len(p) < 2 || len(p[1]) != 64 {
+		if len(p) < 2 || !nostr.IsValid32ByteHex(p[1]) {
 			return true, "invalid: put-user and remove-user need a p tag with a 64-hex public key"
 		}
 		if !mod {

@@ -32,6 +32,10 @@ type Group struct {
 
 	Members map[string][]string // pubkey → roles (empty for plain members)
 	Invites map[string]bool     // invite codes from create-invite (9009)
+
+	// lastEvent is the newest created_at among the events applied, so the
+	// metadata snapshot can be dated no earlier than what it reflects
+	lastEvent nostr.Timestamp
 }
 
 func newGroup(id string, defaults policies.GroupInfo) *Group {

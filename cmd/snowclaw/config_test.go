@@ -1,0 +1,554 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/BurntSushi/toml"
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/nbd-wtf/go-nostr/nip19"
+	"github.com/snowclaw/snowclaw/relay"
+)
+
+// examplePath is config.example.toml at the repository root.
+var examplePath = filepath.Join("..", "..", "config.example.toml")
+
+// commentedOut are the keys config.example.toml shows only as a comment,
+// on purpose: their default is "unset" and the example value is a
+// placeholder.
+var commentedOut = map[string]bool{"owner": true}
+
+// Fixed test identities.
+var (
+	ownerSK   = "0000000000000000000000000000000000000000000000000000000000000001"
+	otherSK   = "0000000000000000000000000000000000000000000000000000000000000002"
+	ownerHex  = mustPub(ownerSK)
+	otherHex  = mustPub(otherSK)
+	ownerNpub = mustNpub(ownerHex)
+	otherNpub = mustNpub(otherHex)
+)
+
+func mustPub(sk string) string {
+	pk, err := nostr.GetPublicKey(sk)
+	if err != nil {
+		panic(err)
+	}
+	return pk
+}
+
+func mustNpub(pk string) string {
+	npub, err := nip19.EncodePublicKey(pk)
+	if err != nil {
+		panic(err)
+	}
+	return npub
+}
+
+func allPaths() []string {
+	fields := make(map[string]reflect.Value)
+	cfg := DefaultConfig()
+	configFields(reflect.ValueOf(&cfg).Elem(), "", fields)
+	paths := make([]string, 0, len(fields))
+	for p := range fields {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	return paths
+}
+
+// exampleLines scans config.example.toml and returns, by TOML path, the
+// keys assigned on an uncommented line, the keys shown in a commented-out
+// assignment ("# owner = …"), and the comment block above every key.
+func exampleLines(t *testing.T) (set, commented map[string]bool, docs map[string]string) {
+	t.Helper()
+	raw, err := os.ReadFile(examplePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, commented, docs = map[string]bool{}, map[string]bool{}, map[string]string{}
+	table := ""
+	var block []string
+	assign := regexp.MustCompile(`^([a-z_]+)\s*=`)
+	commentedAssign := regexp.MustCompile(`^#\s*([a-z_]+)\s*=`)
+	sc := bufio.NewScanner(bytes.NewReader(raw))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		path := func(k string) string {
+			if table == "" {
+				return k
+			}
+			return table + "." + k
+		}
+		switch {
+		case line == "":
+			block = nil
+		case strings.HasPrefix(line, "[") && strings.HasSuffix(line, "]"):
+			table = strings.Trim(line, "[] ")
+			block = nil
+		case commentedAssign.MatchString(line):
+			k := path(commentedAssign.FindStringSubmatch(line)[1])
+			commented[k] = true
+			docs[k] = strings.Join(block, "\n")
+			block = nil
+		case strings.HasPrefix(line, "#"):
+			block = append(block, line)
+		case assign.MatchString(line):
+			k := path(assign.FindStringSubmatch(line)[1])
+			set[k] = true
+			docs[k] = strings.Join(block, "\n")
+			block = nil
+		}
+	}
+	return set, commented, docs
+}
+
+func TestConfig_ExampleCoversEveryKey(t *testing.T) {
+	var cfg Config
+	md, err := toml.DecodeFile(examplePath, &cfg)
+	if err != nil {
+		t.Fatalf("config.example.toml does not parse: %v", err)
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		t.Errorf("config.example.toml has keys Config does not know: %v", und)
+	}
+	_, commented, _ := exampleLines(t)
+	for _, path := range allPaths() {
+		t.Run(path, func(t *testing.T) {
+			defined := md.IsDefined(strings.Split(path, ".")...)
+			switch {
+			case commentedOut[path]:
+				if defined {
+					t.Errorf("%s should be commented out in config.example.toml (its default is unset)", path)
+				}
+				if !commented[path] {
+					t.Errorf("%s is missing from config.example.toml, not even as a comment", path)
+				}
+			case !defined:
+				t.Errorf("config.example.toml does not set %s", path)
+			}
+		})
+	}
+	for k := range commented {
+		if !commentedOut[k] {
+			t.Errorf("config.example.toml comments out %s; set it to its default or add it to commentedOut", k)
+		}
+	}
+}
+
+func TestConfig_ExampleDocumentsEveryKey(t *testing.T) {
+	_, _, docs := exampleLines(t)
+	for _, path := range allPaths() {
+		doc, ok := docs[path]
+		if !ok {
+			t.Errorf("%s: not in config.example.toml", path)
+			continue
+		}
+		if !strings.Contains(doc, "Default:") {
+			t.Errorf("%s: the comment above it does not give its default:\n%s", path, doc)
+		}
+	}
+	raw, err := os.ReadFile(examplePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{envName("limits.max_limit"), "comma-separated"} {
+		if !bytes.Contains(raw, []byte(want)) {
+			t.Errorf("config.example.toml does not explain the environment rule (missing %q)", want)
+		}
+	}
+}
+
+func TestConfig_ExampleIsDefaults(t *testing.T) {
+	var got Config // zero, so every value must come from the file
+	if err := loadFile(&got, examplePath); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Groups.Creators) == 0 {
+		got.Groups.Creators = nil // creators = [] and no creators are the same
+	}
+	if want := DefaultConfig(); !reflect.DeepEqual(got, want) {
+		t.Errorf("config.example.toml differs from DefaultConfig():\n got %+v\nwant %+v", got, want)
+	}
+	if err := got.Validate(); err != nil {
+		t.Errorf("config.example.toml does not validate: %v", err)
+	}
+}
+
+// TestConfig_EnvCoversEveryKey sets every key through its SNOWCLAW_* name
+// and checks the result is the same config.
+func TestConfig_EnvCoversEveryKey(t *testing.T) {
+	want := DefaultConfig()
+	want.Owner = ownerHex
+	want.Groups.Creators = []string{ownerHex, otherHex}
+	fields := make(map[string]reflect.Value)
+	configFields(reflect.ValueOf(&want).Elem(), "", fields)
+	var environ []string
+	for path, v := range fields {
+		var s string
+		switch x := v.Interface().(type) {
+		case []string:
+			s = strings.Join(x, ", ")
+		case Duration:
+			s = x.String()
+		default:
+			s = fmt.Sprint(x)
+		}
+		environ = append(environ, envName(path)+"="+s)
+	}
+	var got Config
+	if err := loadEnv(&got, environ); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("config from environment:\n got %+v\nwant %+v", got, want)
+	}
+}
+
+func writeFile(t *testing.T, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "snowclaw.toml")
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestConfig_Precedence(t *testing.T) {
+	file := fmt.Sprintf("addr = \"127.0.0.1:1111\"\ndata = \"/file\"\nowner = %q\n", ownerNpub)
+	env := []string{"SNOWCLAW_ADDR=127.0.0.1:2222", "SNOWCLAW_DATA=/env", "SNOWCLAW_OWNER=" + otherHex}
+	flags := serveFlags{addr: "127.0.0.1:3333", data: "/flag", owner: ownerNpub}
+	tests := []struct {
+		name      string
+		file      bool
+		env       []string
+		flags     serveFlags
+		wantAddr  string
+		wantData  string
+		wantOwner string
+	}{
+		{"Defaults", false, nil, serveFlags{}, "127.0.0.1:3334", "./snowclaw-data", ""},
+		{"FileOverDefaults", true, nil, serveFlags{}, "127.0.0.1:1111", "/file", ownerHex},
+		{"EnvOverFile", true, env, serveFlags{}, "127.0.0.1:2222", "/env", otherHex},
+		{"EnvOverDefaults", false, env, serveFlags{}, "127.0.0.1:2222", "/env", otherHex},
+		{"FlagsOverEnv", true, env, flags, "127.0.0.1:3333", "/flag", ownerHex},
+		{"FlagsOverFile", true, nil, serveFlags{addr: "127.0.0.1:3333", owner: otherNpub}, "127.0.0.1:3333", "/file", otherHex},
+		{"OneFlagOnly", true, env, serveFlags{data: "/flag"}, "127.0.0.1:2222", "/flag", otherHex},
+	}
+	for _, tt := range tests {
+		// the file named by --config and by SNOWCLAW_CONFIG
+		for _, via := range []string{"Flag", "Env"} {
+			t.Run(tt.name+"/ConfigBy"+via, func(t *testing.T) {
+				fl := tt.flags
+				environ := append([]string(nil), tt.env...)
+				if tt.file {
+					p := writeFile(t, file)
+					if via == "Flag" {
+						fl.config = p
+					} else {
+						environ = append(environ, "SNOWCLAW_CONFIG="+p)
+					}
+				}
+				cfg, err := resolveConfig(&fl, environ)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if cfg.Addr != tt.wantAddr || cfg.Data != tt.wantData || cfg.Owner != tt.wantOwner {
+					t.Errorf("got addr %q data %q owner %q, want %q %q %q", cfg.Addr, cfg.Data, cfg.Owner, tt.wantAddr, tt.wantData, tt.wantOwner)
+				}
+			})
+		}
+	}
+}
+
+func TestConfig_ConfigFlagOverConfigEnv(t *testing.T) {
+	fromEnv := writeFile(t, "addr = \"127.0.0.1:1111\"\n")
+	fromFlag := writeFile(t, "addr = \"127.0.0.1:2222\"\n")
+	fl := serveFlags{config: fromFlag}
+	cfg, err := resolveConfig(&fl, []string{"SNOWCLAW_CONFIG=" + fromEnv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Addr != "127.0.0.1:2222" {
+		t.Errorf("--config should win over SNOWCLAW_CONFIG; addr = %q", cfg.Addr)
+	}
+}
+
+func TestConfig_BadConfigNamesTheKey(t *testing.T) {
+	tests := []struct {
+		name  string
+		file  string // TOML, or "" for none
+		env   []string
+		flags serveFlags
+		want  []string // substrings of the error
+	}{
+		{name: "UnknownFileKey", file: "[limits]\nmax_limt = 5\n", want: []string{"unknown key", "limits.max_limt"}},
+		{name: "UnknownTopLevelKey", file: "adr = \"127.0.0.1:1\"\n", want: []string{"unknown key", "adr"}},
+		{name: "UnknownEnv", env: []string{"SNOWCLAW_LIMITS_MAX_LIMT=5"}, want: []string{"unknown environment variable", "SNOWCLAW_LIMITS_MAX_LIMT"}},
+		{name: "BadOwnerFlag", flags: serveFlags{owner: "npub1nope"}, want: []string{"owner", "npub1nope"}},
+		{name: "BadOwnerHex", file: "owner = \"abcd\"\n", want: []string{"owner", "abcd"}},
+		{name: "BadOwnerEnv", env: []string{"SNOWCLAW_OWNER=" + strings.Repeat("z", 64)}, want: []string{"owner", "not hex"}},
+		{name: "BadCreator", file: "[groups]\ncreators = [\"bob\"]\n", want: []string{"groups.creators", "bob"}},
+		{name: "BadAddrNoPort", flags: serveFlags{addr: "127.0.0.1"}, want: []string{"addr", "127.0.0.1"}},
+		{name: "BadAddrPort", file: "addr = \"127.0.0.1:99999\"\n", want: []string{"addr", "99999"}},
+		{name: "BadAddrHostname", env: []string{"SNOWCLAW_ADDR=example.com:80"}, want: []string{"addr", "example.com:80"}},
+		{name: "NegativeLimit", file: "[limits]\nmax_limit = -1\n", want: []string{"limits.max_limit", "positive"}},
+		{name: "ZeroLimitEnv", env: []string{"SNOWCLAW_LIMITS_MAX_TAGS=0"}, want: []string{"limits.max_tags", "positive"}},
+		{name: "NotANumberEnv", env: []string{"SNOWCLAW_LIMITS_MAX_TAGS=lots"}, want: []string{"SNOWCLAW_LIMITS_MAX_TAGS", "lots"}},
+		{name: "DefaultAboveMax", file: "[limits]\nmax_limit = 10\ndefault_limit = 20\n", want: []string{"limits.default_limit", "limits.max_limit"}},
+		{name: "MessageBelowEvent", file: "[limits]\nmax_message_bytes = 1000\nmax_event_bytes = 2000\n", want: []string{"limits.max_message_bytes"}},
+		{name: "BadDurationFile", file: "[groups]\nmax_moderation_age = \"soon\"\n", want: []string{"groups.max_moderation_age", "soon"}},
+		{name: "BadDurationEnv", env: []string{"SNOWCLAW_GROUPS_MAX_MODERATION_AGE=soon"}, want: []string{"SNOWCLAW_GROUPS_MAX_MODERATION_AGE", "soon"}},
+		{name: "ZeroDuration", file: "[groups]\nmax_moderation_age = \"0s\"\n", want: []string{"groups.max_moderation_age", "positive"}},
+		{name: "BadServiceURL", file: "[relay]\nservice_url = \"http://relay.example.com\"\n", want: []string{"relay.service_url", "http://relay.example.com"}},
+		{name: "ServiceURLNoHost", env: []string{"SNOWCLAW_RELAY_SERVICE_URL=wss://"}, want: []string{"relay.service_url"}},
+		{name: "BadLogLevel", flags: serveFlags{logLevel: "loud"}, want: []string{"log_level", "loud"}},
+		{name: "NegativeRate", file: "[rate_limits]\nevents_burst_ip = -1\n", want: []string{"rate_limits.events_", "negative"}},
+		{name: "BurstZeroWithRate", env: []string{"SNOWCLAW_RATE_LIMITS_QUERIES_BURST_IP=0"}, want: []string{"rate_limits.queries_", "burst"}},
+		{name: "NaNRateFile", file: "[rate_limits]\nqueries_per_second_ip = nan\n", want: []string{"rate_limits.queries_", "finite"}},
+		{name: "InfRateEnv", env: []string{"SNOWCLAW_RATE_LIMITS_EVENTS_PER_SECOND_PUBKEY=+Inf"}, want: []string{"rate_limits.events_", "finite"}},
+		{name: "WrongType", file: "[limits]\nmax_tags = \"many\"\n", want: []string{"limits.max_tags"}},
+		{name: "MissingFile", flags: serveFlags{config: "/nonexistent/snowclaw.toml"}, want: []string{"/nonexistent/snowclaw.toml"}},
+		{name: "SyntaxError", file: "addr = \n", want: []string{"line 1"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fl := tt.flags
+			if tt.file != "" {
+				fl.config = writeFile(t, tt.file)
+			}
+			_, err := resolveConfig(&fl, tt.env)
+			if err == nil {
+				t.Fatalf("config accepted; want an error mentioning %q", tt.want)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error does not mention %q:\n%v", w, err)
+				}
+			}
+		})
+	}
+}
+
+func TestConfig_AllProblemsAtOnce(t *testing.T) {
+	fl := serveFlags{addr: "nope", owner: "nope", logLevel: "nope"}
+	_, err := resolveConfig(&fl, []string{"SNOWCLAW_LIMITS_MAX_LIMIT=-5"})
+	if err == nil {
+		t.Fatal("config accepted")
+	}
+	for _, key := range []string{"addr:", "owner:", "log_level:", "limits.max_limit:"} {
+		if !strings.Contains(err.Error(), key) {
+			t.Errorf("error does not report %s:\n%v", key, err)
+		}
+	}
+}
+
+func TestConfig_IgnoresOtherEnv(t *testing.T) {
+	env := []string{"HOME=/root", "SNOWCLAW_SEC=x", "SNOWCLAWX=1", "SNOWCLAW_CONFIG=", "NOEQUALS"}
+	var fl serveFlags
+	if _, err := resolveConfig(&fl, env); err != nil {
+		t.Errorf("unrelated environment rejected: %v", err)
+	}
+}
+
+func TestRun_ServeAddrInUse(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	addr := ln.Addr().String()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	err = run(ctx, []string{"serve", "--addr", addr, "--data", t.TempDir()}, nil, &stdout, &stderr)
+	if err == nil {
+		t.Fatal("serve on a port in use returned no error")
+	}
+	if !strings.Contains(err.Error(), addr) {
+		t.Errorf("error does not mention %s: %v", addr, err)
+	}
+}
+
+func TestRun_ServeBadConfig(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"serve", "--data", t.TempDir()}, []string{"SNOWCLAW_LIMITS_MAX_LIMIT=-1"}, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "limits.max_limit") {
+		t.Errorf("serve with a bad config: err = %v", err)
+	}
+}
+
+func TestRun_UnknownCommand(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"serv"}, nil, &stdout, &stderr)
+	if err == nil || !strings.Contains(stderr.String(), `"serv"`) {
+		t.Errorf("unknown command: err = %v, stderr = %q", err, stderr.String())
+	}
+}
+
+func TestKeys_CreatedPrivate(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	keys, err := relay.LoadKeys(dir, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []struct{ name, sk string }{{relay.RelayKeyFile, keys.RelaySecret}, {relay.AgentKeyFile, keys.AgentSecret}} {
+		st, err := os.Stat(filepath.Join(dir, f.name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Mode().Perm() != 0o600 {
+			t.Errorf("%s has mode %04o, want 0600", f.name, st.Mode().Perm())
+		}
+		if _, err := nostr.GetPublicKey(f.sk); err != nil || len(f.sk) != 64 {
+			t.Errorf("%s holds %q, not a secret key", f.name, f.sk)
+		}
+	}
+	if keys.RelaySecret == keys.AgentSecret {
+		t.Error("relay and agent share one key")
+	}
+	again, err := relay.LoadKeys(dir, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again != keys {
+		t.Error("loading the keys a second time gave other keys")
+	}
+}
+
+func TestKeys_Cases(t *testing.T) {
+	nsec, err := nip19.EncodePrivateKey(ownerSK)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name      string
+		content   string
+		mode      os.FileMode
+		create    bool
+		wantRelay string // hex secret expected, if no error
+		wantErr   []string
+	}{
+		{name: "Nsec", content: nsec + "\n", mode: 0o600, wantRelay: ownerSK},
+		{name: "Hex", content: "  " + strings.ToUpper(ownerSK) + "\n", mode: 0o600, wantRelay: ownerSK},
+		{name: "ReadableByOthers", content: ownerSK, mode: 0o644, wantErr: []string{"chmod", relay.RelayKeyFile}},
+		{name: "ReadableByOthersEvenWithCreate", content: ownerSK, mode: 0o640, create: true, wantErr: []string{"chmod"}},
+		{name: "Garbage", content: "hello", mode: 0o600, wantErr: []string{relay.RelayKeyFile, "not a secret key"}},
+		{name: "BadNsec", content: "nsec1qqqq", mode: 0o600, wantErr: []string{relay.RelayKeyFile, "nsec"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := filepath.Join(dir, relay.RelayKeyFile)
+			if err := os.WriteFile(p, []byte(tt.content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(p, tt.mode); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, relay.AgentKeyFile), []byte(otherSK), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			keys, err := relay.LoadKeys(dir, tt.create)
+			if tt.wantErr != nil {
+				if err == nil {
+					t.Fatalf("key file accepted; want an error mentioning %q", tt.wantErr)
+				}
+				for _, w := range tt.wantErr {
+					if !strings.Contains(err.Error(), w) {
+						t.Errorf("error does not mention %q: %v", w, err)
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if keys.RelaySecret != tt.wantRelay || keys.AgentSecret != otherSK {
+				t.Errorf("got %+v, want relay %s agent %s", keys, tt.wantRelay, otherSK)
+			}
+		})
+	}
+}
+
+func TestKeys_MissingWithoutCreate(t *testing.T) {
+	dir := t.TempDir()
+	_, err := relay.LoadKeys(dir, false)
+	if err == nil || !strings.Contains(err.Error(), relay.RelayKeyFile) {
+		t.Errorf("missing key file: err = %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, relay.RelayKeyFile)); err == nil {
+		t.Error("LoadKeys without create made a key file")
+	}
+}
+
+func TestRun_KeysPrintsBothKeys(t *testing.T) {
+	dir := t.TempDir()
+	keys, err := relay.LoadKeys(dir, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), []string{"keys", "--data", dir}, nil, &stdout, &stderr); err != nil {
+		t.Fatalf("keys: %v (stderr %s)", err, stderr.String())
+	}
+	out := stdout.String()
+	for _, k := range []struct{ name, sk string }{{"relay", keys.RelaySecret}, {"agent", keys.AgentSecret}} {
+		pk := mustPub(k.sk)
+		want := fmt.Sprintf("%s: %s %s", k.name, mustNpub(pk), pk)
+		if !strings.Contains(out, want) {
+			t.Errorf("keys output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, keys.RelaySecret) || strings.Contains(out, keys.AgentSecret) {
+		t.Error("keys printed a secret key")
+	}
+}
+
+func TestRun_KeysMissingDataDir(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "none")
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"keys", "--data", dir}, nil, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), dir) {
+		t.Errorf("keys on an empty data dir: err = %v", err)
+	}
+}
+
+func TestRun_KeygenMatches(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), []string{"keygen"}, nil, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
+		k, v, ok := strings.Cut(line, ": ")
+		if !ok {
+			t.Fatalf("unexpected keygen line %q", line)
+		}
+		got[k] = v
+	}
+	prefix, sk, err := nip19.Decode(got["nsec"])
+	if err != nil || prefix != "nsec" {
+		t.Fatalf("keygen nsec %q does not decode: %v", got["nsec"], err)
+	}
+	prefix, pk, err := nip19.Decode(got["npub"])
+	if err != nil || prefix != "npub" {
+		t.Fatalf("keygen npub %q does not decode: %v", got["npub"], err)
+	}
+	if want := mustPub(sk.(string)); pk != want {
+		t.Errorf("npub is %s, but the nsec's public key is %s", pk, want)
+	}
+	if got["secret hex"] != sk || got["public hex"] != pk {
+		t.Errorf("hex lines %q %q do not match nsec/npub %s %s", got["secret hex"], got["public hex"], sk, pk)
+	}
+}

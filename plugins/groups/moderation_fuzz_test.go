@@ -1,0 +1,397 @@
+package groups_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/fiatjaf/eventstore"
+	"github.com/fiatjaf/eventstore/slicestore"
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
+	"github.com/snowclaw/snowclaw/plugins/groups"
+	"github.com/snowclaw/snowclaw/policies"
+)
+
+// Fixed keys of the fuzz world. Signers are picked from them by index.
+var fz = func() (k struct {
+	owner, relay, agent, creator, mod, member, stranger string
+	pub                                                 map[string]string // secret → public
+}) {
+	k.owner = secret(1)
+	k.relay = secret(2)
+	k.agent = secret(3)
+	k.creator = secret(4)
+	k.mod = secret(5)
+	k.member = secret(6)
+	k.stranger = secret(7)
+	k.pub = map[string]string{}
+	for _, sk := range []string{k.owner, k.relay, k.agent, k.creator, k.mod, k.member, k.stranger} {
+		pk, err := nostr.GetPublicKey(sk)
+		if err != nil {
+			panic(err)
+		}
+		k.pub[sk] = pk
+	}
+	return k
+}()
+
+func secret(n int) string { return fmt.Sprintf("%064x", n) }
+
+func pub(sk string) string { return fz.pub[sk] }
+
+var signers = []string{fz.owner, fz.relay, fz.agent, fz.creator, fz.mod, fz.member, fz.stranger}
+
+var nip01Prefixes = []string{"invalid", "blocked", "restricted", "auth-required", "rate-limited", "duplicate", "unsupported", "error", "pow"}
+
+func checkRefusal(t *testing.T, msg string) {
+	t.Helper()
+	prefix, rest, ok := strings.Cut(msg, ": ")
+	if !ok || !slices.Contains(nip01Prefixes, prefix) || strings.TrimSpace(rest) == "" {
+		t.Fatalf("refusal %q does not start with a NIP-01 prefix (%s) followed by a reason", msg, strings.Join(nip01Prefixes, ": , "))
+	}
+}
+
+// chat messages stored before the fuzzed event; fixed created_at, so
+// their ids are known to the seed corpus.
+var (
+	chatPub  = &nostr.Event{Kind: snowclaw.KindChat, CreatedAt: 1700000000, Tags: nostr.Tags{{"h", "pub"}}, Content: "hello pub"}
+	chatClub = &nostr.Event{Kind: snowclaw.KindChat, CreatedAt: 1700000001, Tags: nostr.Tags{{"h", "club"}}, Content: "hello club"}
+)
+
+func init() {
+	for _, e := range []*nostr.Event{chatPub, chatClub} {
+		if err := e.Sign(fz.member); err != nil {
+			panic(err)
+		}
+	}
+}
+
+// world is a Groups on an in-memory store, wired the way relay.New wires
+// it: Publish runs the event through the groups hooks and saves it (as
+// khatru's AddEvent would), Delete removes it from the store.
+type world struct {
+	store     *slicestore.SliceStore
+	groups    *groups.Groups
+	published []*nostr.Event
+	setupAt   nostr.Timestamp // created_at of the setup events
+}
+
+// save stores evt, replacing older versions of replaceable and addressable
+// events (NIP-01: the newest wins, on a tie the lowest id). It does not use
+// slicestore's ReplaceEvent, which deletes while its own query goroutine
+// still reads the slice (a data race under -race).
+func save(ctx context.Context, store eventstore.Store, evt *nostr.Event) error {
+	if nostr.IsReplaceableKind(evt.Kind) || nostr.IsAddressableKind(evt.Kind) {
+		f := nostr.Filter{Kinds: []int{evt.Kind}, Authors: []string{evt.PubKey}}
+		if nostr.IsAddressableKind(evt.Kind) {
+			f.Tags = nostr.TagMap{"d": {evt.Tags.GetD()}}
+		}
+		ch, err := store.QueryEvents(ctx, f)
+		if err != nil {
+			return err
+		}
+		var previous []*nostr.Event
+		for p := range ch {
+			previous = append(previous, p)
+		}
+		for _, p := range previous {
+			if p.CreatedAt > evt.CreatedAt || (p.CreatedAt == evt.CreatedAt && p.ID <= evt.ID) {
+				return nil // a newer (or the same) version is stored
+			}
+		}
+		for _, p := range previous {
+			if err := store.DeleteEvent(ctx, p); err != nil {
+				return err
+			}
+		}
+	}
+	if err := store.SaveEvent(ctx, evt); err != nil && !errors.Is(err, eventstore.ErrDupEvent) {
+		return err
+	}
+	return nil
+}
+
+func options(store eventstore.Store) groups.Options {
+	return groups.Options{
+		IDs:         policies.Identities{Owner: pub(fz.owner), Relay: pub(fz.relay), Agent: pub(fz.agent)},
+		RelaySecret: fz.relay,
+		Creators:    []string{pub(fz.creator)},
+		Defaults:    policies.GroupInfo{Private: true, Restricted: true},
+		Store:       store,
+		Delete:      func(ctx context.Context, evt *nostr.Event) error { return store.DeleteEvent(ctx, evt) },
+	}
+}
+
+func newWorld(t testing.TB) *world {
+	w := &world{store: &slicestore.SliceStore{}}
+	if err := w.store.Init(); err != nil {
+		t.Fatal(err)
+	}
+	opts := options(w.store)
+	opts.Publish = func(ctx context.Context, evt *nostr.Event) error {
+		w.published = append(w.published, evt)
+		if ok, err := evt.CheckSignature(); !ok || err != nil {
+			return fmt.Errorf("relay published a badly signed event: %v", err)
+		}
+		if reject, msg := w.groups.RejectEvent(ctx, evt); reject {
+			return errors.New(msg)
+		}
+		if err := save(ctx, w.store, evt); err != nil {
+			return err
+		}
+		w.groups.OnEventSaved(ctx, evt)
+		return nil
+	}
+	w.groups = groups.New(opts)
+	return w
+}
+
+// submit runs a client's event through RejectEvent and, when accepted,
+// stores it and hands it to OnEventSaved, as the relay does.
+func (w *world) submit(ctx context.Context, evt *nostr.Event) (bool, string) {
+	if reject, msg := w.groups.RejectEvent(ctx, evt); reject {
+		return true, msg
+	}
+	if err := save(ctx, w.store, evt); err != nil {
+		return true, "error: " + err.Error()
+	}
+	w.groups.OnEventSaved(ctx, evt)
+	return false, ""
+}
+
+func signed(t testing.TB, sk string, kind int, createdAt nostr.Timestamp, tags nostr.Tags, content string) *nostr.Event {
+	evt := &nostr.Event{Kind: kind, CreatedAt: createdAt, Tags: tags, Content: content}
+	if err := evt.Sign(sk); err != nil {
+		t.Fatal(err)
+	}
+	return evt
+}
+
+// setup builds an open public group "pub" with a plain member and a closed
+// private group "club" with a moderator and the invite code "abc", each
+// with one chat message.
+func (w *world) setup(t testing.TB) {
+	ctx := context.Background()
+	now := nostr.Now()
+	w.setupAt = now
+	steps := []struct {
+		sk   string
+		kind int
+		tags nostr.Tags
+	}{
+		{fz.owner, snowclaw.KindCreateGroup, nostr.Tags{{"h", "pub"}, {"name", "Pub"}, {"public"}}},
+		{fz.creator, snowclaw.KindCreateGroup, nostr.Tags{{"h", "club"}, {"closed"}, {"about", "members only"}}},
+		{fz.member, snowclaw.KindJoinRequest, nostr.Tags{{"h", "pub"}}},
+		{fz.creator, snowclaw.KindPutUser, nostr.Tags{{"h", "club"}, {"p", pub(fz.mod), "moderator"}}},
+		{fz.creator, snowclaw.KindPutUser, nostr.Tags{{"h", "club"}, {"p", pub(fz.member)}}},
+		{fz.mod, snowclaw.KindCreateInvite, nostr.Tags{{"h", "club"}, {"code", "abc"}}},
+	}
+	for i, st := range steps {
+		evt := signed(t, st.sk, st.kind, now, st.tags, "")
+		if reject, msg := w.submit(ctx, evt); reject {
+			t.Fatalf("setup step %d (kind %d) refused: %s", i, st.kind, msg)
+		}
+	}
+	for _, chat := range []*nostr.Event{chatPub, chatClub} {
+		if err := save(ctx, w.store, chat); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// FuzzModerationEvent sends one fuzzed NIP-29 event (kinds 9000-9022, any
+// tags and content, signed by one of the world's keys, up to ±9h off the
+// clock) to a Groups with some state. It must never panic, every refusal
+// must carry a NIP-01 prefix, the relay-signed metadata must mirror the
+// state, and a restart (Load from the store) must rebuild the same state.
+func FuzzModerationEvent(f *testing.F) {
+	idx := func(sk string) uint8 { return uint8(slices.Index(signers, sk)) }
+	for _, s := range []struct {
+		kind   int
+		signer string
+		age    int16
+		tags   string
+	}{
+		{9000, fz.owner, 0, `[["h","pub"],["p","` + pub(fz.stranger) + `","moderator"]]`},
+		{9000, fz.mod, 0, `[["h","club"],["p","` + pub(fz.stranger) + `"]]`},
+		{9000, fz.mod, 0, `[["h","club"],["p","` + pub(fz.stranger) + `","admin"]]`},
+		{9000, fz.mod, 0, `[["h","club"],["p","` + strings.Repeat("z", 64) + `"]]`},
+		{9000, fz.member, 0, `[["h","pub"],["p","` + pub(fz.member) + `","admin"]]`},
+		{9000, fz.owner, 0, `[["h","pub"],["p"]]`},
+		{9001, fz.creator, 0, `[["h","club"],["p","` + pub(fz.mod) + `"]]`},
+		{9001, fz.mod, 0, `[["h","club"],["p","` + pub(fz.creator) + `"]]`},
+		{9001, fz.owner, 0, `[["h","club"],["p","` + pub(fz.creator) + `"]]`},
+		{9002, fz.creator, 0, `[["h","club"],["name","Club"],["picture","https://x/y.png"],["public"],["open"],["hidden"]]`},
+		{9002, fz.creator, 0, `[["h","club"],["unrestricted"]]`},
+		{9002, fz.creator, 0, `[["h","club"],["name"],["visible"],[]]`},
+		{9002, fz.mod, 0, `[["h","club"],["name","mine"]]`},
+		{9005, fz.mod, 0, `[["h","club"],["e","` + chatClub.ID + `"]]`},
+		{9005, fz.mod, 0, `[["h","club"],["e","` + chatPub.ID + `"]]`},
+		{9005, fz.owner, 0, `[["h","pub"],["e","` + chatPub.ID + `"],["e","nosuch"]]`},
+		{9005, fz.owner, 0, `[["h","pub"]]`},
+		{9007, fz.creator, 0, `[["h","new_group-1"],["name","New"],["private"],["closed"]]`},
+		{9007, fz.stranger, 0, `[["h","mine"]]`},
+		{9007, fz.owner, 0, `[["h","pub"]]`},
+		{9007, fz.owner, 0, `[["h","bad id!"]]`},
+		{9008, fz.creator, 0, `[["h","club"]]`},
+		{9008, fz.mod, 0, `[["h","club"]]`},
+		{9009, fz.mod, 0, `[["h","club"],["code","xyz"]]`},
+		{9009, fz.mod, 0, `[["h","club"],["code",""]]`},
+		{9009, fz.mod, 1800, `[["h","club"],["code","late"]]`},
+		{9010, fz.owner, 0, `[["h","pub"]]`},
+		{9021, fz.stranger, 0, `[["h","pub"]]`},
+		{9021, fz.stranger, 0, `[["h","club"],["code","abc"]]`},
+		{9021, fz.stranger, 0, `[["h","club"],["code","wrong"]]`},
+		{9021, fz.stranger, 0, `[["h","club"]]`},
+		{9021, fz.member, 0, `[["h","pub"]]`},
+		{9021, fz.stranger, 0, `[["h","nosuch"]]`},
+		{9022, fz.member, 0, `[["h","club"]]`},
+		{9022, fz.mod, 0, `[["h","club"]]`},
+		{9022, fz.creator, 0, `[["h","club"]]`},
+		{9022, fz.stranger, 0, `[["h","pub"]]`},
+		{9000, fz.owner, 4000, `[["h","pub"],["p","` + pub(fz.stranger) + `"]]`},
+		{9000, fz.owner, -1000, `[["h","pub"],["p","` + pub(fz.stranger) + `"]]`},
+		{9000, fz.owner, 0, `[]`},
+		{9000, fz.owner, 0, `[["h"]]`},
+		{9000, fz.owner, 0, `[["h",""],["h","pub"]]`},
+	} {
+		f.Add(uint8(s.kind-9000), idx(s.signer), s.age, s.tags, "")
+	}
+	f.Add(uint8(7), idx(fz.owner), int16(0), `[["h","x"]]`, strings.Repeat("\u0000\"\\", 10))
+
+	f.Fuzz(func(t *testing.T, kindByte, signer uint8, age int16, tagsJSON, content string) {
+		var tags nostr.Tags
+		if err := json.Unmarshal([]byte(tagsJSON), &tags); err != nil {
+			return
+		}
+		ctx := context.Background()
+		w := newWorld(t)
+		w.setup(t)
+		kind := 9000 + int(kindByte)%23
+		sk := signers[int(signer)%len(signers)]
+		evt := signed(t, sk, kind, nostr.Now()-nostr.Timestamp(age), tags, content)
+
+		w.published = nil
+		reject, msg := w.submit(ctx, evt)
+		if reject {
+			checkRefusal(t, msg)
+		} else if msg != "" {
+			t.Fatalf("accepted with a message %q", msg)
+		}
+		w.checkMetadata(t)
+		w.checkRestart(t, !reject && lostOnRestart(evt, w.setupAt))
+	})
+}
+
+// checkMetadata: for every group, the stored relay-signed 39000-39002 say
+// what the state says.
+func (w *world) checkMetadata(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
+	for _, gid := range w.groups.IDs() {
+		g, _ := w.groups.Snapshot(gid)
+		for _, kind := range []int{snowclaw.KindGroupMetadata, snowclaw.KindGroupAdmins, snowclaw.KindGroupMembers, snowclaw.KindGroupRoles} {
+			ch, err := w.store.QueryEvents(ctx, nostr.Filter{Kinds: []int{kind}, Authors: []string{pub(fz.relay)}, Tags: nostr.TagMap{"d": {gid}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stored []*nostr.Event
+			for e := range ch {
+				stored = append(stored, e)
+			}
+			if len(stored) != 1 {
+				t.Fatalf("group %q has %d stored kind %d events, want 1", gid, len(stored), kind)
+			}
+			if kind != snowclaw.KindGroupMembers {
+				continue
+			}
+			var members []string
+			for _, tag := range stored[0].Tags {
+				if len(tag) >= 2 && tag[0] == "p" {
+					members = append(members, tag[1])
+				}
+			}
+			want := make([]string, 0, len(g.Members))
+			for pk := range g.Members {
+				want = append(want, pk)
+			}
+			sort.Strings(want)
+			if !slices.Equal(members, want) {
+				t.Fatalf("group %q: kind 39002 lists %v, state has %v", gid, members, want)
+			}
+		}
+	}
+}
+
+// lostOnRestart reports the known loss tolerated by checkRestart: invite
+// codes are not part of the relay-signed snapshot, and Load replays a
+// create-invite dated before its group's creation (allowed: up to
+// MaxModerationAge old) before the group exists, so the code is dropped
+// (see the report of this test's author; plugins/groups/apply.go Load).
+func lostOnRestart(evt *nostr.Event, groupCreated nostr.Timestamp) bool {
+	return evt.Kind == snowclaw.KindCreateInvite && evt.CreatedAt < groupCreated
+}
+
+// checkRestart rebuilds the state from the store into a fresh Groups and
+// compares it with the live one. With invitesMayShrink, invite codes the
+// rebuilt state lacks are tolerated (lostOnRestart).
+func (w *world) checkRestart(t *testing.T, invitesMayShrink bool) {
+	t.Helper()
+	opts := options(w.store)
+	var republished []*nostr.Event
+	opts.Publish = func(_ context.Context, evt *nostr.Event) error {
+		republished = append(republished, evt)
+		return nil
+	}
+	g2 := groups.New(opts)
+	if err := g2.Load(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	live, rebuilt := w.groups.IDs(), g2.IDs()
+	sort.Strings(live)
+	sort.Strings(rebuilt)
+	if !slices.Equal(live, rebuilt) {
+		t.Fatalf("after a restart the groups are %v, live they are %v", rebuilt, live)
+	}
+	for _, gid := range live {
+		a, _ := w.groups.Snapshot(gid)
+		b, _ := g2.Snapshot(gid)
+		if invitesMayShrink {
+			maps.DeleteFunc(a.Invites, func(code string, _ bool) bool { return !b.Invites[code] })
+		}
+		if diff := groupDiff(a, b); diff != "" {
+			t.Fatalf("group %q differs after a restart: %s", gid, diff)
+		}
+	}
+	if len(republished) > 0 {
+		t.Fatalf("a restart republished %d metadata events: the stored metadata was stale (first: kind %d %v)", len(republished), republished[0].Kind, republished[0].Tags)
+	}
+}
+
+func groupDiff(live, rebuilt groups.Group) string {
+	if live.Name != rebuilt.Name || live.Picture != rebuilt.Picture || live.About != rebuilt.About || live.GroupInfo != rebuilt.GroupInfo {
+		return fmt.Sprintf("metadata live %q %q %q %+v, rebuilt %q %q %q %+v",
+			live.Name, live.Picture, live.About, live.GroupInfo, rebuilt.Name, rebuilt.Picture, rebuilt.About, rebuilt.GroupInfo)
+	}
+	norm := func(m map[string][]string) map[string]string {
+		out := make(map[string]string, len(m))
+		for k, v := range m {
+			out[k] = strings.Join(v, ",")
+		}
+		return out
+	}
+	if a, b := norm(live.Members), norm(rebuilt.Members); !maps.Equal(a, b) {
+		return fmt.Sprintf("members (pubkey → roles) live %v, rebuilt %v", a, b)
+	}
+	if !maps.Equal(live.Invites, rebuilt.Invites) {
+		return fmt.Sprintf("invites live %v, rebuilt %v", live.Invites, rebuilt.Invites)
+	}
+	return ""
+}
