@@ -60,6 +60,7 @@ type Relay struct {
 	ids    policies.Identities
 	guard  writeGuard
 	subs   *registry
+	tombs  *tombstones
 
 	maxMessage int64
 	connLimit  func(ip string) bool
@@ -83,7 +84,7 @@ func New(ctx context.Context, opts Options) (*Relay, error) {
 	if err := os.MkdirAll(opts.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("creating data directory: %w", err)
 	}
-	store, err := openBadger(filepath.Join(opts.DataDir, "events"))
+	store, err := openBadger(filepath.Join(opts.DataDir, "events"), opts.Limits.MaxLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -95,6 +96,7 @@ func New(ctx context.Context, opts Options) (*Relay, error) {
 		store:  store,
 		ids:    policies.Identities{Owner: opts.Owner, Relay: relayPK, Agent: agentPK},
 		subs:   newRegistry(),
+		tombs:  newTombstones(),
 	}
 	r.groups = groups.New(groups.Options{
 		IDs:              r.ids,
@@ -110,6 +112,10 @@ func New(ctx context.Context, opts Options) (*Relay, error) {
 	r.vis = &policies.Visibility{IDs: r.ids, Groups: r.groups}
 	r.wire()
 
+	if err := r.tombs.load(ctx, r); err != nil {
+		store.Close()
+		return nil, fmt.Errorf("loading deletions: %w", err)
+	}
 	if err := r.groups.Load(ctx); err != nil {
 		store.Close()
 		return nil, fmt.Errorf("rebuilding group state: %w", err)

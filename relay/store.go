@@ -10,16 +10,18 @@ import (
 	"github.com/fiatjaf/eventstore"
 	badgerstore "github.com/fiatjaf/eventstore/badger"
 	"github.com/nbd-wtf/go-nostr"
-	"github.com/snowclaw/snowclaw"
+	"github.com/snowclaw/snowclaw/internal/storeq"
 )
 
-// openBadger opens the default store. Its own limit is set high: limits a
-// client sees are applied by the read path, and internal jobs page through
-// everything.
-func openBadger(path string) (*badgerstore.BadgerBackend, error) {
+// openBadger opens the default store. maxLimit only needs to cover the
+// largest page anyone asks for (clients are clamped by the read path,
+// internal jobs page by storeq.PageSize); badger preallocates a quarter of
+// it for every query without a limit (khatru's own lookups), so it is kept
+// small.
+func openBadger(path string, maxLimit int) (*badgerstore.BadgerBackend, error) {
 	b := &badgerstore.BadgerBackend{
 		Path:     path,
-		MaxLimit: 100_000,
+		MaxLimit: max(maxLimit, storeq.PageSize),
 		BadgerOptionsModifier: func(o badger.Options) badger.Options {
 			return o.WithLogger(nil)
 		},
@@ -74,46 +76,4 @@ func newerStored(ctx context.Context, store eventstore.Store, evt *nostr.Event) 
 		}
 	}
 	return newer, nil
-}
-
-// deletedBy returns a human reason when evt was deleted before (NIP-09
-// kind 5 by its author, or a NIP-29 delete-event 9005 in its group) and
-// must not come back. khatru's own check queries the wrong tag key.
-func deletedBy(ctx context.Context, store eventstore.Store, evt *nostr.Event) (string, error) {
-	ch, err := store.QueryEvents(ctx, nostr.Filter{
-		Kinds: []int{snowclaw.KindDeletion, snowclaw.KindDeleteEvent},
-		Tags:  nostr.TagMap{"e": {evt.ID}},
-		Limit: 50,
-	})
-	if err != nil {
-		return "", err
-	}
-	reason := ""
-	for d := range ch {
-		switch {
-		case d.Kind == snowclaw.KindDeletion && d.PubKey == evt.PubKey:
-			reason = "blocked: this event was deleted by its author (NIP-09) and stays deleted"
-		case d.Kind == snowclaw.KindDeleteEvent && snowclaw.GroupOf(d) != "" && snowclaw.GroupOf(d) == snowclaw.GroupOf(evt):
-			reason = "blocked: this event was deleted by a group moderator and stays deleted"
-		}
-	}
-	if reason != "" || !(nostr.IsReplaceableKind(evt.Kind) || nostr.IsAddressableKind(evt.Kind)) {
-		return reason, nil
-	}
-	// an address deletion covers every version up to its own created_at
-	since := evt.CreatedAt
-	ch, err = store.QueryEvents(ctx, nostr.Filter{
-		Kinds:   []int{snowclaw.KindDeletion},
-		Authors: []string{evt.PubKey},
-		Tags:    nostr.TagMap{"a": {address(evt)}},
-		Since:   &since,
-		Limit:   50,
-	})
-	if err != nil {
-		return "", err
-	}
-	for range ch {
-		reason = "blocked: this address was deleted by its author (NIP-09) at or after this version's created_at; publish a newer version to recreate it"
-	}
-	return reason, nil
 }

@@ -12,12 +12,8 @@ import (
 )
 
 // rejectDeleted keeps deleted events deleted (DESIGN.md §3).
-func (r *Relay) rejectDeleted(ctx context.Context, evt *nostr.Event) (bool, string) {
-	reason, err := deletedBy(ctx, r.store, evt)
-	if err != nil {
-		r.log.Error("deletion lookup", "id", evt.ID, "err", err)
-		return true, "error: could not check whether this event was deleted; try again"
-	}
+func (r *Relay) rejectDeleted(_ context.Context, evt *nostr.Event) (bool, string) {
+	reason := r.tombs.reason(evt)
 	return reason != "", reason
 }
 
@@ -119,6 +115,7 @@ func (r *Relay) add(ctx context.Context, evt *nostr.Event) error {
 // up to the request's created_at. khatru would split an address on every
 // colon and never find one whose d tag has one, as every snowclaw d does.
 func (r *Relay) applyDeletion(ctx context.Context, deletion *nostr.Event) {
+	r.tombs.record(deletion)
 	if deletion.Kind != snowclaw.KindDeletion {
 		return
 	}
