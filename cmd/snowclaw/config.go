@@ -14,6 +14,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/snowclaw/snowclaw"
+	"github.com/snowclaw/snowclaw/policies"
 )
 
 // Config is everything `snowclaw serve` can be told. Sources, each
@@ -88,6 +89,7 @@ func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil
 
 // DefaultConfig is what `snowclaw serve` runs with when told nothing.
 func DefaultConfig() Config {
+	l := policies.DefaultLimits() // one source for the relay's and the CLI's defaults
 	return Config{
 		Addr:     "127.0.0.1:3334",
 		Data:     "./snowclaw-data",
@@ -98,14 +100,14 @@ func DefaultConfig() Config {
 		},
 		Limits: LimitsConfig{
 			MaxMessageBytes:  256 * 1024,
-			MaxEventBytes:    128 * 1024,
-			MaxContentBytes:  64 * 1024,
-			MaxTags:          2000,
-			MaxTagValueBytes: 4096,
-			MaxFutureSeconds: 900,
-			MaxFilterValues:  1000,
-			MaxLimit:         500,
-			DefaultLimit:     100,
+			MaxEventBytes:    l.MaxEventBytes,
+			MaxContentBytes:  l.MaxContentBytes,
+			MaxTags:          l.MaxTags,
+			MaxTagValueBytes: l.MaxTagValueBytes,
+			MaxFutureSeconds: int(l.MaxFutureSeconds),
+			MaxFilterValues:  l.MaxFilterValues,
+			MaxLimit:         l.MaxLimit,
+			DefaultLimit:     l.DefaultLimit,
 		},
 		RateLimits: RateConfig{
 			EventsPerSecondIP: 50, EventsBurstIP: 200,
