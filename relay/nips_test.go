@@ -47,6 +47,18 @@ func TestNIP09_DeletedStaysDeleted(t *testing.T) {
 	e.mustPublish(c, mkEvent(alice, 30078, nostr.Tags{{"d", "snow:memory:fact/x"}}, "v2 after deletion"))
 }
 
+// TestNIP09_ForgedTagCannotBlockOthers: khatru's own deletion check looks
+// for a literal "#e" tag; a stranger's kind 5 carrying one must not block
+// someone else's event.
+func TestNIP09_ForgedTagCannotBlockOthers(t *testing.T) {
+	e := startEnv(t)
+	alice, mallory := newUser(), newUser()
+	c := e.connect(nil)
+	victim := mkEvent(alice, 1, nil, "my note")
+	e.mustPublish(c, mkEvent(mallory, 5, nostr.Tags{{"#e", victim.ID}}, ""))
+	e.mustPublish(c, victim)
+}
+
 func TestReplaceable_OlderVersionNeitherStoredNorBroadcast(t *testing.T) {
 	e := startEnv(t)
 	var saved atomic.Int32

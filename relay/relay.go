@@ -158,7 +158,24 @@ func (r *Relay) wire() {
 	k.DeleteEvent = append(k.DeleteEvent, r.store.DeleteEvent)
 	// khatru's own lookups (its deletion check, NIP-40 expiry sweeps) see
 	// the raw store; every client read goes through queryVisible
-	k.QueryEvents = append(k.QueryEvents, r.store.QueryEvents)
+	k.QueryEvents = append(k.QueryEvents, r.khatruQuery)
+}
+
+// khatruQuery serves khatru's internal lookups. Its per-write "was this
+// deleted?" check asks for a literal "#e" (or "#a") tag: nothing real has
+// one, so it only scanned every stored deletion on every write, and a
+// kind 5 carrying a forged ["#e", id] tag could block someone else's
+// event. rejectDeleted does that check properly; these queries get no
+// answer.
+func (r *Relay) khatruQuery(ctx context.Context, f nostr.Filter) (chan *nostr.Event, error) {
+	_, e := f.Tags["#e"]
+	_, a := f.Tags["#a"]
+	if e || a {
+		ch := make(chan *nostr.Event)
+		close(ch)
+		return ch, nil
+	}
+	return r.store.QueryEvents(ctx, f)
 }
 
 // rejectOverLimits applies the size and time limits to everyone but the
