@@ -8,7 +8,8 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip19"
-	"github.com/snowclaw/snowclaw/internal/wstest"
+	"github.com/snowclaw/snowclaw/internal/wsclient"
+	"github.com/snowclaw/snowclaw/relay"
 )
 
 // world is a relay with two groups and one event of every scoped class,
@@ -24,8 +25,10 @@ const (
 	pubGroup  = "pub"
 )
 
-func buildWorld(t *testing.T) *world {
-	e := startEnv(t)
+func buildWorld(t *testing.T) *world { return buildWorldWith(t) }
+
+func buildWorldWith(t *testing.T, mods ...func(*relay.Options)) *world {
+	e := startEnv(t, mods...)
 	w := &world{testEnv: e, member: newUser(), nonMember: newUser(), person: newUser(), events: map[string]nostr.Event{}}
 	oc := e.connect(&e.owner)
 	e.mustPublish(oc, mkEvent(e.owner, 9007, nostr.Tags{{"h", privGroup}}, ""))
@@ -38,7 +41,7 @@ func buildWorld(t *testing.T) *world {
 	ac := e.connect(&e.agent)
 	npubPerson, _ := nip19.EncodePublicKey(w.person.pk)
 	wrapper := newUser()
-	add := func(name string, c *wstest.Client, evt nostr.Event) {
+	add := func(name string, c *wsclient.Client, evt nostr.Event) {
 		w.events[name] = e.mustPublish(c, evt)
 	}
 	add("chat-private-group", mc, mkEvent(w.member, 9, nostr.Tags{{"h", privGroup}}, "secret plans"))
@@ -116,7 +119,7 @@ func readPaths(evt nostr.Event) map[string]nostr.Filter {
 // over every stored-read path and COUNT.
 func TestAccess_StoredAndCount(t *testing.T) {
 	w := buildWorld(t)
-	conns := map[string]*wstest.Client{}
+	conns := map[string]*wsclient.Client{}
 	for name, u := range w.readers() {
 		conns[name] = w.connect(u)
 	}

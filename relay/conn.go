@@ -231,6 +231,18 @@ func (c *client) handleReq(id string, filters nostr.Filters) {
 			if f.LimitZero {
 				continue
 			}
+			if f.Search != "" {
+				evs, err := c.r.mem.Query(c.ctx, c.reader(), f)
+				if err != nil {
+					c.closed(id, nostr.NormalizeOKMessage(err.Error(), "error"))
+					c.r.subs.unsubscribe(c, id)
+					return
+				}
+				for _, evt := range evs {
+					c.send(nostr.EventEnvelope{SubscriptionID: &id, Event: *evt})
+				}
+				continue
+			}
 			ch, err := c.r.queryVisible(c.ctx, f)
 			if err != nil {
 				c.closed(id, "error: could not query the store")

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
-	"github.com/snowclaw/snowclaw/internal/wstest"
+	"github.com/snowclaw/snowclaw/internal/wsclient"
 	"github.com/snowclaw/snowclaw/policies"
 	"github.com/snowclaw/snowclaw/relay"
 )
@@ -108,9 +108,9 @@ func (e *testEnv) restart() {
 }
 
 // connect opens a websocket client, authenticated as u unless u is nil.
-func (e *testEnv) connect(u *user) *wstest.Client {
+func (e *testEnv) connect(u *user) *wsclient.Client {
 	e.t.Helper()
-	c, err := wstest.Dial(e.url)
+	c, err := wsclient.Dial(e.url)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -134,11 +134,11 @@ func mkEvent(u user, kind int, tags nostr.Tags, content string) nostr.Event {
 	return evt
 }
 
-func publish(c *wstest.Client, evt nostr.Event) error {
+func publish(c *wsclient.Client, evt nostr.Event) error {
 	return c.Publish(context.Background(), evt)
 }
 
-func (e *testEnv) mustPublish(c *wstest.Client, evt nostr.Event) nostr.Event {
+func (e *testEnv) mustPublish(c *wsclient.Client, evt nostr.Event) nostr.Event {
 	e.t.Helper()
 	if err := publish(c, evt); err != nil {
 		e.t.Fatalf("publish kind %d: %v", evt.Kind, err)
@@ -147,7 +147,7 @@ func (e *testEnv) mustPublish(c *wstest.Client, evt nostr.Event) nostr.Event {
 }
 
 // refusedWith asserts a publish is refused with a reason starting prefix.
-func (e *testEnv) refusedWith(c *wstest.Client, evt nostr.Event, prefix string) {
+func (e *testEnv) refusedWith(c *wsclient.Client, evt nostr.Event, prefix string) {
 	e.t.Helper()
 	err := publish(c, evt)
 	if err == nil {
@@ -159,7 +159,7 @@ func (e *testEnv) refusedWith(c *wstest.Client, evt nostr.Event, prefix string) 
 }
 
 // fetch runs one REQ to EOSE and returns the events, or the CLOSED reason.
-func fetch(t *testing.T, c *wstest.Client, f nostr.Filter) ([]*nostr.Event, string) {
+func fetch(t *testing.T, c *wsclient.Client, f nostr.Filter) ([]*nostr.Event, string) {
 	t.Helper()
 	evs, closed, err := c.Fetch(f, 5*time.Second)
 	if err != nil {
@@ -187,7 +187,7 @@ func contains(events []*nostr.Event, id string) bool {
 
 // rawConn is a client for tests that drive the protocol frame by frame.
 type rawConn struct {
-	*wstest.Client
+	*wsclient.Client
 	t *testing.T
 }
 

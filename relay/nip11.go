@@ -4,8 +4,8 @@ import (
 	"github.com/nbd-wtf/go-nostr/nip11"
 )
 
-// SupportedNIPs is exactly what this build implements and tests. NIP-50
-// joins when search lands; NIP-77 stays off (go-nostr's is broken).
+// SupportedNIPs is exactly what this build implements and tests; 50 is
+// added when search is on. NIP-77 stays off (go-nostr's is broken).
 var SupportedNIPs = []any{1, 9, 11, 29, 40, 42, 45, 70}
 
 func (r *Relay) info() *nip11.RelayInformationDocument {
@@ -20,7 +20,7 @@ func (r *Relay) info() *nip11.RelayInformationDocument {
 		PubKey:        r.ids.Owner,
 		Contact:       r.opts.Contact,
 		Icon:          r.opts.Icon,
-		SupportedNIPs: SupportedNIPs,
+		SupportedNIPs: append([]any(nil), SupportedNIPs...),
 		Software:      "https://github.com/snowclaw/snowclaw",
 		Version:       r.opts.Version,
 		Limitation: &nip11.RelayLimitationDocument{

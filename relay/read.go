@@ -21,8 +21,8 @@ func (r *Relay) rejectFilter(ctx context.Context, f nostr.Filter) (bool, string)
 	if reject, msg := r.opts.Limits.RejectFilter(ctx, f); reject {
 		return reject, msg
 	}
-	if f.Search != "" {
-		return true, "unsupported: search (NIP-50) is not enabled on this relay yet"
+	if f.Search != "" && r.mem == nil {
+		return true, "unsupported: search (NIP-50) is turned off on this relay"
 	}
 	return r.vis.CheckFilter(policies.ReaderOf(ctx), f)
 }
@@ -89,9 +89,15 @@ func (r *Relay) queryVisible(ctx context.Context, f nostr.Filter) (chan *nostr.E
 	return out, nil
 }
 
-// countVisible is NIP-45 COUNT under the same read rule as REQ.
+// countVisible is NIP-45 COUNT under the same read rule as REQ; with a
+// search it counts what the search would return.
 func (r *Relay) countVisible(ctx context.Context, f nostr.Filter) (int64, error) {
 	reader := policies.ReaderOf(ctx)
+	if f.Search != "" {
+		f.Limit = 1 << 30 // clamped to the search maximum
+		evs, err := r.mem.Query(ctx, reader, f)
+		return int64(len(evs)), err
+	}
 	var n int64
 	now := nostr.Now()
 	err := storeq.Each(ctx, r.store, f, func(evt *nostr.Event) bool {

@@ -18,7 +18,9 @@ import (
 	"github.com/fiatjaf/khatru"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw/plugins/groups"
+	"github.com/snowclaw/snowclaw/plugins/memsearch"
 	"github.com/snowclaw/snowclaw/policies"
+	"github.com/snowclaw/snowclaw/search"
 )
 
 // Options configure a relay. cmd/snowclaw fills them from defaults, the
@@ -42,11 +44,27 @@ type Options struct {
 	FilterRateIP    policies.Rate
 	ConnRateIP      policies.Rate
 
+	// Search, when Enabled, answers NIP-50 filters from an index in
+	// Search.Dir (default <data>/search).
+	Search SearchOptions
+
 	GroupCreators    []string // hex
 	GroupDefaults    policies.GroupInfo
 	MaxModerationAge time.Duration
 
 	Logger *slog.Logger
+}
+
+// SearchOptions configure NIP-50 search.
+type SearchOptions struct {
+	Enabled      bool
+	Index        search.Options
+	DefaultLimit int
+	MaxLimit     int
+	// Rebuild throws the index away and rebuilds it (snowclaw reindex),
+	// reporting to Progress.
+	Rebuild  bool
+	Progress func(done, total int)
 }
 
 // Relay is a running Snowclaw relay.
@@ -61,6 +79,7 @@ type Relay struct {
 	guard  writeGuard
 	subs   *registry
 	tombs  *tombstones
+	mem    *memsearch.Plugin // nil when search is off
 
 	maxMessage int64
 	connLimit  func(ip string) bool
@@ -119,6 +138,12 @@ func New(ctx context.Context, opts Options) (*Relay, error) {
 	if err := r.groups.Load(ctx); err != nil {
 		store.Close()
 		return nil, fmt.Errorf("rebuilding group state: %w", err)
+	}
+	if opts.Search.Enabled {
+		if err := r.openSearch(ctx); err != nil {
+			store.Close()
+			return nil, err
+		}
 	}
 	if opts.Owner == "" {
 		r.log.Warn("no owner configured: config events (snowclaw:config:*) are refused from everyone; set owner in the config file, SNOWCLAW_OWNER or --owner")
@@ -196,10 +221,54 @@ func (r *Relay) Identities() policies.Identities { return r.ids }
 // Khatru exposes the underlying relay for plugins that attach hooks.
 func (r *Relay) Khatru() *khatru.Relay { return r.khatru }
 
-// Close flushes and closes the store. Call it after Serve has returned.
-func (r *Relay) Close() error {
-	r.store.Close()
+// openSearch opens (or rebuilds) the index and hooks it to the writes.
+func (r *Relay) openSearch(ctx context.Context) error {
+	so := r.opts.Search
+	if so.Index.Dir == "" {
+		so.Index.Dir = filepath.Join(r.opts.DataDir, "search")
+	}
+	mem, err := memsearch.Open(ctx, memsearch.Options{
+		Search:       so.Index,
+		DefaultLimit: so.DefaultLimit,
+		MaxLimit:     so.MaxLimit,
+		AgentPubkey:  r.ids.Agent,
+		AgentSecret:  r.opts.Keys.AgentSecret,
+		Store:        r.store,
+		CanRead:      r.canRead,
+		ForceRebuild: so.Rebuild,
+		Progress:     so.Progress,
+		Logger:       r.log,
+	})
+	if err != nil {
+		return fmt.Errorf("search index: %w", err)
+	}
+	r.mem = mem
+	mem.Init(r.khatru)
+	r.khatru.Info.AddSupportedNIP(50)
 	return nil
+}
+
+// canRead is the read rule as a yes/no, expiry included.
+func (r *Relay) canRead(reader string, evt *nostr.Event) bool {
+	if policies.Expired(evt, nostr.Now()) {
+		return false
+	}
+	ok, _ := r.vis.CanRead(reader, evt)
+	return ok
+}
+
+// Search exposes the search plugin (nil when search is off).
+func (r *Relay) Search() *memsearch.Plugin { return r.mem }
+
+// Close closes the search index and flushes and closes the store. Call it
+// after Serve has returned.
+func (r *Relay) Close() error {
+	var err error
+	if r.mem != nil {
+		err = r.mem.Close()
+	}
+	r.store.Close()
+	return err
 }
 
 // slogWriter sends khatru's stdlib log lines to our structured logger.

@@ -81,7 +81,7 @@ func (r *Relay) broadcast(evt *nostr.Event) int {
 	r.subs.mu.RLock()
 	for c, subs := range r.subs.clients {
 		for id, filters := range subs {
-			if matchesLive(filters, evt) {
+			if r.matchesLive(filters, evt) {
 				out = append(out, delivery{c, id})
 			}
 		}
@@ -103,12 +103,19 @@ func (r *Relay) broadcast(evt *nostr.Event) int {
 	return n
 }
 
-func matchesLive(filters nostr.Filters, evt *nostr.Event) bool {
+// matchesLive is NIP-01 matching, and for search filters the rest of the
+// filter plus the search itself (go-nostr's Matches ignores search).
+func (r *Relay) matchesLive(filters nostr.Filters, evt *nostr.Event) bool {
 	for _, f := range filters {
-		if f.Search != "" {
-			continue // search subscriptions are refused until NIP-50 lands
+		if f.Search == "" {
+			if f.Matches(evt) {
+				return true
+			}
+			continue
 		}
-		if f.Matches(evt) {
+		rest := f
+		rest.Search = ""
+		if r.mem != nil && rest.Matches(evt) && r.mem.MatchLive(f.Search, evt) {
 			return true
 		}
 	}

@@ -32,6 +32,52 @@ type Config struct {
 	Limits     LimitsConfig `toml:"limits"`
 	RateLimits RateConfig   `toml:"rate_limits"`
 	Groups     GroupsConfig `toml:"groups"`
+	Search     SearchConfig `toml:"search"`
+	Memory     MemoryConfig `toml:"memory"`
+}
+
+type SearchConfig struct {
+	Enabled         bool     `toml:"enabled"`
+	Embedder        string   `toml:"embedder"`
+	OllamaHost      string   `toml:"ollama_host"`
+	OllamaModel     string   `toml:"ollama_model"`
+	BM25Weight      float64  `toml:"bm25_weight"`
+	VectorWeight    float64  `toml:"vector_weight"`
+	RRFK            float64  `toml:"rrf_k"`
+	DefaultLimit    int      `toml:"default_limit"`
+	MaxLimit        int      `toml:"max_limit"`
+	RecencyHalfLife Duration `toml:"recency_half_life"`
+}
+
+// MemoryConfig is seed 003's trust configuration.
+type MemoryConfig struct {
+	// Sources: npub/hex of an agent, or "group:<id>", to a trust weight.
+	Sources WeightMap `toml:"sources"`
+	// ModelTiers: glob over snow:model values to a trust weight; the most
+	// specific (longest) matching pattern wins.
+	ModelTiers   WeightMap `toml:"model_tiers"`
+	DefaultTrust float64   `toml:"default_trust"`
+}
+
+// WeightMap is a TOML table of name = weight; in the environment it is
+// written "name=weight,name=weight".
+type WeightMap map[string]float64
+
+func parseWeights(s string) (WeightMap, error) {
+	out := WeightMap{}
+	for _, item := range strings.Split(s, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(item, "=")
+		w, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("%q is not name=weight", item)
+		}
+		out[strings.TrimSpace(k)] = w
+	}
+	return out, nil
 }
 
 type RelayConfig struct {
@@ -119,6 +165,19 @@ func DefaultConfig() Config {
 			DefaultPrivate:   true,
 			MaxModerationAge: Duration{time.Hour},
 		},
+		Search: SearchConfig{
+			Enabled:      true,
+			Embedder:     "builtin",
+			OllamaHost:   "http://127.0.0.1:11434",
+			OllamaModel:  "nomic-embed-text",
+			// tuned on LoCoMo with the built-in embedder (see README)
+			BM25Weight:   1,
+			VectorWeight: 0.25,
+			RRFK:         10,
+			DefaultLimit: 20,
+			MaxLimit:     100,
+		},
+		Memory: MemoryConfig{Sources: WeightMap{}, ModelTiers: WeightMap{}, DefaultTrust: 1},
 	}
 }
 
@@ -235,6 +294,12 @@ func setField(f reflect.Value, s string) error {
 			return fmt.Errorf("%q is not true or false", s)
 		}
 		f.SetBool(b)
+	case reflect.Map:
+		m, err := parseWeights(s)
+		if err != nil {
+			return err
+		}
+		f.Set(reflect.ValueOf(m))
 	case reflect.Slice:
 		var items []string
 		for _, it := range strings.Split(s, ",") {
@@ -325,6 +390,45 @@ func (c *Config) Validate() error {
 			bad(key, "must not be negative")
 		} else if pair[0] > 0 && pair[1] < 1 {
 			bad(key, "burst must be at least 1 when the rate is set")
+		}
+	}
+	sc := c.Search
+	switch sc.Embedder {
+	case "builtin":
+	case "ollama":
+		if u, err := url.Parse(sc.OllamaHost); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			bad("search.ollama_host", "%q is not an http(s) URL", sc.OllamaHost)
+		}
+		if sc.OllamaModel == "" {
+			bad("search.ollama_model", "must name a model when search.embedder is ollama")
+		}
+	default:
+		bad("search.embedder", "%q is not builtin or ollama", sc.Embedder)
+	}
+	for key, v := range map[string]float64{"search.bm25_weight": sc.BM25Weight, "search.vector_weight": sc.VectorWeight, "search.rrf_k": sc.RRFK, "memory.default_trust": c.Memory.DefaultTrust} {
+		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+			bad(key, "must be a non-negative number, got %v", v)
+		}
+	}
+	if sc.BM25Weight == 0 && sc.VectorWeight == 0 {
+		bad("search.bm25_weight", "bm25_weight and vector_weight cannot both be 0")
+	}
+	if sc.DefaultLimit <= 0 || sc.MaxLimit <= 0 || sc.DefaultLimit > sc.MaxLimit {
+		bad("search.default_limit", "limits must be positive and default_limit (%d) at most max_limit (%d)", sc.DefaultLimit, sc.MaxLimit)
+	}
+	if sc.RecencyHalfLife.Duration < 0 {
+		bad("search.recency_half_life", "must not be negative")
+	}
+	for name, m := range map[string]WeightMap{"memory.sources": c.Memory.Sources, "memory.model_tiers": c.Memory.ModelTiers} {
+		for k, w := range m {
+			if math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
+				bad(name, "%s: weight must be a non-negative number, got %v", k, w)
+			}
+			if name == "memory.sources" && !strings.HasPrefix(k, "group:") {
+				if _, err := snowclaw.ParsePubkey(k); err != nil {
+					bad(name, "%q is neither a public key nor group:<id>", k)
+				}
+			}
 		}
 	}
 	if c.Groups.MaxModerationAge.Duration <= 0 {

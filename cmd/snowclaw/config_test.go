@@ -79,8 +79,8 @@ func exampleLines(t *testing.T) (set, commented map[string]bool, docs map[string
 	set, commented, docs = map[string]bool{}, map[string]bool{}, map[string]string{}
 	table := ""
 	var block []string
-	assign := regexp.MustCompile(`^([a-z_]+)\s*=`)
-	commentedAssign := regexp.MustCompile(`^#\s*([a-z_]+)\s*=`)
+	assign := regexp.MustCompile(`^([a-z0-9_]+)\s*=`)
+	commentedAssign := regexp.MustCompile(`^#\s*([a-z0-9_]+)\s*=`)
 	sc := bufio.NewScanner(bytes.NewReader(raw))
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
@@ -95,6 +95,10 @@ func exampleLines(t *testing.T) (set, commented map[string]bool, docs map[string
 			block = nil
 		case strings.HasPrefix(line, "[") && strings.HasSuffix(line, "]"):
 			table = strings.Trim(line, "[] ")
+			// a table that is itself a key (a map of weights) is set by
+			// its header and documented by the comment above it
+			set[table] = true
+			docs[table] = strings.Join(block, "\n")
 			block = nil
 		case commentedAssign.MatchString(line):
 			k := path(commentedAssign.FindStringSubmatch(line)[1])
@@ -201,6 +205,12 @@ func TestConfig_EnvCoversEveryKey(t *testing.T) {
 			s = strings.Join(x, ", ")
 		case Duration:
 			s = x.String()
+		case WeightMap:
+			var parts []string
+			for k, w := range x {
+				parts = append(parts, fmt.Sprintf("%s=%g", k, w))
+			}
+			s = strings.Join(parts, ",")
 		default:
 			s = fmt.Sprint(x)
 		}

@@ -4,6 +4,8 @@
 //	snowclaw serve [--addr A] [--data DIR] [--owner NPUB] [--config FILE]
 //	snowclaw keygen
 //	snowclaw keys --data DIR
+//	snowclaw reindex --data DIR
+//	snowclaw search "query" [--relay URL] [--sec KEY] [--limit N]
 //	snowclaw version
 package main
 
@@ -39,6 +41,8 @@ usage:
   snowclaw serve   [--addr HOST:PORT] [--data DIR] [--owner NPUB|HEX] [--config FILE] [--log-level L]
   snowclaw keygen  print a new key pair
   snowclaw keys    [--data DIR]  print the relay's and the agent's public keys
+  snowclaw reindex [--data DIR]  rebuild the search index from the events (relay stopped)
+  snowclaw search  "query" [--relay URL] [--sec KEY] [--limit N]  NIP-50 search on a relay
   snowclaw version
 
 Configuration: defaults < config file < SNOWCLAW_* environment < flags.
@@ -56,6 +60,10 @@ func run(ctx context.Context, args, environ []string, stdout, stderr io.Writer) 
 		return runKeygen(stdout)
 	case "keys":
 		return runKeys(args[1:], environ, stdout, stderr)
+	case "reindex":
+		return runReindex(ctx, args[1:], environ, stdout, stderr)
+	case "search":
+		return runSearch(ctx, args[1:], environ, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "snowclaw", version)
 		return nil

@@ -16,7 +16,7 @@ import (
 
 	"github.com/fasthttp/websocket"
 	"github.com/nbd-wtf/go-nostr"
-	"github.com/snowclaw/snowclaw/internal/wstest"
+	"github.com/snowclaw/snowclaw/internal/wsclient"
 )
 
 var (
@@ -180,7 +180,7 @@ func TestProcess_KillNineKeepsAcknowledgedEvents(t *testing.T) {
 	want := append([]string(nil), acked...)
 	mu.Unlock()
 	c2 := startChild(t, data)
-	r, err := wstest.Dial(c2.url)
+	r, err := wsclient.Dial(c2.url)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +217,7 @@ func TestProcess_SigtermShutsDownCleanly(t *testing.T) {
 	}
 	data := t.TempDir()
 	c := startChild(t, data)
-	r, err := wstest.Dial(c.url)
+	r, err := wsclient.Dial(c.url)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +248,7 @@ func TestProcess_SigtermShutsDownCleanly(t *testing.T) {
 		t.Fatalf("no clean stop in log:\n%s", c.log)
 	}
 	c2 := startChild(t, data)
-	r2, err := wstest.Dial(c2.url)
+	r2, err := wsclient.Dial(c2.url)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,10 +8,13 @@ import (
 	"log/slog"
 	"net"
 	"path/filepath"
+	"sort"
 
 	"github.com/nbd-wtf/go-nostr/nip19"
+	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/policies"
 	"github.com/snowclaw/snowclaw/relay"
+	"github.com/snowclaw/snowclaw/search"
 )
 
 // serveFlags are the command-line overrides; empty means "not given".
@@ -60,7 +63,16 @@ func runServe(ctx context.Context, args, environ []string, stdout, stderr io.Wri
 	if err != nil {
 		return fmt.Errorf("cannot listen on %s: %w (is another relay running? choose another with --addr)", cfg.Addr, err)
 	}
-	r, err := relay.New(ctx, relayOptions(cfg, keys, logger))
+	opts := relayOptions(cfg, keys, logger)
+	if cfg.Search.Enabled && cfg.Search.Embedder == "ollama" {
+		emb, err := search.NewOllama(ctx, search.OllamaOptions{Host: cfg.Search.OllamaHost, Model: cfg.Search.OllamaModel})
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("search.embedder = ollama: %w", err)
+		}
+		opts.Search.Index.Embedder = emb
+	}
+	r, err := relay.New(ctx, opts)
 	if err != nil {
 		ln.Close()
 		return err
@@ -110,14 +122,57 @@ func relayOptions(c Config, keys relay.Keys, logger *slog.Logger) relay.Options 
 			MaxLimit:         l.MaxLimit,
 			DefaultLimit:     l.DefaultLimit,
 		},
-		MaxMessageBytes:  int64(l.MaxMessageBytes),
-		EventRateIP:      policies.Rate{PerSecond: r.EventsPerSecondIP, Burst: r.EventsBurstIP},
-		EventRatePubkey:  policies.Rate{PerSecond: r.EventsPerSecondPubkey, Burst: r.EventsBurstPubkey},
-		FilterRateIP:     policies.Rate{PerSecond: r.QueriesPerSecondIP, Burst: r.QueriesBurstIP},
-		ConnRateIP:       policies.Rate{PerSecond: r.ConnectionsPerSecondIP, Burst: r.ConnectionsBurstIP},
+		MaxMessageBytes: int64(l.MaxMessageBytes),
+		EventRateIP:     policies.Rate{PerSecond: r.EventsPerSecondIP, Burst: r.EventsBurstIP},
+		EventRatePubkey: policies.Rate{PerSecond: r.EventsPerSecondPubkey, Burst: r.EventsBurstPubkey},
+		FilterRateIP:    policies.Rate{PerSecond: r.QueriesPerSecondIP, Burst: r.QueriesBurstIP},
+		ConnRateIP:      policies.Rate{PerSecond: r.ConnectionsPerSecondIP, Burst: r.ConnectionsBurstIP},
+		Search: relay.SearchOptions{
+			Enabled:      c.Search.Enabled,
+			DefaultLimit: c.Search.DefaultLimit,
+			MaxLimit:     c.Search.MaxLimit,
+			Index: search.Options{
+				BM25Weight:      c.Search.BM25Weight,
+				VectorWeight:    c.Search.VectorWeight,
+				RRFK:            c.Search.RRFK,
+				Sources:         sourceWeights(c.Memory.Sources),
+				ModelTiers:      modelTiers(c.Memory.ModelTiers),
+				DefaultTrust:    c.Memory.DefaultTrust,
+				RecencyHalfLife: c.Search.RecencyHalfLife.Duration,
+			},
+		},
 		GroupCreators:    c.Groups.Creators,
 		GroupDefaults:    policies.GroupInfo{Private: c.Groups.DefaultPrivate, Restricted: true, Hidden: c.Groups.DefaultHidden, Closed: c.Groups.DefaultClosed},
 		MaxModerationAge: c.Groups.MaxModerationAge.Duration,
 		Logger:           logger,
 	}
+}
+
+// sourceWeights keys the trust list by hex pubkey ("group:<id>" as is);
+// Validate has already checked every key parses.
+func sourceWeights(m WeightMap) map[string]float64 {
+	out := make(map[string]float64, len(m))
+	for k, w := range m {
+		if pk, err := snowclaw.ParsePubkey(k); err == nil {
+			k = pk
+		}
+		out[k] = w
+	}
+	return out
+}
+
+// modelTiers orders the globs most specific (longest) first, since the
+// first match wins and a TOML table has no order.
+func modelTiers(m WeightMap) []search.ModelTier {
+	out := make([]search.ModelTier, 0, len(m))
+	for k, w := range m {
+		out = append(out, search.ModelTier{Pattern: k, Weight: w})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if len(out[i].Pattern) != len(out[j].Pattern) {
+			return len(out[i].Pattern) > len(out[j].Pattern)
+		}
+		return out[i].Pattern < out[j].Pattern
+	})
+	return out
 }

@@ -1,9 +1,9 @@
-// Package wstest is a small, race-free Nostr websocket client for the
-// project's end-to-end tests. It speaks NIP-01/42/45 with go-nostr's types
-// over a bare websocket and records every frame, so a test sees exactly
-// what the relay sent (go-nostr's own Relay client filters events it did
-// not ask for and has data races on auth and close).
-package wstest
+// Package wsclient is a small, race-free Nostr websocket client for the
+// CLI and the end-to-end tests. It speaks NIP-01/42/45 with go-nostr's
+// types over a bare websocket and records every frame, so a test sees
+// exactly what the relay sent (go-nostr's own Relay client filters events
+// it did not ask for and has data races on auth and close).
+package wsclient
 
 import (
 	"context"

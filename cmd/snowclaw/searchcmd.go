@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/nbd-wtf/go-nostr/nip19"
+	"github.com/snowclaw/snowclaw"
+	"github.com/snowclaw/snowclaw/internal/wsclient"
+)
+
+// runSearch is a NIP-50 client: it sends the query to a running relay over
+// websocket (authenticating when given a key) and prints the ranked hits.
+func runSearch(ctx context.Context, args, environ []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("search", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	url := fs.String("relay", "ws://127.0.0.1:3334", "relay URL")
+	sec := fs.String("sec", "", "nsec or hex secret to authenticate with (default $SNOWCLAW_SEC)")
+	limit := fs.Int("limit", 10, "number of results")
+	asJSON := fs.Bool("json", false, "print the events as JSON lines")
+	// flags may follow the query
+	var query []string
+	rest := args
+	for len(rest) > 0 {
+		if err := fs.Parse(rest); err != nil {
+			return errUsageShown
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		query = append(query, fs.Arg(0))
+		rest = fs.Args()[1:]
+	}
+	if len(query) == 0 {
+		return fmt.Errorf(`search: give a query, e.g. snowclaw search "deploy friday" --limit 5`)
+	}
+	if *sec == "" {
+		for _, kv := range environ {
+			if v, ok := strings.CutPrefix(kv, "SNOWCLAW_SEC="); ok {
+				*sec = v
+			}
+		}
+	}
+	c, err := wsclient.Dial(*url)
+	if err != nil {
+		return fmt.Errorf("connecting to %s: %w", *url, err)
+	}
+	defer c.Close()
+	if *sec != "" {
+		sk, err := snowclaw.ParseSecret(*sec)
+		if err != nil {
+			return fmt.Errorf("--sec: %w", err)
+		}
+		if err := c.Auth(sk); err != nil {
+			return fmt.Errorf("authenticating to %s: %w", *url, err)
+		}
+	}
+	events, closed, err := c.Fetch(nostr.Filter{Search: strings.Join(query, " "), Limit: *limit}, 30*time.Second)
+	if err != nil {
+		return err
+	}
+	if closed != "" {
+		return fmt.Errorf("relay refused the search: %s", closed)
+	}
+	if len(events) == 0 {
+		fmt.Fprintln(stdout, "no results")
+		return nil
+	}
+	for i, evt := range events {
+		if *asJSON {
+			b, _ := json.Marshal(evt)
+			fmt.Fprintln(stdout, string(b))
+			continue
+		}
+		printHit(stdout, i+1, evt)
+	}
+	return nil
+}
+
+func printHit(w io.Writer, rank int, evt *nostr.Event) {
+	npub, _ := nip19.EncodePublicKey(evt.PubKey)
+	if len(npub) > 16 {
+		npub = npub[:12] + "…" + npub[len(npub)-4:]
+	}
+	where := evt.Tags.GetD()
+	if g := snowclaw.GroupOf(evt); g != "" {
+		where = strings.TrimSpace(where + " #" + g)
+	}
+	text := evt.Content
+	var m struct{ Summary string }
+	if json.Unmarshal([]byte(text), &m) == nil && m.Summary != "" {
+		text = m.Summary
+	}
+	text = strings.Join(strings.Fields(text), " ")
+	if len(text) > 160 {
+		text = text[:157] + "…"
+	}
+	fmt.Fprintf(w, "%2d. [kind %d] %s %s %s\n    %s\n", rank, evt.Kind, evt.CreatedAt.Time().UTC().Format("2006-01-02"), npub, where, text)
+}

@@ -1,0 +1,42 @@
+package locomo
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/snowclaw/snowclaw/search"
+)
+
+// TestEval_LoCoMo prints the retrieval metric of shared/eval/README.md for
+// BM25 alone and for the hybrid ranking. It needs the data file:
+//
+//	SNOWCLAW_LOCOMO=../shared/eval/locomo-dev.json go test -run Eval -v ./internal/locomo/
+func TestEval_LoCoMo(t *testing.T) {
+	path := os.Getenv("SNOWCLAW_LOCOMO")
+	if path == "" {
+		t.Skip("set SNOWCLAW_LOCOMO to a LoCoMo JSON file")
+	}
+	convs, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := func(id string) string { return t.TempDir() }
+	for _, tc := range []struct {
+		name string
+		opts search.Options
+	}{
+		{"bm25", search.Options{BM25Weight: 1, VectorWeight: 0}},
+		{"hybrid (default weights 1/1, k 60)", search.Options{}},
+		{"hybrid (vector weight 0.25, k 10)", search.Options{BM25Weight: 1, VectorWeight: 0.25, RRFK: 10}},
+	} {
+		s, err := Evaluate(context.Background(), convs, tc.opts, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		s.Write(&b, tc.name)
+		t.Log("\n" + b.String())
+	}
+}

@@ -1,0 +1,175 @@
+package memsearch
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/nbd-wtf/go-nostr/nip44"
+	"github.com/snowclaw/snowclaw"
+	"github.com/snowclaw/snowclaw/search"
+)
+
+// decision is seed 001 §5's rule for group chat: index with an embedding,
+// keep for keyword search only, or leave out.
+type decision int
+
+const (
+	skip decision = iota
+	keywordOnly
+	index
+)
+
+// Chat kinds that carry conversation (NIP-29 chat, threads, replies).
+var chatKinds = map[int]bool{snowclaw.KindChat: true, 11: true, 12: true, 1: true, 1111: true}
+
+// chatDecision: mentions of the agent and substantial messages are
+// indexed; short ones are kept for keywords; reactions, reposts, very
+// short messages and the agent's own words are skipped.
+func (p *Plugin) chatDecision(evt *nostr.Event) decision {
+	if !chatKinds[evt.Kind] || evt.PubKey == p.opts.AgentPubkey {
+		return skip
+	}
+	text := strings.TrimSpace(evt.Content)
+	n := utf8.RuneCountInString(text)
+	mentions := false
+	for _, pk := range snowclaw.TagValues(evt, "p") {
+		mentions = mentions || pk == p.opts.AgentPubkey
+	}
+	switch {
+	case n < 4:
+		return skip
+	case mentions || n >= 40:
+		return index
+	default:
+		return keywordOnly
+	}
+}
+
+// docOf turns a stored event into a search document, or reports that the
+// event is not searchable. Encrypted memories are decrypted with the
+// agent key and kept volatile (RAM only).
+func (p *Plugin) docOf(evt *nostr.Event) (search.Doc, bool) {
+	doc := search.Doc{
+		ID:        evt.ID,
+		Kind:      evt.Kind,
+		Pubkey:    evt.PubKey,
+		CreatedAt: int64(evt.CreatedAt),
+		Tags:      tagMap(evt),
+		Tier:      string(snowclaw.TierOf(evt)),
+		Group:     snowclaw.GroupOf(evt),
+		Source:    evt.PubKey,
+	}
+	if evt.Kind != snowclaw.KindAppData {
+		if snowclaw.GroupOf(evt) == "" && evt.Kind != 1 {
+			return doc, false
+		}
+		switch p.chatDecision(evt) {
+		case skip:
+			return doc, false
+		case keywordOnly:
+			doc.KeywordOnly = true
+		}
+		doc.Text = evt.Content
+		return doc, true
+	}
+
+	ns, rest := snowclaw.NamespaceOf(evt)
+	switch ns {
+	case snowclaw.NamespaceMemoryItem:
+		doc.Topic = rest
+	case snowclaw.NamespaceMemoryNpub, snowclaw.NamespaceMemoryGroup, snowclaw.NamespaceMemoryOther:
+		doc.Topic = strings.TrimPrefix(evt.Tags.GetD(), "snowclaw:memory:")
+	default:
+		return doc, false // config and other apps' data are not memories
+	}
+	doc.D = evt.Tags.GetD()
+	doc.Address = "30078:" + evt.PubKey + ":" + doc.D
+	content := evt.Content
+	if snowclaw.IsEncrypted(evt) {
+		plain, ok := p.decrypt(evt)
+		if !ok {
+			return doc, false
+		}
+		content, doc.Volatile = plain, true
+	}
+	doc.Text = memoryText(content, doc.Topic, snowclaw.TagValues(evt, "t"))
+	if v := snowclaw.TagValues(evt, "snow:source"); len(v) > 0 {
+		if pk, err := snowclaw.ParsePubkey(v[0]); err == nil {
+			doc.Source = pk
+		}
+	}
+	if v := snowclaw.TagValues(evt, "snow:model"); len(v) > 0 {
+		doc.Model = v[0]
+	}
+	if v := snowclaw.TagValues(evt, "snow:confidence"); len(v) > 0 {
+		if c, err := strconv.ParseFloat(v[0], 64); err == nil && c >= 0 && c <= 1 {
+			doc.Confidence = c
+		}
+	}
+	doc.Supersedes = snowclaw.TagValues(evt, "snow:supersedes")
+	return doc, doc.Text != ""
+}
+
+// memoryText is what a memory is searched by: its summary, detail and
+// context (JSON content) or its plain content, plus its topic words and t
+// tags, which often carry the words a query uses.
+func memoryText(content, topic string, ts []string) string {
+	var m struct{ Summary, Detail, Context string }
+	body := content
+	if strings.HasPrefix(strings.TrimSpace(content), "{") && json.Unmarshal([]byte(content), &m) == nil {
+		body = strings.TrimSpace(strings.Join([]string{m.Summary, m.Detail, m.Context}, "\n"))
+	}
+	extra := strings.NewReplacer("/", " ", "-", " ", "_", " ").Replace(topic)
+	return strings.TrimSpace(body + "\n" + extra + " " + strings.Join(ts, " "))
+}
+
+// decrypt opens a NIP-44 memory: private ones are between the agent and
+// the person in p, internal ones between the agent and itself.
+func (p *Plugin) decrypt(evt *nostr.Event) (string, bool) {
+	if p.opts.AgentSecret == "" {
+		return "", false
+	}
+	peer := p.opts.AgentPubkey
+	if evt.PubKey != p.opts.AgentPubkey {
+		peer = evt.PubKey // a person's own private memory, written by them
+	} else if ps := snowclaw.TagValues(evt, "p"); len(ps) > 0 {
+		peer = ps[0]
+	}
+	key, err := nip44.GenerateConversationKey(peer, p.opts.AgentSecret)
+	if err != nil {
+		return "", false
+	}
+	plain, err := nip44.Decrypt(evt.Content, key)
+	return plain, err == nil
+}
+
+func tagMap(evt *nostr.Event) map[string][]string {
+	m := make(map[string][]string)
+	for _, t := range evt.Tags {
+		if len(t) >= 2 {
+			m[t[0]] = append(m[t[0]], t[1])
+		} else if len(t) == 1 {
+			m[t[0]] = append(m[t[0]], "")
+		}
+	}
+	return m
+}
+
+// eventOf rebuilds as much of the event as the read rule needs, so that
+// visibility can be judged from the index alone.
+func eventOf(d search.Doc) *nostr.Event {
+	evt := &nostr.Event{ID: d.ID, Kind: d.Kind, PubKey: d.Pubkey, CreatedAt: nostr.Timestamp(d.CreatedAt)}
+	for k, vs := range d.Tags {
+		for _, v := range vs {
+			if v == "" && k != "d" {
+				evt.Tags = append(evt.Tags, nostr.Tag{k})
+			} else {
+				evt.Tags = append(evt.Tags, nostr.Tag{k, v})
+			}
+		}
+	}
+	return evt
+}

@@ -1,0 +1,212 @@
+// Package memsearch is the bridge between the relay and the search
+// package: it turns stored events into search documents as they are saved,
+// replaced and deleted, answers NIP-50 REQ filters from the index under
+// the relay's read rule, matches live search subscriptions, and rebuilds
+// the index from the store when it is missing, corrupt or stale.
+package memsearch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/fiatjaf/eventstore"
+	"github.com/fiatjaf/khatru"
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
+	"github.com/snowclaw/snowclaw/internal/storeq"
+	"github.com/snowclaw/snowclaw/search"
+)
+
+// Options configure the plugin.
+type Options struct {
+	Search       search.Options // Dir is the on-disk index directory
+	DefaultLimit int            // results when the filter gives no limit (default 20)
+	MaxLimit     int            // cap on limit (default 100)
+	AgentPubkey  string
+	AgentSecret  string // decrypts private and internal memories into RAM
+	Store        eventstore.Store
+	// CanRead is the relay's read rule (DESIGN.md §3).
+	CanRead func(reader string, evt *nostr.Event) bool
+	// Progress, when set, hears how far a rebuild got.
+	Progress func(done, total int)
+	// ForceRebuild throws the on-disk index away and builds it anew.
+	ForceRebuild bool
+	Logger       *slog.Logger
+}
+
+// Plugin owns the index.
+type Plugin struct {
+	opts  Options
+	log   *slog.Logger
+	ix    *search.Index
+	mu    sync.Mutex
+	addrs map[string]string // address → id of the indexed version
+}
+
+// indexedKinds are the kinds a rebuild reads from the store.
+var indexedKinds = []int{snowclaw.KindAppData, snowclaw.KindChat, 1, 11, 12, 1111}
+
+// Open opens the index in opts.Search.Dir, rebuilding it from the store
+// when it is missing, corrupt or built with another embedder, and brings
+// it up to date with the store (events saved just before a crash, and the
+// RAM-only part: decrypted private memories).
+func Open(ctx context.Context, opts Options) (*Plugin, error) {
+	if opts.DefaultLimit <= 0 {
+		opts.DefaultLimit = 20
+	}
+	if opts.MaxLimit <= 0 {
+		opts.MaxLimit = 100
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	p := &Plugin{opts: opts, log: opts.Logger.With("component", "search"), addrs: make(map[string]string)}
+	if opts.ForceRebuild {
+		if err := os.RemoveAll(opts.Search.Dir); err != nil {
+			return nil, fmt.Errorf("removing the search index: %w", err)
+		}
+	}
+	_, statErr := os.Stat(opts.Search.Dir)
+	ix, err := search.Open(opts.Search)
+	switch {
+	case err == nil && statErr == nil:
+		p.ix = ix
+		if err := p.catchUp(ctx, nil); err != nil {
+			ix.Close()
+			return nil, err
+		}
+		return p, nil
+	case err == nil:
+		p.ix = ix // a new, empty index: fill it
+	default:
+		p.log.Warn("search index unusable, rebuilding it from the stored events", "dir", opts.Search.Dir, "reason", err)
+		if rmErr := os.RemoveAll(opts.Search.Dir); rmErr != nil {
+			return nil, fmt.Errorf("removing broken search index: %w", rmErr)
+		}
+		if p.ix, err = search.Open(opts.Search); err != nil {
+			return nil, fmt.Errorf("opening a fresh search index: %w", err)
+		}
+	}
+	if err := p.Rebuild(ctx, opts.Progress); err != nil {
+		p.ix.Close()
+		return nil, err
+	}
+	return p, nil
+}
+
+// Rebuild indexes every searchable stored event again; progress, when not
+// nil, is told how far it got.
+func (p *Plugin) Rebuild(ctx context.Context, progress func(done, total int)) error {
+	start := time.Now()
+	if err := p.catchUp(ctx, progress); err != nil {
+		return err
+	}
+	p.log.Info("search index rebuilt", "docs", p.ix.Count(), "took", time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// catchUp indexes every searchable stored event the index lacks, always
+// including the volatile ones, and learns which version of each address
+// is current.
+func (p *Plugin) catchUp(ctx context.Context, progress func(done, total int)) error {
+	var batch []search.Doc
+	done := 0
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		err := p.ix.Index(ctx, batch...)
+		done += len(batch)
+		batch = batch[:0]
+		if progress != nil {
+			progress(done, -1)
+		}
+		return err
+	}
+	var indexErr error
+	err := storeq.Each(ctx, p.opts.Store, nostr.Filter{Kinds: indexedKinds}, func(evt *nostr.Event) bool {
+		doc, ok := p.docOf(evt)
+		if !ok {
+			return true
+		}
+		if doc.Address != "" {
+			p.mu.Lock()
+			p.addrs[doc.Address] = doc.ID
+			p.mu.Unlock()
+		}
+		if _, have := p.ix.Get(doc.ID); have && !doc.Volatile {
+			return true
+		}
+		batch = append(batch, doc)
+		if len(batch) >= 500 {
+			indexErr = flush()
+		}
+		return indexErr == nil
+	})
+	if err == nil {
+		err = indexErr
+	}
+	if err == nil {
+		err = flush()
+	}
+	if err != nil {
+		return fmt.Errorf("indexing stored events: %w", err)
+	}
+	return nil
+}
+
+// Init attaches the plugin to the relay's write hooks.
+func (p *Plugin) Init(rl *khatru.Relay) {
+	rl.OnEventSaved = append(rl.OnEventSaved, p.OnEventSaved)
+	rl.DeleteEvent = append(rl.DeleteEvent, p.DeleteEvent)
+}
+
+// OnEventSaved indexes a stored event at once (searchable within the OK),
+// dropping the version of its address it replaces.
+func (p *Plugin) OnEventSaved(ctx context.Context, evt *nostr.Event) {
+	doc, ok := p.docOf(evt)
+	if !ok {
+		return
+	}
+	if doc.Address != "" {
+		p.mu.Lock()
+		old := p.addrs[doc.Address]
+		p.addrs[doc.Address] = doc.ID
+		p.mu.Unlock()
+		if old != "" && old != doc.ID {
+			if err := p.ix.Remove(ctx, old); err != nil {
+				p.log.Error("removing replaced version from the index", "id", old, "err", err)
+			}
+		}
+	}
+	if err := p.ix.Index(ctx, doc); err != nil {
+		p.log.Error("indexing event", "id", evt.ID, "err", err)
+	}
+}
+
+// DeleteEvent removes a deleted event from the index.
+func (p *Plugin) DeleteEvent(ctx context.Context, evt *nostr.Event) error {
+	p.mu.Lock()
+	if _, d := snowclaw.NamespaceOf(evt); d != "" || evt.Kind == snowclaw.KindAppData {
+		addr := "30078:" + evt.PubKey + ":" + evt.Tags.GetD()
+		if p.addrs[addr] == evt.ID {
+			delete(p.addrs, addr)
+		}
+	}
+	p.mu.Unlock()
+	if err := p.ix.Remove(ctx, evt.ID); err != nil && !errors.Is(err, context.Canceled) {
+		return fmt.Errorf("removing %s from the search index: %w", evt.ID, err)
+	}
+	return nil
+}
+
+// Count is the number of indexed documents.
+func (p *Plugin) Count() int { return p.ix.Count() }
+
+// Close closes the index.
+func (p *Plugin) Close() error { return p.ix.Close() }

@@ -1,0 +1,103 @@
+package memsearch
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"unicode"
+
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw/search"
+)
+
+// Query answers a REQ filter with a search field: ranked by the index,
+// with the rest of the filter, the query's extensions and the read rule
+// applied before the limit. Results are in descending relevance.
+func (p *Plugin) Query(ctx context.Context, reader string, f nostr.Filter) ([]*nostr.Event, error) {
+	pq, err := search.ParseQuery(f.Search)
+	if err != nil {
+		return nil, fmt.Errorf("invalid: search query: %w", err)
+	}
+	limit := f.Limit
+	if limit <= 0 {
+		limit = p.opts.DefaultLimit
+	}
+	if limit > p.opts.MaxLimit {
+		limit = p.opts.MaxLimit
+	}
+	rest := f
+	rest.Search, rest.Limit, rest.LimitZero = "", 0, false
+	res, err := p.ix.Search(ctx, search.Query{
+		Text:              pq.Text,
+		Limit:             limit,
+		IncludeSuperseded: pq.IncludeSuperseded,
+		Accept: func(d search.Doc) bool {
+			evt := eventOf(d)
+			return pq.Match(d) && rest.Matches(evt) && p.opts.CanRead(reader, evt)
+		},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("error: search failed: %w", err)
+	}
+	if len(res) == 0 {
+		return nil, nil
+	}
+	ids := make([]string, len(res))
+	for i, r := range res {
+		ids[i] = r.Doc.ID
+	}
+	ch, err := p.opts.Store.QueryEvents(ctx, nostr.Filter{IDs: ids, Limit: len(ids)})
+	if err != nil {
+		return nil, fmt.Errorf("error: loading search results: %w", err)
+	}
+	byID := make(map[string]*nostr.Event, len(ids))
+	for evt := range ch {
+		byID[evt.ID] = evt
+	}
+	out := make([]*nostr.Event, 0, len(ids))
+	for _, id := range ids {
+		if evt, ok := byID[id]; ok && p.opts.CanRead(reader, evt) {
+			out = append(out, evt)
+		}
+	}
+	return out, nil
+}
+
+// MatchLive decides whether a newly stored event goes to a live search
+// subscription: it must be searchable, satisfy the query's extensions and
+// share at least one word with the query text (an empty text matches on
+// the extensions alone).
+func (p *Plugin) MatchLive(query string, evt *nostr.Event) bool {
+	pq, err := search.ParseQuery(query)
+	if err != nil {
+		return false
+	}
+	doc, ok := p.docOf(evt)
+	if !ok || !pq.Match(doc) {
+		return false
+	}
+	want := words(pq.Text)
+	if len(want) == 0 {
+		return true
+	}
+	for w := range words(doc.Text) {
+		if want[w] {
+			return true
+		}
+	}
+	return false
+}
+
+var stopwords = map[string]bool{"a": true, "an": true, "the": true, "and": true, "or": true, "of": true, "to": true,
+	"in": true, "on": true, "is": true, "are": true, "was": true, "what": true, "who": true, "how": true, "did": true,
+	"do": true, "does": true, "i": true, "you": true, "it": true, "for": true, "with": true, "at": true, "by": true}
+
+func words(s string) map[string]bool {
+	out := make(map[string]bool)
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) }) {
+		if !stopwords[w] {
+			out[w] = true
+		}
+	}
+	return out
+}

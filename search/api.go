@@ -1,0 +1,94 @@
+package search
+
+import (
+	"context"
+	"time"
+)
+
+// Doc is one searchable item, derived from a stored event (or a workspace
+// file chunk). The relay builds Docs; this package never sees events.
+type Doc struct {
+	ID        string // event id (or a file chunk id)
+	Kind      int
+	Pubkey    string
+	CreatedAt int64  // unix seconds
+	D         string // full d tag, "" for non-addressable events
+	Address   string // kind:pubkey:d for addressable events, "" otherwise
+	Topic     string // for snow:memory:<topic>, the topic
+	Text      string // the text that is searched (decrypted for private tiers)
+	Tags      map[string][]string
+	Tier      string // public, group, private, internal
+	Group     string // h tag
+	Source    string // snow:source (hex pubkey of the originating agent), else Pubkey
+	Model     string // snow:model
+	// Confidence is snow:confidence in [0,1]; 0 means not given.
+	Confidence float64
+	Supersedes []string // ids named by snow:supersedes
+	// Volatile docs (decrypted private and internal memories) are kept in
+	// RAM only and never written to the on-disk index.
+	Volatile bool
+	// KeywordOnly docs (short chat lines, seed 001 §5 "cache only") get no
+	// embedding: they are found by BM25 alone.
+	KeywordOnly bool
+}
+
+// Embedder turns texts into vectors. Name and Dim are recorded with the
+// index; a change of either rebuilds the vectors.
+type Embedder interface {
+	Name() string
+	Dim() int
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+}
+
+// ModelTier is a glob over snow:model values with a trust weight.
+type ModelTier struct {
+	Pattern string
+	Weight  float64
+}
+
+// Options configure an Index.
+type Options struct {
+	Dir      string   // on-disk index directory (bleve + vectors)
+	Embedder Embedder // nil: the built-in embedder
+
+	BM25Weight   float64 // weight of the BM25 list in rank fusion (default 1)
+	VectorWeight float64 // weight of the vector list in rank fusion (default 1)
+	RRFK         float64 // reciprocal rank fusion constant (default 60)
+
+	Sources         map[string]float64 // hex pubkey or "group:<id>" → trust weight
+	ModelTiers      []ModelTier        // first match wins
+	DefaultTrust    float64            // trust of a source not listed (default 1)
+	RecencyHalfLife time.Duration      // 0 disables recency decay
+}
+
+// Query is one search.
+type Query struct {
+	Text    string // free text, extensions already removed (see ParseQuery)
+	Limit   int
+	Explain bool
+	// Accept is called in rank order on candidates; only accepted docs are
+	// returned, so the limit applies after the caller's filters and
+	// visibility rule. nil accepts everything.
+	Accept            func(Doc) bool
+	IncludeSuperseded bool
+}
+
+// Result is one ranked hit.
+type Result struct {
+	Doc     Doc
+	Score   float64
+	Explain *Explain // set when Query.Explain
+}
+
+// Explain is the score breakdown of one result (the UI's debug view).
+type Explain struct {
+	BM25Rank    int     // 1-based, 0 = not in the BM25 list
+	BM25Score   float64 //
+	VectorRank  int     // 1-based, 0 = not in the vector list
+	VectorScore float64 // cosine similarity
+	Fused       float64 // reciprocal rank fusion score
+	Trust       float64 // source × model tier factor
+	Confidence  float64 // factor from snow:confidence
+	Recency     float64 // factor from recency decay
+	Final       float64
+}

@@ -1,0 +1,233 @@
+package search
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/nbd-wtf/go-nostr/nip19"
+)
+
+// Index is the memory search engine: BM25 (bleve) and vectors over docs,
+// fused and trust-weighted. It is safe for concurrent use. Writers are
+// serialised; searches run concurrently with each other and with writers.
+type Index struct {
+	dir      string
+	opts     Options
+	emb      Embedder
+	analyzer analysis.Analyzer
+	now      func() time.Time
+	tune     tuning
+
+	writeMu sync.Mutex // serialises Index, Remove, Rebuild and Close
+
+	mu     sync.RWMutex // guards st and closed; st's maps change under Lock
+	st     *state
+	closed bool
+}
+
+// ErrClosed is returned by calls on a closed Index.
+var ErrClosed = errors.New("search: index closed")
+
+// batchSize bounds one bleve batch and one embedder call, keeping memory
+// flat when a rebuild streams many docs.
+const batchSize = 1000
+
+// memCompactBatches: the RAM index (scorch without a directory) never
+// merges its segments, so after this many batches it is rebuilt in one.
+const memCompactBatches = 128
+
+// Open opens the index in opts.Dir, creating it if the directory holds no
+// index yet. An empty Dir keeps everything in RAM. A damaged or missing
+// part, or a different embedder, yields an error wrapping ErrNeedsRebuild.
+func Open(opts Options) (*Index, error) {
+	opts, err := normalizeOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	a, err := queryAnalyzer()
+	if err != nil {
+		return nil, err
+	}
+	ix := &Index{dir: opts.Dir, opts: opts, emb: opts.Embedder, analyzer: a, now: time.Now, tune: defaultTuning}
+	if ix.emb.Dim() <= 0 {
+		return nil, fmt.Errorf("search: embedder %s has dimension %d", ix.emb.Name(), ix.emb.Dim())
+	}
+	if ix.dir == "" {
+		st := newState(ix.emb.Dim())
+		if err := st.openBleve("", true); err != nil {
+			return nil, err
+		}
+		ix.st = st
+		return ix, nil
+	}
+	if err := os.MkdirAll(ix.dir, 0o700); err != nil {
+		return nil, err
+	}
+	m, err := readMeta(ix.dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		own, herr := hasOwnFiles(ix.dir)
+		if herr != nil {
+			return nil, herr
+		}
+		if own {
+			return nil, fmt.Errorf("%w: %s missing", ErrNeedsRebuild, metaFile)
+		}
+		st, cerr := ix.createState(1)
+		if cerr != nil {
+			return nil, cerr
+		}
+		if err := writeMeta(ix.dir, st.meta); err != nil {
+			_ = st.close()
+			return nil, err
+		}
+		ix.st = st
+		return ix, nil
+	case err != nil:
+		return nil, err
+	}
+	if err := checkMeta(m, ix.emb); err != nil {
+		return nil, err
+	}
+	st, err := ix.loadState(m)
+	if err != nil {
+		return nil, err
+	}
+	ix.st = st
+	return ix, nil
+}
+
+func normalizeOptions(o Options) (Options, error) {
+	if o.Embedder == nil {
+		o.Embedder = NewBuiltinEmbedder()
+	}
+	if o.BM25Weight == 0 && o.VectorWeight == 0 {
+		o.BM25Weight, o.VectorWeight = 1, 1
+	}
+	if o.BM25Weight < 0 || o.VectorWeight < 0 {
+		return o, errors.New("search: negative fusion weight")
+	}
+	if o.RRFK <= 0 {
+		o.RRFK = defaultRRFK
+	}
+	if o.DefaultTrust <= 0 {
+		o.DefaultTrust = 1
+	}
+	// Config files name sources by npub; docs carry hex.
+	src := make(map[string]float64, len(o.Sources))
+	for k, v := range o.Sources {
+		if strings.HasPrefix(k, "npub1") {
+			if _, hex, err := nip19.Decode(k); err == nil {
+				if s, ok := hex.(string); ok {
+					k = s
+				}
+			}
+		}
+		src[strings.ToLower(k)] = v
+	}
+	o.Sources = src
+	for _, t := range o.ModelTiers {
+		if _, err := matchGlob(t.Pattern, ""); err != nil {
+			return o, fmt.Errorf("search: model tier %q: %w", t.Pattern, err)
+		}
+	}
+	return o, nil
+}
+
+// createState makes a new, empty generation on disk.
+func (ix *Index) createState(gen int) (*state, error) {
+	st := newState(ix.emb.Dim())
+	st.meta = indexMeta{Format: formatVersion, Embedder: ix.emb.Name(), Dim: ix.emb.Dim(), Gen: gen}
+	_ = os.RemoveAll(st.meta.blevePath(ix.dir)) // leftovers of an interrupted rebuild
+	if err := st.openBleve(st.meta.blevePath(ix.dir), true); err != nil {
+		return nil, err
+	}
+	l, err := createDocLog(st.meta.logPath(ix.dir))
+	if err != nil {
+		_ = st.close()
+		return nil, err
+	}
+	st.log = l
+	return st, nil
+}
+
+// loadState opens the generation named by m and replays its doc log.
+func (ix *Index) loadState(m indexMeta) (*state, error) {
+	st := newState(ix.emb.Dim())
+	st.meta = m
+	if err := st.openBleve(m.blevePath(ix.dir), false); err != nil {
+		return nil, err
+	}
+	var badDim bool
+	l, err := replayDocLog(m.logPath(ix.dir), func(d Doc, v []float32) {
+		if len(v) != m.Dim {
+			badDim = true
+			return
+		}
+		d.Volatile = false
+		st.putMaps(&d, v)
+	}, func(id string) {
+		if d, ok := st.docs[id]; ok {
+			st.dropMaps(d)
+		}
+	})
+	if err == nil && badDim {
+		err = fmt.Errorf("%w: doc log holds vectors of another dimension", ErrNeedsRebuild)
+	}
+	if err != nil {
+		_ = st.close()
+		return nil, err
+	}
+	st.log = l
+	n, err := st.disk.DocCount()
+	if err == nil && int(n) != st.diskDocs {
+		err = fmt.Errorf("%w: bleve holds %d docs, the doc log %d", ErrNeedsRebuild, n, st.diskDocs)
+	}
+	if err != nil {
+		_ = st.close()
+		return nil, err
+	}
+	return st, nil
+}
+
+// Close flushes and closes the index. Volatile docs are gone afterwards.
+func (ix *Index) Close() error {
+	ix.writeMu.Lock()
+	defer ix.writeMu.Unlock()
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.closed {
+		return nil
+	}
+	ix.closed = true
+	return ix.st.close()
+}
+
+// Count returns the number of indexed docs, volatile ones included.
+func (ix *Index) Count() int {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.closed {
+		return 0
+	}
+	return len(ix.st.docs)
+}
+
+// Get returns the indexed doc with the given id.
+func (ix *Index) Get(id string) (Doc, bool) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.closed {
+		return Doc{}, false
+	}
+	d, ok := ix.st.docs[id]
+	if !ok {
+		return Doc{}, false
+	}
+	return *d, true
+}

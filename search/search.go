@@ -1,0 +1,136 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// DefaultLimit is the number of results of a search without a limit
+// (DESIGN.md §4).
+const DefaultLimit = 20
+
+// minCandidates is the first depth pulled from each list; Search digs
+// deeper only when Accept or the version rule rejects too many.
+const minCandidates = 100
+
+// candidate is one doc on its way through fusion.
+type candidate struct {
+	doc *Doc
+	ex  Explain
+}
+
+// Search ranks docs for q. BM25 and vector candidates are fused by weighted
+// reciprocal rank, then scaled by trust, confidence and recency. Superseded
+// and older versions are left out unless q.IncludeSuperseded; q.Accept
+// filters in rank order before q.Limit applies.
+func (ix *Index) Search(ctx context.Context, q Query) ([]Result, error) {
+	limit := q.Limit
+	if limit <= 0 {
+		limit = DefaultLimit
+	}
+	terms := ix.queryTerms(q.Text)
+	var qvec []float32
+	if len(terms) > 0 && ix.opts.VectorWeight > 0 {
+		vs, err := ix.emb.Embed(ctx, []string{q.Text})
+		if err != nil {
+			return nil, fmt.Errorf("search: embed query with %s: %w", ix.emb.Name(), err)
+		}
+		if len(vs) == 1 && len(vs[0]) == ix.emb.Dim() {
+			qvec = vs[0]
+			normalize(qvec)
+		}
+	}
+
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.closed {
+		return nil, ErrClosed
+	}
+	st := ix.st
+	now := ix.now()
+	if strings.TrimSpace(q.Text) == "" {
+		return ix.collect(st, ix.browse(st), q, limit), nil
+	}
+	if len(terms) == 0 {
+		return nil, nil // only stop words: nothing to rank by
+	}
+	for depth := minCandidates; ; depth *= 4 {
+		depth = max(depth, 2*limit)
+		cands, exhausted, err := ix.candidates(ctx, st, terms, qvec, depth)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range cands {
+			ix.finish(c, now)
+		}
+		sortCandidates(cands)
+		out := ix.collect(st, cands, q, limit)
+		if len(out) >= limit || exhausted {
+			return out, nil
+		}
+	}
+}
+
+// collect walks candidates in rank order and keeps the visible, accepted
+// ones up to limit.
+func (ix *Index) collect(st *state, cands []*candidate, q Query, limit int) []Result {
+	var out []Result
+	for _, c := range cands {
+		if !q.IncludeSuperseded && st.hidden(c.doc) {
+			continue
+		}
+		d := *c.doc
+		if q.Accept != nil && !q.Accept(d) {
+			continue
+		}
+		r := Result{Doc: d, Score: c.ex.Final}
+		if q.Explain {
+			ex := c.ex
+			r.Explain = &ex
+		}
+		out = append(out, r)
+		if len(out) == limit {
+			break
+		}
+	}
+	return out
+}
+
+// browse ranks every doc when the query has no free text (only
+// extensions): by trust, confidence and recency, newest first on ties.
+func (ix *Index) browse(st *state) []*candidate {
+	now := ix.now()
+	cands := make([]*candidate, 0, len(st.docs))
+	for _, d := range st.docs {
+		c := &candidate{doc: d}
+		c.ex.Fused = 1
+		ix.finish(c, now)
+		cands = append(cands, c)
+	}
+	sortCandidates(cands)
+	return cands
+}
+
+// finish applies the per-doc factors to the fused score.
+func (ix *Index) finish(c *candidate, now time.Time) {
+	c.ex.Trust = ix.trust(c.doc)
+	c.ex.Confidence = confidenceFactor(c.doc.Confidence)
+	c.ex.Recency = ix.recencyFactor(c.doc, now)
+	c.ex.Final = c.ex.Fused * c.ex.Trust * c.ex.Confidence * c.ex.Recency
+}
+
+func sortCandidates(cs []*candidate) {
+	sort.Slice(cs, func(i, j int) bool {
+		a, b := cs[i], cs[j]
+		if a.ex.Final != b.ex.Final {
+			return a.ex.Final > b.ex.Final
+		}
+		if a.doc.CreatedAt != b.doc.CreatedAt {
+			return a.doc.CreatedAt > b.doc.CreatedAt
+		}
+		return a.doc.ID < b.doc.ID
+	})
+}

@@ -1,0 +1,185 @@
+package search
+
+import (
+	"container/heap"
+	"math"
+)
+
+// vectorHit is one nearest-neighbour result: cosine similarity of unit
+// vectors.
+type vectorHit struct {
+	ID    string
+	Score float64
+}
+
+// vectorIndex is the seam for nearest-neighbour search. Callers only add,
+// remove and ask for the k best, so an approximate index (HNSW) can replace
+// the brute-force one without touching them. Implementations need not be
+// safe for concurrent use; the Index serialises access.
+type vectorIndex interface {
+	Add(id string, v []float32)
+	Remove(id string)
+	Get(id string) ([]float32, bool)
+	Search(q []float32, k int) []vectorHit
+	Len() int
+	// Mean is the mean of the stored vectors (nil when empty).
+	Mean() []float32
+}
+
+// flatIndex scans every vector. Vectors sit in one contiguous slice so the
+// scan is cache friendly; a removal moves the last vector into the hole.
+type flatIndex struct {
+	dim  int
+	data []float32
+	ids  []string
+	pos  map[string]int
+	sum  []float64 // running sum of the vectors, for Mean
+}
+
+func newFlatIndex(dim int) *flatIndex {
+	return &flatIndex{dim: dim, pos: make(map[string]int), sum: make([]float64, dim)}
+}
+
+func (f *flatIndex) Len() int { return len(f.ids) }
+
+func (f *flatIndex) Add(id string, v []float32) {
+	if len(v) != f.dim {
+		return
+	}
+	if i, ok := f.pos[id]; ok {
+		f.addSum(f.data[i*f.dim:(i+1)*f.dim], -1)
+		copy(f.data[i*f.dim:(i+1)*f.dim], v)
+		f.addSum(v, 1)
+		return
+	}
+	f.addSum(v, 1)
+	f.pos[id] = len(f.ids)
+	f.ids = append(f.ids, id)
+	f.data = append(f.data, v...)
+}
+
+func (f *flatIndex) Remove(id string) {
+	i, ok := f.pos[id]
+	if !ok {
+		return
+	}
+	f.addSum(f.data[i*f.dim:(i+1)*f.dim], -1)
+	last := len(f.ids) - 1
+	if i != last {
+		copy(f.data[i*f.dim:(i+1)*f.dim], f.data[last*f.dim:(last+1)*f.dim])
+		f.ids[i] = f.ids[last]
+		f.pos[f.ids[i]] = i
+	}
+	f.ids = f.ids[:last]
+	f.data = f.data[:last*f.dim]
+	delete(f.pos, id)
+}
+
+func (f *flatIndex) addSum(v []float32, sign float64) {
+	for j, x := range v {
+		f.sum[j] += sign * float64(x)
+	}
+}
+
+func (f *flatIndex) Mean() []float32 {
+	if len(f.ids) == 0 {
+		return nil
+	}
+	m := make([]float32, f.dim)
+	n := float64(len(f.ids))
+	for j, s := range f.sum {
+		m[j] = float32(s / n)
+	}
+	return m
+}
+
+func (f *flatIndex) Get(id string) ([]float32, bool) {
+	i, ok := f.pos[id]
+	if !ok {
+		return nil, false
+	}
+	return f.data[i*f.dim : (i+1)*f.dim], true
+}
+
+func (f *flatIndex) Search(q []float32, k int) []vectorHit {
+	if len(q) != f.dim || k <= 0 || len(f.ids) == 0 {
+		return nil
+	}
+	h := make(hitHeap, 0, k+1)
+	for i := range f.ids {
+		s := float64(dot(q, f.data[i*f.dim:(i+1)*f.dim]))
+		if len(h) < k {
+			heap.Push(&h, vectorHit{ID: f.ids[i], Score: s})
+		} else if s > h[0].Score {
+			h[0] = vectorHit{ID: f.ids[i], Score: s}
+			heap.Fix(&h, 0)
+		}
+	}
+	out := make([]vectorHit, len(h))
+	for i := len(h) - 1; i >= 0; i-- {
+		out[i] = heap.Pop(&h).(vectorHit)
+	}
+	return out
+}
+
+func dot(a, b []float32) float32 {
+	var s0, s1, s2, s3 float32
+	n := len(a) &^ 3
+	for i := 0; i < n; i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for i := n; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return s0 + s1 + s2 + s3
+}
+
+// normalize scales v to unit length in place; a zero vector stays zero.
+func normalize(v []float32) {
+	var s float64
+	for _, x := range v {
+		s += float64(x) * float64(x)
+	}
+	if s == 0 {
+		return
+	}
+	inv := float32(1 / math.Sqrt(s))
+	for i := range v {
+		v[i] *= inv
+	}
+}
+
+// hitHeap is a min-heap on score, ties broken so the larger ID is evicted
+// first and results are deterministic.
+type hitHeap []vectorHit
+
+func (h hitHeap) Len() int { return len(h) }
+func (h hitHeap) Less(i, j int) bool {
+	if h[i].Score != h[j].Score {
+		return h[i].Score < h[j].Score
+	}
+	return h[i].ID > h[j].ID
+}
+func (h hitHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *hitHeap) Push(x any)   { *h = append(*h, x.(vectorHit)) }
+func (h *hitHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// centered returns q minus a times mean, or q when there is no mean.
+func centered(q, mean []float32, a float64) []float32 {
+	if len(mean) != len(q) {
+		return q
+	}
+	out := make([]float32, len(q))
+	for i := range q {
+		out[i] = q[i] - float32(a)*mean[i]
+	}
+	return out
+}

@@ -1,0 +1,247 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/blevesearch/bleve/v2"
+)
+
+// Index adds or replaces docs. Embedding happens before any lock is taken,
+// since an external embedder may be slow; the docs are searchable when
+// Index returns.
+func (ix *Index) Index(ctx context.Context, docs ...Doc) error {
+	for start := 0; start < len(docs); start += batchSize {
+		end := min(start+batchSize, len(docs))
+		batch, vecs, err := ix.prepare(ctx, docs[start:end])
+		if err != nil {
+			return err
+		}
+		if err := ix.apply(batch, vecs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// prepare validates, copies and embeds one batch; a later doc with the same
+// id wins, as if indexed after the earlier one.
+func (ix *Index) prepare(ctx context.Context, docs []Doc) ([]*Doc, [][]float32, error) {
+	pos := make(map[string]int, len(docs))
+	batch := make([]*Doc, 0, len(docs))
+	for i := range docs {
+		if docs[i].ID == "" {
+			return nil, nil, errors.New("search: doc without id")
+		}
+		d := cloneDoc(&docs[i])
+		if p, ok := pos[d.ID]; ok {
+			batch[p] = d
+			continue
+		}
+		pos[d.ID] = len(batch)
+		batch = append(batch, d)
+	}
+	texts := make([]string, len(batch))
+	for i, d := range batch {
+		texts[i] = embedText(d)
+	}
+	vecs, err := ix.emb.Embed(ctx, texts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("search: embed with %s: %w", ix.emb.Name(), err)
+	}
+	if len(vecs) != len(batch) {
+		return nil, nil, fmt.Errorf("search: embedder %s returned %d vectors for %d texts", ix.emb.Name(), len(vecs), len(batch))
+	}
+	for i, v := range vecs {
+		if len(v) != ix.emb.Dim() {
+			return nil, nil, fmt.Errorf("search: embedder %s returned dimension %d, want %d", ix.emb.Name(), len(v), ix.emb.Dim())
+		}
+		normalize(v)
+		vecs[i] = v
+	}
+	return batch, vecs, nil
+}
+
+// embedText is what the embedder sees: the text and, for filed memories,
+// their topic words.
+func embedText(d *Doc) string {
+	return toBleve(d).Text
+}
+
+func (ix *Index) apply(batch []*Doc, vecs [][]float32) error {
+	ix.writeMu.Lock()
+	defer ix.writeMu.Unlock()
+	if ix.isClosed() {
+		return ErrClosed
+	}
+	st := ix.st
+	if err := st.writeStores(batch, vecs); err != nil {
+		return err
+	}
+	ix.mu.Lock()
+	for i, d := range batch {
+		st.putMaps(d, vecs[i])
+	}
+	ix.mu.Unlock()
+	return ix.maintain(st)
+}
+
+// Remove deletes docs by id; unknown ids are ignored.
+func (ix *Index) Remove(ctx context.Context, ids ...string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	ix.writeMu.Lock()
+	defer ix.writeMu.Unlock()
+	if ix.isClosed() {
+		return ErrClosed
+	}
+	st := ix.st
+	if err := st.deleteStores(ids); err != nil {
+		return err
+	}
+	ix.mu.Lock()
+	for _, id := range ids {
+		if d, ok := st.docs[id]; ok {
+			st.dropMaps(d)
+		}
+	}
+	ix.mu.Unlock()
+	return ix.maintain(st)
+}
+
+// maintain runs the housekeeping that keeps a long-lived index lean.
+// Caller holds writeMu.
+func (ix *Index) maintain(st *state) error {
+	if err := st.compactLogIfNeeded(ix.dir); err != nil {
+		return err
+	}
+	if st.memBatches < memCompactBatches {
+		return nil
+	}
+	mem, err := newMemIndex()
+	if err != nil {
+		return err
+	}
+	b := mem.NewBatch()
+	for id, d := range st.docs {
+		if d.Volatile {
+			if err := b.Index(id, toBleve(d)); err != nil {
+				_ = mem.Close()
+				return err
+			}
+		}
+	}
+	if err := mem.Batch(b); err != nil {
+		_ = mem.Close()
+		return err
+	}
+	ix.mu.Lock()
+	old := st.mem
+	st.alias.Swap([]bleve.Index{mem}, []bleve.Index{old})
+	st.mem = mem
+	st.memBatches = 0
+	ix.mu.Unlock()
+	return old.Close()
+}
+
+func (ix *Index) isClosed() bool {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return ix.closed
+}
+
+// Rebuild replaces the whole content of the index with docs, as when the
+// relay reindexes from its events. The new index is built beside the old
+// one, which keeps answering searches until the swap; writers wait.
+// progress (may be nil) gets the number of docs done so far and -1 while the
+// total is unknown, then (done, done) at the end.
+func (ix *Index) Rebuild(ctx context.Context, docs func(yield func(Doc) error) error, progress func(done, total int)) error {
+	ix.writeMu.Lock()
+	defer ix.writeMu.Unlock()
+	if ix.isClosed() {
+		return ErrClosed
+	}
+	var st *state
+	var err error
+	if ix.dir == "" {
+		st = newState(ix.emb.Dim())
+		err = st.openBleve("", true)
+	} else {
+		st, err = ix.createState(ix.st.meta.Gen + 1)
+	}
+	if err != nil {
+		return err
+	}
+	done := 0
+	pending := make([]Doc, 0, batchSize)
+	flush := func() error {
+		batch, vecs, err := ix.prepare(ctx, pending)
+		if err != nil {
+			return err
+		}
+		if err := st.writeStores(batch, vecs); err != nil {
+			return err
+		}
+		for i, d := range batch {
+			st.putMaps(d, vecs[i])
+		}
+		done += len(pending)
+		pending = pending[:0]
+		if progress != nil {
+			progress(done, -1)
+		}
+		return ctx.Err()
+	}
+	err = docs(func(d Doc) error {
+		pending = append(pending, d)
+		if len(pending) == batchSize {
+			return flush()
+		}
+		return nil
+	})
+	if err == nil && len(pending) > 0 {
+		err = flush()
+	}
+	if err == nil && ix.dir != "" {
+		err = st.log.flush()
+		if err == nil {
+			err = writeMeta(ix.dir, st.meta)
+		}
+	}
+	if err != nil {
+		_ = st.close()
+		if ix.dir != "" {
+			_ = os.RemoveAll(st.meta.blevePath(ix.dir))
+			_ = os.Remove(st.meta.logPath(ix.dir))
+		}
+		return fmt.Errorf("search: rebuild: %w", err)
+	}
+	ix.mu.Lock()
+	old := ix.st
+	ix.st = st
+	ix.mu.Unlock()
+	cerr := old.close()
+	if ix.dir != "" && old.meta.Gen > 0 {
+		_ = os.RemoveAll(old.meta.blevePath(ix.dir))
+		_ = os.Remove(old.meta.logPath(ix.dir))
+	}
+	if progress != nil {
+		progress(done, done)
+	}
+	return cerr
+}
+
+func cloneDoc(d *Doc) *Doc {
+	c := *d
+	if d.Tags != nil {
+		c.Tags = make(map[string][]string, len(d.Tags))
+		for k, v := range d.Tags {
+			c.Tags[k] = append([]string(nil), v...)
+		}
+	}
+	c.Supersedes = append([]string(nil), d.Supersedes...)
+	return &c
+}
