@@ -165,7 +165,9 @@ func (ix *Index) loadState(m indexMeta) (*state, error) {
 	}
 	var badDim bool
 	l, err := replayDocLog(m.logPath(ix.dir), func(d Doc, v []float32) {
-		if len(v) != m.Dim {
+		if len(v) == 0 && d.KeywordOnly {
+			v = nil
+		} else if len(v) != m.Dim {
 			badDim = true
 			return
 		}

@@ -94,7 +94,9 @@ func (s *state) putMaps(d *Doc, v []float32) {
 		s.dropMaps(old)
 	}
 	s.docs[d.ID] = d
-	s.vecs.Add(d.ID, v)
+	if v != nil { // keyword-only docs have none
+		s.vecs.Add(d.ID, v)
+	}
 	for _, id := range d.Supersedes {
 		s.superseded[id]++
 	}

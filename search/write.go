@@ -43,23 +43,31 @@ func (ix *Index) prepare(ctx context.Context, docs []Doc) ([]*Doc, [][]float32, 
 		pos[d.ID] = len(batch)
 		batch = append(batch, d)
 	}
-	texts := make([]string, len(batch))
+	// keyword-only docs (seed 001 §5 "cache only") get no vector
+	var texts []string
+	var embedded []int
 	for i, d := range batch {
-		texts[i] = embedText(d)
-	}
-	vecs, err := ix.emb.Embed(ctx, texts)
-	if err != nil {
-		return nil, nil, fmt.Errorf("search: embed with %s: %w", ix.emb.Name(), err)
-	}
-	if len(vecs) != len(batch) {
-		return nil, nil, fmt.Errorf("search: embedder %s returned %d vectors for %d texts", ix.emb.Name(), len(vecs), len(batch))
-	}
-	for i, v := range vecs {
-		if len(v) != ix.emb.Dim() {
-			return nil, nil, fmt.Errorf("search: embedder %s returned dimension %d, want %d", ix.emb.Name(), len(v), ix.emb.Dim())
+		if !d.KeywordOnly {
+			texts = append(texts, embedText(d))
+			embedded = append(embedded, i)
 		}
-		normalize(v)
-		vecs[i] = v
+	}
+	vecs := make([][]float32, len(batch))
+	if len(texts) > 0 {
+		got, err := ix.emb.Embed(ctx, texts)
+		if err != nil {
+			return nil, nil, fmt.Errorf("search: embed with %s: %w", ix.emb.Name(), err)
+		}
+		if len(got) != len(texts) {
+			return nil, nil, fmt.Errorf("search: embedder %s returned %d vectors for %d texts", ix.emb.Name(), len(got), len(texts))
+		}
+		for j, v := range got {
+			if len(v) != ix.emb.Dim() {
+				return nil, nil, fmt.Errorf("search: embedder %s returned dimension %d, want %d", ix.emb.Name(), len(v), ix.emb.Dim())
+			}
+			normalize(v)
+			vecs[embedded[j]] = v
+		}
 	}
 	return batch, vecs, nil
 }
