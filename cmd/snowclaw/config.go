@@ -166,10 +166,10 @@ func DefaultConfig() Config {
 			MaxModerationAge: Duration{time.Hour},
 		},
 		Search: SearchConfig{
-			Enabled:      true,
-			Embedder:     "builtin",
-			OllamaHost:   "http://127.0.0.1:11434",
-			OllamaModel:  "nomic-embed-text",
+			Enabled:     true,
+			Embedder:    "builtin",
+			OllamaHost:  "http://127.0.0.1:11434",
+			OllamaModel: "nomic-embed-text",
 			// tuned on LoCoMo with the built-in embedder (see README)
 			BM25Weight:   1,
 			VectorWeight: 0.25,

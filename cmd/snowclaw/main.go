@@ -43,6 +43,7 @@ usage:
   snowclaw keys    [--data DIR]  print the relay's and the agent's public keys
   snowclaw reindex [--data DIR]  rebuild the search index from the events (relay stopped)
   snowclaw search  "query" [--relay URL] [--sec KEY] [--limit N]  NIP-50 search on a relay
+  snowclaw eval locomo [--data FILE]  retrieval metric against a real relay
   snowclaw version
 
 Configuration: defaults < config file < SNOWCLAW_* environment < flags.
@@ -64,6 +65,8 @@ func run(ctx context.Context, args, environ []string, stdout, stderr io.Writer) 
 		return runReindex(ctx, args[1:], environ, stdout, stderr)
 	case "search":
 		return runSearch(ctx, args[1:], environ, stdout, stderr)
+	case "eval":
+		return runEval(ctx, args[1:], environ, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "snowclaw", version)
 		return nil

@@ -121,9 +121,36 @@ func memoryText(content, topic string, ts []string) string {
 	body := content
 	if strings.HasPrefix(strings.TrimSpace(content), "{") && json.Unmarshal([]byte(content), &m) == nil {
 		body = strings.TrimSpace(strings.Join([]string{m.Summary, m.Detail, m.Context}, "\n"))
+		if body == "" { // a social record (notes, preferences, …): all its words
+			var v any
+			json.Unmarshal([]byte(content), &v)
+			body = strings.Join(jsonStrings(v, nil), "\n")
+		}
 	}
 	extra := strings.NewReplacer("/", " ", "-", " ", "_", " ").Replace(topic)
 	return strings.TrimSpace(body + "\n" + extra + " " + strings.Join(ts, " "))
+}
+
+// jsonStrings collects the string values (and object keys of maps of
+// strings, like preferences) of a decoded JSON value.
+func jsonStrings(v any, out []string) []string {
+	switch x := v.(type) {
+	case string:
+		out = append(out, x)
+	case []any:
+		for _, e := range x {
+			out = jsonStrings(e, out)
+		}
+	case map[string]any:
+		for k, e := range x {
+			if s, ok := e.(string); ok {
+				out = append(out, k+": "+s)
+				continue
+			}
+			out = jsonStrings(e, out)
+		}
+	}
+	return out
 }
 
 // decrypt opens a NIP-44 memory: private ones are between the agent and

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestEval_LocomoOverRelay runs `snowclaw eval locomo` on a two-conversation
+// file where each question's words point at one turn, so both modes must
+// find every gold turn, and the second conversation's turn (same words)
+// must never rank above it in the first one's answers (NDCG 100).
+func TestEval_LocomoOverRelay(t *testing.T) {
+	conv := func(id, pet string) map[string]any {
+		return map[string]any{
+			"sample_id": id,
+			"conversation": map[string]any{
+				"speaker_a": "Ann", "speaker_b": "Bo",
+				"session_1_date_time": "1:56 pm on 8 May, 2023",
+				"session_1": []map[string]string{
+					{"speaker": "Ann", "dia_id": "D1:1", "text": "hi there, how was your weekend?"},
+					{"speaker": "Bo", "dia_id": "D1:2", "text": "I adopted a " + pet + " from the shelter on Saturday"},
+					{"speaker": "Ann", "dia_id": "D1:3", "text": "I went hiking in the mountains with my sister"},
+				},
+			},
+			"qa": []map[string]any{
+				{"question": "What did Bo adopt from the shelter?", "answer": pet, "evidence": []string{"D1:2"}, "category": 4},
+				{"question": "Where did Ann go hiking?", "answer": "mountains", "evidence": []string{"D1:3"}, "category": 1},
+			},
+		}
+	}
+	b, _ := json.Marshal([]any{conv("c1", "cat"), conv("c2", "dog")})
+	path := filepath.Join(t.TempDir(), "locomo.json")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	if err := run(context.Background(), []string{"eval", "locomo", "--data", path}, nil, &out, &errOut); err != nil {
+		t.Fatalf("eval: %v\n%s", err, errOut.String())
+	}
+	text := out.String()
+	for _, mode := range []string{"BM25 alone", "full ranking"} {
+		if !strings.Contains(text, mode) {
+			t.Fatalf("no %q section:\n%s", mode, text)
+		}
+	}
+	overall := regexp.MustCompile(`overall\s+n=4\s+recall@5\s+100\.0\s+recall@10\s+100\.0\s+NDCG@10\s+100\.0`)
+	if n := len(overall.FindAllString(text, -1)); n != 2 {
+		t.Fatalf("want recall 100 on all 4 questions in both modes:\n%s", text)
+	}
+	if !strings.Contains(text, "multi-hop") || !strings.Contains(text, "single-hop") {
+		t.Fatalf("no per-category lines:\n%s", text)
+	}
+}

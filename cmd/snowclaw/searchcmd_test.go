@@ -1,0 +1,115 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/nbd-wtf/go-nostr/nip19"
+	"github.com/snowclaw/snowclaw/internal/wsclient"
+	"github.com/snowclaw/snowclaw/relay"
+)
+
+// startServe runs a relay with the CLI's default config on dir and
+// returns its URL and a stop function (also run at cleanup).
+func startServe(t *testing.T, dir, owner string) (string, func()) {
+	t.Helper()
+	cfg := DefaultConfig()
+	cfg.Data, cfg.Owner = dir, owner
+	keys, err := relay.LoadKeys(dir, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := relay.New(context.Background(), relayOptions(cfg, keys, newLogger(&bytes.Buffer{}, "error")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- r.Serve(ctx, ln) }()
+	var once sync.Once
+	stop := func() { once.Do(func() { cancel(); <-done; r.Close() }) }
+	t.Cleanup(stop)
+	return "ws://" + ln.Addr().String(), stop
+}
+
+func publishMemory(t *testing.T, url, sk string, tags nostr.Tags, content string) nostr.Event {
+	t.Helper()
+	c, err := wsclient.Dial(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	evt := nostr.Event{Kind: 30078, CreatedAt: nostr.Now(), Tags: tags, Content: content}
+	evt.Sign(sk)
+	if err := c.Publish(context.Background(), evt); err != nil {
+		t.Fatal(err)
+	}
+	return evt
+}
+
+func TestSearchCmd_PrintsRankedHitsAndAuthenticates(t *testing.T) {
+	ownerSK := nostr.GeneratePrivateKey()
+	ownerPK, _ := nostr.GetPublicKey(ownerSK)
+	dir := t.TempDir()
+	url, _ := startServe(t, dir, ownerPK)
+	keys, _ := relay.LoadKeys(dir, false)
+	publishMemory(t, url, nostr.GeneratePrivateKey(), nostr.Tags{{"d", "snow:memory:ops/backup"}}, `{"summary":"nightly backups run at 02:00 with restic"}`)
+	// the agent's record of a person is readable by the owner, not by all
+	person, _ := nip19.EncodePublicKey(ownerPK)
+	publishMemory(t, url, keys.AgentSecret, nostr.Tags{{"d", "snowclaw:memory:npub:" + person}}, `{"notes":["prefers the respond_mode all"]}`)
+
+	var out, errOut bytes.Buffer
+	if err := run(context.Background(), []string{"search", "backups restic", "--relay", url, "--limit", "5"}, nil, &out, &errOut); err != nil {
+		t.Fatalf("search: %v %s", err, errOut.String())
+	}
+	if !strings.Contains(out.String(), " 1. [kind 30078]") || !strings.Contains(out.String(), "nightly backups run at 02:00 with restic") {
+		t.Fatalf("output:\n%s", out.String())
+	}
+	// anonymous search does not find the record; the owner's authenticated
+	// search (--sec from SNOWCLAW_SEC, as an nsec) does
+	out.Reset()
+	run(context.Background(), []string{"search", "respond_mode", "--relay", url}, nil, &out, &errOut)
+	if strings.Contains(out.String(), "respond_mode") {
+		t.Fatalf("anonymous search saw the agent's record:\n%s", out.String())
+	}
+	nsec, _ := nip19.EncodePrivateKey(ownerSK)
+	out.Reset()
+	if err := run(context.Background(), []string{"search", "respond_mode", "--relay", url}, []string{"SNOWCLAW_SEC=" + nsec}, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "respond_mode") {
+		t.Fatalf("owner's search did not find the record:\n%s", out.String())
+	}
+}
+
+func TestReindexCmd_RebuildsFromEvents(t *testing.T) {
+	dir := t.TempDir()
+	url, stop := startServe(t, dir, "")
+	publishMemory(t, url, nostr.GeneratePrivateKey(), nostr.Tags{{"d", "snow:memory:fact/owl"}}, "owls can rotate their heads 270 degrees")
+	stop()
+	os.RemoveAll(filepath.Join(dir, "search"))
+	var out, errOut bytes.Buffer
+	if err := run(context.Background(), []string{"reindex", "--data", dir}, nil, &out, &errOut); err != nil {
+		t.Fatalf("reindex: %v\n%s", err, errOut.String())
+	}
+	if !strings.Contains(out.String(), "reindexed 1 documents") {
+		t.Fatalf("output: %q", out.String())
+	}
+	url, _ = startServe(t, dir, "")
+	out.Reset()
+	run(context.Background(), []string{"search", "owls rotate", "--relay", url}, nil, &out, &errOut)
+	if !strings.Contains(out.String(), "owls can rotate") {
+		t.Fatalf("after reindex: %s", out.String())
+	}
+}
