@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip42"
 	"github.com/nbd-wtf/go-nostr/nip70"
+	"github.com/snowclaw/snowclaw/plugins/memsearch"
 	"github.com/snowclaw/snowclaw/policies"
 )
 
@@ -232,7 +234,7 @@ func (c *client) handleReq(id string, filters nostr.Filters) {
 				continue
 			}
 			if f.Search != "" {
-				evs, err := c.r.mem.Query(c.ctx, c.reader(), f)
+				evs, explain, err := c.r.mem.Query(c.ctx, c.reader(), f)
 				if err != nil {
 					c.closed(id, nostr.NormalizeOKMessage(err.Error(), "error"))
 					c.r.subs.unsubscribe(c, id)
@@ -240,6 +242,9 @@ func (c *client) handleReq(id string, filters nostr.Filters) {
 				}
 				for _, evt := range evs {
 					c.send(nostr.EventEnvelope{SubscriptionID: &id, Event: *evt})
+				}
+				if explain != nil {
+					c.sendExplain(id, explain)
 				}
 				continue
 			}
@@ -275,6 +280,19 @@ func (c *client) checkFilters(id string, filters nostr.Filters) string {
 		}
 	}
 	return ""
+}
+
+// sendExplain delivers the score breakdown of a search with explain:true
+// as one NOTICE before EOSE: {"explain":"<sub id>","results":[…]}. Other
+// clients ignore notices; it only ever covers events just sent.
+func (c *client) sendExplain(sub string, rows []memsearch.ExplainRow) {
+	b, err := json.Marshal(struct {
+		Explain string                 `json:"explain"`
+		Results []memsearch.ExplainRow `json:"results"`
+	}{sub, rows})
+	if err == nil {
+		c.send(nostr.NoticeEnvelope(string(b)))
+	}
 }
 
 func (c *client) handleCount(id string, filters nostr.Filters) {

@@ -95,7 +95,7 @@ func (r *Relay) countVisible(ctx context.Context, f nostr.Filter) (int64, error)
 	reader := policies.ReaderOf(ctx)
 	if f.Search != "" {
 		f.Limit = 1 << 30 // clamped to the search maximum
-		evs, err := r.mem.Query(ctx, reader, f)
+		evs, _, err := r.mem.Query(ctx, reader, f)
 		return int64(len(evs)), err
 	}
 	var n int64

@@ -65,6 +65,14 @@ type SearchOptions struct {
 	// reporting to Progress.
 	Rebuild  bool
 	Progress func(done, total int)
+
+	// Workspace file indexing (seed 001 §6), off while IndexedPaths is
+	// empty: globs relative to WorkspaceDir ("" = the working directory,
+	// "**" spans directories), rescanned every IndexInterval (0 = 30m,
+	// negative = only at start). The owner and the agent alone find them.
+	WorkspaceDir  string
+	IndexedPaths  []string
+	IndexInterval time.Duration
 }
 
 // Relay is a running Snowclaw relay.
@@ -238,6 +246,11 @@ func (r *Relay) openSearch(ctx context.Context) error {
 		ForceRebuild: so.Rebuild,
 		Progress:     so.Progress,
 		Logger:       r.log,
+
+		OwnerPubkey:   r.ids.Owner,
+		FilesDir:      so.WorkspaceDir,
+		IndexedPaths:  so.IndexedPaths,
+		IndexInterval: so.IndexInterval,
 	})
 	if err != nil {
 		return fmt.Errorf("search index: %w", err)

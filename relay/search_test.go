@@ -2,6 +2,7 @@ package relay_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -271,5 +272,57 @@ func TestSearch_LiveSubscription(t *testing.T) {
 	got := rc.eventIDs("s")
 	if !got[match.ID] || got[other.ID] {
 		t.Fatalf("live search got %v: want the kubernetes memories only", got)
+	}
+}
+
+// TestSearch_Explain: explain:true adds one NOTICE with each returned
+// result's score breakdown, and never mentions a result the reader did
+// not get.
+func TestSearch_Explain(t *testing.T) {
+	w := buildWorldWith(t, withSearch)
+	c := w.connect(&w.member)
+	pub := w.mustPublish(c, memory(w.member, "plans/public", "public plans for the launch party"))
+	for _, reader := range []*user{&w.member, &w.nonMember} {
+		rc := w.raw()
+		rc.auth(w.url, *reader)
+		rc.send("REQ", "x", nostr.Filter{Search: "plans explain:true"})
+		if _, ok := rc.waitFor("EOSE", "x", 3*time.Second); !ok {
+			t.Fatal("no EOSE")
+		}
+		got := rc.eventIDs("x")
+		var body struct {
+			Explain string `json:"explain"`
+			Results []struct {
+				ID         string  `json:"id"`
+				BM25Rank   int     `json:"bm25_rank"`
+				VectorRank int     `json:"vector_rank"`
+				Fused      float64 `json:"fused"`
+				Trust      float64 `json:"trust"`
+				Final      float64 `json:"final"`
+			} `json:"results"`
+		}
+		for _, n := range rc.Notices() {
+			json.Unmarshal([]byte(n), &body)
+		}
+		if body.Explain != "x" || len(body.Results) != len(got) {
+			t.Fatalf("explain %+v for %d results", body, len(got))
+		}
+		for _, r := range body.Results {
+			if !got[r.ID] {
+				t.Fatalf("explain mentions %s, which the reader did not get", r.ID)
+			}
+			if r.Final <= 0 || r.Trust <= 0 || (r.BM25Rank == 0 && r.VectorRank == 0) {
+				t.Fatalf("empty breakdown %+v", r)
+			}
+		}
+		if !got[pub.ID] {
+			t.Fatal("public memory not found")
+		}
+		if reader == &w.member && !got[w.events["chat-private-group"].ID] {
+			t.Fatal("member did not find the private group's plans")
+		}
+		if reader == &w.nonMember && got[w.events["chat-private-group"].ID] {
+			t.Fatal("non-member found the private group's plans")
+		}
 	}
 }

@@ -82,13 +82,13 @@ type Result struct {
 
 // Explain is the score breakdown of one result (the UI's debug view).
 type Explain struct {
-	BM25Rank    int     // 1-based, 0 = not in the BM25 list
-	BM25Score   float64 //
-	VectorRank  int     // 1-based, 0 = not in the vector list
-	VectorScore float64 // cosine similarity
-	Fused       float64 // reciprocal rank fusion score
-	Trust       float64 // source × model tier factor
-	Confidence  float64 // factor from snow:confidence
-	Recency     float64 // factor from recency decay
-	Final       float64
+	BM25Rank    int     `json:"bm25_rank"`    // 1-based, 0 = not in the BM25 list
+	BM25Score   float64 `json:"bm25_score"`   //
+	VectorRank  int     `json:"vector_rank"`  // 1-based, 0 = not in the vector list
+	VectorScore float64 `json:"vector_score"` // cosine similarity
+	Fused       float64 `json:"fused"`        // reciprocal rank fusion score
+	Trust       float64 `json:"trust"`        // source × model tier factor
+	Confidence  float64 `json:"confidence"`   // factor from snow:confidence
+	Recency     float64 `json:"recency"`      // factor from recency decay
+	Final       float64 `json:"final"`
 }

@@ -57,6 +57,11 @@ type MemoryConfig struct {
 	// specific (longest) matching pattern wins.
 	ModelTiers   WeightMap `toml:"model_tiers"`
 	DefaultTrust float64   `toml:"default_trust"`
+	// Workspace files to index (seed 001 §6), globs relative to
+	// WorkspaceDir ("" = the working directory); ** spans folders.
+	IndexedPaths  []string `toml:"indexed_paths"`
+	WorkspaceDir  string   `toml:"workspace_dir"`
+	IndexInterval Duration `toml:"index_interval"`
 }
 
 // WeightMap is a TOML table of name = weight; in the environment it is
@@ -177,7 +182,7 @@ func DefaultConfig() Config {
 			DefaultLimit: 20,
 			MaxLimit:     100,
 		},
-		Memory: MemoryConfig{Sources: WeightMap{}, ModelTiers: WeightMap{}, DefaultTrust: 1},
+		Memory: MemoryConfig{Sources: WeightMap{}, ModelTiers: WeightMap{}, DefaultTrust: 1, IndexInterval: Duration{30 * time.Minute}},
 	}
 }
 
@@ -430,6 +435,9 @@ func (c *Config) Validate() error {
 				}
 			}
 		}
+	}
+	if c.Memory.IndexInterval.Duration <= 0 {
+		bad("memory.index_interval", "must be positive")
 	}
 	if c.Groups.MaxModerationAge.Duration <= 0 {
 		bad("groups.max_moderation_age", "must be positive")

@@ -181,6 +181,9 @@ func TestConfig_ExampleIsDefaults(t *testing.T) {
 	if len(got.Groups.Creators) == 0 {
 		got.Groups.Creators = nil // creators = [] and no creators are the same
 	}
+	if len(got.Memory.IndexedPaths) == 0 {
+		got.Memory.IndexedPaths = nil
+	}
 	if want := DefaultConfig(); !reflect.DeepEqual(got, want) {
 		t.Errorf("config.example.toml differs from DefaultConfig():\n got %+v\nwant %+v", got, want)
 	}

@@ -5,7 +5,7 @@
 //	snowclaw keygen
 //	snowclaw keys --data DIR
 //	snowclaw reindex --data DIR
-//	snowclaw search "query" [--relay URL] [--sec KEY] [--limit N]
+//	snowclaw search "query" [--relay URL] [--sec KEY] [--explain] [--limit N]
 //	snowclaw version
 package main
 
@@ -42,7 +42,7 @@ usage:
   snowclaw keygen  print a new key pair
   snowclaw keys    [--data DIR]  print the relay's and the agent's public keys
   snowclaw reindex [--data DIR]  rebuild the search index from the events (relay stopped)
-  snowclaw search  "query" [--relay URL] [--sec KEY] [--limit N]  NIP-50 search on a relay
+  snowclaw search  "query" [--relay URL] [--sec KEY] [--explain] [--limit N]  NIP-50 search on a relay
   snowclaw eval locomo [--data FILE]  retrieval metric against a real relay
   snowclaw version
 

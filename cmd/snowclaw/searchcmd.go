@@ -13,6 +13,7 @@ import (
 	"github.com/nbd-wtf/go-nostr/nip19"
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/internal/wsclient"
+	"github.com/snowclaw/snowclaw/plugins/memsearch"
 )
 
 // runSearch is a NIP-50 client: it sends the query to a running relay over
@@ -24,6 +25,7 @@ func runSearch(ctx context.Context, args, environ []string, stdout, stderr io.Wr
 	sec := fs.String("sec", "", "nsec or hex secret to authenticate with (default $SNOWCLAW_SEC)")
 	limit := fs.Int("limit", 10, "number of results")
 	asJSON := fs.Bool("json", false, "print the events as JSON lines")
+	explain := fs.Bool("explain", false, "print each result's score breakdown (BM25 rank, vector rank, fused, trust, final)")
 	// flags may follow the query
 	var query []string
 	rest := args
@@ -61,7 +63,11 @@ func runSearch(ctx context.Context, args, environ []string, stdout, stderr io.Wr
 			return fmt.Errorf("authenticating to %s: %w", *url, err)
 		}
 	}
-	events, closed, err := c.Fetch(nostr.Filter{Search: strings.Join(query, " "), Limit: *limit}, 30*time.Second)
+	q := strings.Join(query, " ")
+	if *explain {
+		q += " explain:true"
+	}
+	events, closed, err := c.Fetch(nostr.Filter{Search: q, Limit: *limit}, 30*time.Second)
 	if err != nil {
 		return err
 	}
@@ -72,6 +78,7 @@ func runSearch(ctx context.Context, args, environ []string, stdout, stderr io.Wr
 		fmt.Fprintln(stdout, "no results")
 		return nil
 	}
+	breakdown := explainRows(c.Notices())
 	for i, evt := range events {
 		if *asJSON {
 			b, _ := json.Marshal(evt)
@@ -79,8 +86,32 @@ func runSearch(ctx context.Context, args, environ []string, stdout, stderr io.Wr
 			continue
 		}
 		printHit(stdout, i+1, evt)
+		if e, ok := breakdown[evt.ID]; ok {
+			fmt.Fprintf(stdout, "    bm25 rank %d (%.3f)  vector rank %d (%.3f)  fused %.4f  × trust %.2f × confidence %.2f × recency %.2f = %.4f\n",
+				e.BM25Rank, e.BM25Score, e.VectorRank, e.VectorScore, e.Fused, e.Trust, e.Confidence, e.Recency, e.Final)
+		}
+	}
+	if *explain && len(breakdown) == 0 {
+		fmt.Fprintln(stderr, "the relay sent no score breakdown (an older relay?)")
 	}
 	return nil
+}
+
+// explainRows reads the relay's explain notice (see relay/conn.go).
+func explainRows(notices []string) map[string]memsearch.ExplainRow {
+	out := make(map[string]memsearch.ExplainRow)
+	for _, n := range notices {
+		var body struct {
+			Explain string                 `json:"explain"`
+			Results []memsearch.ExplainRow `json:"results"`
+		}
+		if json.Unmarshal([]byte(n), &body) == nil && body.Explain != "" {
+			for _, r := range body.Results {
+				out[r.ID] = r
+			}
+		}
+	}
+	return out
 }
 
 func printHit(w io.Writer, rank int, evt *nostr.Event) {

@@ -76,6 +76,13 @@ func TestSearchCmd_PrintsRankedHitsAndAuthenticates(t *testing.T) {
 	if !strings.Contains(out.String(), " 1. [kind 30078]") || !strings.Contains(out.String(), "nightly backups run at 02:00 with restic") {
 		t.Fatalf("output:\n%s", out.String())
 	}
+	out.Reset()
+	if err := run(context.Background(), []string{"search", "--explain", "backups", "--relay", url}, nil, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "bm25 rank 1") || !strings.Contains(out.String(), "× trust") {
+		t.Fatalf("--explain output:\n%s", out.String())
+	}
 	// anonymous search does not find the record; the owner's authenticated
 	// search (--sec from SNOWCLAW_SEC, as an nsec) does
 	out.Reset()

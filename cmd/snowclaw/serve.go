@@ -128,9 +128,12 @@ func relayOptions(c Config, keys relay.Keys, logger *slog.Logger) relay.Options 
 		FilterRateIP:    policies.Rate{PerSecond: r.QueriesPerSecondIP, Burst: r.QueriesBurstIP},
 		ConnRateIP:      policies.Rate{PerSecond: r.ConnectionsPerSecondIP, Burst: r.ConnectionsBurstIP},
 		Search: relay.SearchOptions{
-			Enabled:      c.Search.Enabled,
-			DefaultLimit: c.Search.DefaultLimit,
-			MaxLimit:     c.Search.MaxLimit,
+			Enabled:       c.Search.Enabled,
+			IndexedPaths:  c.Memory.IndexedPaths,
+			WorkspaceDir:  c.Memory.WorkspaceDir,
+			IndexInterval: c.Memory.IndexInterval.Duration,
+			DefaultLimit:  c.Search.DefaultLimit,
+			MaxLimit:      c.Search.MaxLimit,
 			Index: search.Options{
 				BM25Weight:      c.Search.BM25Weight,
 				VectorWeight:    c.Search.VectorWeight,

@@ -260,3 +260,20 @@ func (c *Client) Count(f nostr.Filter, timeout time.Duration) (int64, string, er
 	}
 	return 0, "", fmt.Errorf("COUNT %v: no answer within %s", f, timeout)
 }
+
+// Notices returns the text of every NOTICE received so far.
+func (c *Client) Notices() []string {
+	var out []string
+	for _, m := range c.Frames() {
+		var arr []json.RawMessage
+		if json.Unmarshal(m, &arr) != nil || len(arr) < 2 {
+			continue
+		}
+		var l, text string
+		json.Unmarshal(arr[0], &l)
+		if l == "NOTICE" && json.Unmarshal(arr[1], &text) == nil {
+			out = append(out, text)
+		}
+	}
+	return out
+}

@@ -37,6 +37,17 @@ type Options struct {
 	// ForceRebuild throws the on-disk index away and builds it anew.
 	ForceRebuild bool
 	Logger       *slog.Logger
+
+	// Workspace file indexing (seed 001 §6, files.go), off while
+	// IndexedPaths is empty. IndexedPaths are globs relative to FilesDir
+	// ("" = the working directory); a "**" segment spans directories.
+	// Changed files are re-indexed every IndexInterval (0: 30 minutes;
+	// negative: only at Open and on ScanFiles). File chunks are readable by
+	// OwnerPubkey (hex) and the agent only.
+	OwnerPubkey   string
+	FilesDir      string
+	IndexedPaths  []string
+	IndexInterval time.Duration
 }
 
 // Plugin owns the index.
@@ -46,6 +57,7 @@ type Plugin struct {
 	ix    *search.Index
 	mu    sync.Mutex
 	addrs map[string]string // address → id of the indexed version
+	files *fileIndexer      // nil when no workspace files are indexed
 }
 
 // indexedKinds are the kinds a rebuild reads from the store.
@@ -66,6 +78,9 @@ func Open(ctx context.Context, opts Options) (*Plugin, error) {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	p := &Plugin{opts: opts, log: opts.Logger.With("component", "search"), addrs: make(map[string]string)}
+	if err := p.initFiles(); err != nil {
+		return nil, err
+	}
 	if opts.ForceRebuild {
 		if err := os.RemoveAll(opts.Search.Dir); err != nil {
 			return nil, fmt.Errorf("removing the search index: %w", err)
@@ -80,6 +95,7 @@ func Open(ctx context.Context, opts Options) (*Plugin, error) {
 			ix.Close()
 			return nil, err
 		}
+		p.startFiles(ctx)
 		return p, nil
 	case err == nil:
 		p.ix = ix // a new, empty index: fill it
@@ -96,6 +112,7 @@ func Open(ctx context.Context, opts Options) (*Plugin, error) {
 		p.ix.Close()
 		return nil, err
 	}
+	p.startFiles(ctx)
 	return p, nil
 }
 
@@ -208,5 +225,8 @@ func (p *Plugin) DeleteEvent(ctx context.Context, evt *nostr.Event) error {
 // Count is the number of indexed documents.
 func (p *Plugin) Count() int { return p.ix.Count() }
 
-// Close closes the index.
-func (p *Plugin) Close() error { return p.ix.Close() }
+// Close stops the workspace file rescans and closes the index.
+func (p *Plugin) Close() error {
+	p.stopFiles()
+	return p.ix.Close()
+}

@@ -10,13 +10,22 @@ import (
 	"github.com/snowclaw/snowclaw/search"
 )
 
+// ExplainRow is one result's score breakdown, sent to clients that ask
+// with the explain:true extension.
+type ExplainRow struct {
+	ID string `json:"id"`
+	search.Explain
+}
+
 // Query answers a REQ filter with a search field: ranked by the index,
 // with the rest of the filter, the query's extensions and the read rule
-// applied before the limit. Results are in descending relevance.
-func (p *Plugin) Query(ctx context.Context, reader string, f nostr.Filter) ([]*nostr.Event, error) {
+// applied before the limit. Results are in descending relevance; explain
+// is filled when the query carries explain:true.
+func (p *Plugin) Query(ctx context.Context, reader string, f nostr.Filter) (events []*nostr.Event, explain []ExplainRow, err error) {
+	wantExplain := hasExplain(f.Search)
 	pq, err := search.ParseQuery(f.Search)
 	if err != nil {
-		return nil, fmt.Errorf("invalid: search query: %w", err)
+		return nil, nil, fmt.Errorf("invalid: search query: %w", err)
 	}
 	limit := f.Limit
 	if limit <= 0 {
@@ -30,6 +39,7 @@ func (p *Plugin) Query(ctx context.Context, reader string, f nostr.Filter) ([]*n
 	res, err := p.ix.Search(ctx, search.Query{
 		Text:              pq.Text,
 		Limit:             limit,
+		Explain:           wantExplain,
 		IncludeSuperseded: pq.IncludeSuperseded,
 		Accept: func(d search.Doc) bool {
 			evt := eventOf(d)
@@ -37,10 +47,10 @@ func (p *Plugin) Query(ctx context.Context, reader string, f nostr.Filter) ([]*n
 		},
 	})
 	if err != nil {
-		return nil, fmt.Errorf("error: search failed: %w", err)
+		return nil, nil, fmt.Errorf("error: search failed: %w", err)
 	}
 	if len(res) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	ids := make([]string, len(res))
 	for i, r := range res {
@@ -48,19 +58,33 @@ func (p *Plugin) Query(ctx context.Context, reader string, f nostr.Filter) ([]*n
 	}
 	ch, err := p.opts.Store.QueryEvents(ctx, nostr.Filter{IDs: ids, Limit: len(ids)})
 	if err != nil {
-		return nil, fmt.Errorf("error: loading search results: %w", err)
+		return nil, nil, fmt.Errorf("error: loading search results: %w", err)
 	}
 	byID := make(map[string]*nostr.Event, len(ids))
 	for evt := range ch {
 		byID[evt.ID] = evt
 	}
 	out := make([]*nostr.Event, 0, len(ids))
-	for _, id := range ids {
+	for i, id := range ids {
 		if evt, ok := byID[id]; ok && p.opts.CanRead(reader, evt) {
 			out = append(out, evt)
+			if wantExplain && res[i].Explain != nil {
+				explain = append(explain, ExplainRow{ID: id, Explain: *res[i].Explain})
+			}
 		}
 	}
-	return out, nil
+	return out, explain, nil
+}
+
+// hasExplain reports whether the query asks for the score breakdown
+// (explain:true); the parser drops it as an unknown extension.
+func hasExplain(q string) bool {
+	for _, w := range strings.Fields(q) {
+		if strings.EqualFold(w, "explain:true") || strings.EqualFold(w, "explain:yes") {
+			return true
+		}
+	}
+	return false
 }
 
 // MatchLive decides whether a newly stored event goes to a live search
