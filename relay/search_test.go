@@ -326,3 +326,36 @@ func TestSearch_Explain(t *testing.T) {
 		}
 	}
 }
+
+// TestSearch_ConflictsReported: two sources filing different content under
+// one topic are flagged in the explain output, for readers who see both.
+func TestSearch_ConflictsReported(t *testing.T) {
+	e := startEnv(t, withSearch)
+	a, b := newUser(), newUser()
+	c := e.connect(nil)
+	x := e.mustPublish(c, memory(a, "ops/deploy-day", "deploy day is tuesday"))
+	y := e.mustPublish(c, memory(b, "ops/deploy-day", "deploy day is friday"))
+	same := e.mustPublish(c, memory(a, "ops/oncall", "oncall rotates weekly"))
+	rc := e.raw()
+	rc.send("REQ", "x", nostr.Filter{Search: "deploy day oncall explain:true"})
+	rc.waitFor("EOSE", "x", 3*time.Second)
+	var body struct {
+		Results []struct {
+			ID            string   `json:"id"`
+			ConflictsWith []string `json:"conflicts_with"`
+		} `json:"results"`
+	}
+	for _, n := range rc.Notices() {
+		json.Unmarshal([]byte(n), &body)
+	}
+	flags := map[string][]string{}
+	for _, r := range body.Results {
+		flags[r.ID] = r.ConflictsWith
+	}
+	if len(flags[x.ID]) != 1 || flags[x.ID][0] != y.ID || len(flags[y.ID]) != 1 || flags[y.ID][0] != x.ID {
+		t.Fatalf("conflict flags %v: want %s and %s flagged against each other", flags, x.ID[:8], y.ID[:8])
+	}
+	if len(flags[same.ID]) != 0 {
+		t.Fatalf("a topic with one source was flagged: %v", flags[same.ID])
+	}
+}

@@ -15,6 +15,10 @@ import (
 type ExplainRow struct {
 	ID string `json:"id"`
 	search.Explain
+	// ConflictsWith lists current memories on the same topic from other
+	// sources that say something else (seed 003), as far as the reader may
+	// see them.
+	ConflictsWith []string `json:"conflicts_with,omitempty"`
 }
 
 // Query answers a REQ filter with a search field: ranked by the index,
@@ -69,11 +73,44 @@ func (p *Plugin) Query(ctx context.Context, reader string, f nostr.Filter) (even
 		if evt, ok := byID[id]; ok && p.opts.CanRead(reader, evt) {
 			out = append(out, evt)
 			if wantExplain && res[i].Explain != nil {
-				explain = append(explain, ExplainRow{ID: id, Explain: *res[i].Explain})
+				explain = append(explain, ExplainRow{ID: id, Explain: *res[i].Explain, ConflictsWith: p.conflictsWith(reader, res[i].Doc)})
 			}
 		}
 	}
 	return out, explain, nil
+}
+
+// Conflicts lists the topics on which sources disagree (all topics when
+// topic is ""), keeping only the memories reader may see.
+func (p *Plugin) Conflicts(reader, topic string) []search.Conflict {
+	var out []search.Conflict
+	for _, c := range p.ix.Conflicts(topic) {
+		var docs []search.Doc
+		for _, d := range c.Docs {
+			if p.opts.CanRead(reader, eventOf(d)) {
+				docs = append(docs, d)
+			}
+		}
+		if len(docs) > 1 {
+			out = append(out, search.Conflict{Topic: c.Topic, Docs: docs})
+		}
+	}
+	return out
+}
+
+func (p *Plugin) conflictsWith(reader string, d search.Doc) []string {
+	if d.Topic == "" {
+		return nil
+	}
+	var ids []string
+	for _, c := range p.Conflicts(reader, d.Topic) {
+		for _, o := range c.Docs {
+			if o.ID != d.ID && o.Source != d.Source {
+				ids = append(ids, o.ID)
+			}
+		}
+	}
+	return ids
 }
 
 // hasExplain reports whether the query asks for the score breakdown
