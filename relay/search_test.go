@@ -58,6 +58,19 @@ func TestSearch_RelevanceOrderAndLimit(t *testing.T) {
 	if got := search(t, e, nil, nostr.Filter{Search: "go", Limit: 1}); len(got) != 1 {
 		t.Fatalf("limit 1 gave %d results", len(got))
 	}
+	// answered by the index alone: no event twice, none the store would
+	// add unranked (the pasta memory matches kinds but not the words)
+	got = search(t, e, nil, nostr.Filter{Search: "channel receiver", Kinds: []int{30078}, Limit: 50})
+	seen := map[string]bool{}
+	for _, g := range got {
+		if seen[g.ID] {
+			t.Fatalf("%s returned twice", g.ID)
+		}
+		seen[g.ID] = true
+	}
+	if len(got) == 0 || got[0].ID != chans.ID {
+		t.Fatalf("search with kinds: %v", ids(got))
+	}
 }
 
 func TestSearch_SearchableRightAfterOK(t *testing.T) {
