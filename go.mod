@@ -7,6 +7,7 @@ require (
 	github.com/blevesearch/bleve/v2 v2.5.3
 	github.com/blevesearch/bleve_index_api v1.2.8
 	github.com/blevesearch/go-porterstemmer v1.0.3
+	github.com/blugelabs/bluge v0.2.2
 	github.com/dgraph-io/badger/v4 v4.5.0
 	github.com/fasthttp/websocket v1.5.12
 	github.com/fiatjaf/eventstore v0.16.2
@@ -39,7 +40,6 @@ require (
 	github.com/blevesearch/zapx/v14 v14.4.2 // indirect
 	github.com/blevesearch/zapx/v15 v15.4.2 // indirect
 	github.com/blevesearch/zapx/v16 v16.2.4 // indirect
-	github.com/blugelabs/bluge v0.2.2 // indirect
 	github.com/blugelabs/bluge_segment_api v0.2.0 // indirect
 	github.com/blugelabs/ice v1.0.0 // indirect
 	github.com/blugelabs/ice/v2 v2.0.1 // indirect

@@ -3,6 +3,8 @@ package search
 import (
 	"container/heap"
 	"math"
+	"runtime"
+	"sync"
 )
 
 // vectorHit is one nearest-neighbour result: cosine similarity of unit
@@ -101,12 +103,53 @@ func (f *flatIndex) Get(id string) ([]float32, bool) {
 	return f.data[i*f.dim : (i+1)*f.dim], true
 }
 
+// parallelMin is the index size from which a scan is split across cores:
+// at 100k vectors of 512 dimensions one scan reads 200 MB, and a single
+// core makes search p95 miss 20 ms on a 2-core machine.
+const parallelMin = 8192
+
 func (f *flatIndex) Search(q []float32, k int) []vectorHit {
 	if len(q) != f.dim || k <= 0 || len(f.ids) == 0 {
 		return nil
 	}
+	n := len(f.ids)
+	parts := 1
+	if n >= parallelMin {
+		parts = min(runtime.GOMAXPROCS(0), 8)
+	}
+	heaps := make([]hitHeap, parts)
+	var wg sync.WaitGroup
+	for p := range parts {
+		lo, hi := p*n/parts, (p+1)*n/parts
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			heaps[p] = f.scan(q, k, lo, hi)
+		}()
+	}
+	wg.Wait()
+	h := heaps[0]
+	for _, other := range heaps[1:] {
+		for _, hit := range other {
+			if len(h) < k {
+				heap.Push(&h, hit)
+			} else if hit.Score > h[0].Score || (hit.Score == h[0].Score && hit.ID < h[0].ID) {
+				h[0] = hit
+				heap.Fix(&h, 0)
+			}
+		}
+	}
+	out := make([]vectorHit, len(h))
+	for i := len(h) - 1; i >= 0; i-- {
+		out[i] = heap.Pop(&h).(vectorHit)
+	}
+	return out
+}
+
+// scan keeps the k best of vectors lo..hi in a min-heap.
+func (f *flatIndex) scan(q []float32, k, lo, hi int) hitHeap {
 	h := make(hitHeap, 0, k+1)
-	for i := range f.ids {
+	for i := lo; i < hi; i++ {
 		s := float64(dot(q, f.data[i*f.dim:(i+1)*f.dim]))
 		if len(h) < k {
 			heap.Push(&h, vectorHit{ID: f.ids[i], Score: s})
@@ -115,11 +158,7 @@ func (f *flatIndex) Search(q []float32, k int) []vectorHit {
 			heap.Fix(&h, 0)
 		}
 	}
-	out := make([]vectorHit, len(h))
-	for i := len(h) - 1; i >= 0; i-- {
-		out[i] = heap.Pop(&h).(vectorHit)
-	}
-	return out
+	return h
 }
 
 func dot(a, b []float32) float32 {
