@@ -7,7 +7,6 @@ package memsearch
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -52,12 +51,15 @@ type Options struct {
 
 // Plugin owns the index.
 type Plugin struct {
-	opts  Options
-	log   *slog.Logger
-	ix    *search.Index
-	mu    sync.Mutex
-	addrs map[string]string // address → id of the indexed version
-	files *fileIndexer      // nil when no workspace files are indexed
+	opts     Options
+	log      *slog.Logger
+	ix       *search.Index
+	mu       sync.Mutex
+	addrs    map[string]string // address → id of the indexed version
+	q        *queue
+	stopQ    chan struct{}
+	stopOnce sync.Once
+	files    *fileIndexer // nil when no workspace files are indexed
 }
 
 // indexedKinds are the kinds a rebuild reads from the store.
@@ -77,7 +79,7 @@ func Open(ctx context.Context, opts Options) (*Plugin, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	p := &Plugin{opts: opts, log: opts.Logger.With("component", "search"), addrs: make(map[string]string)}
+	p := &Plugin{opts: opts, log: opts.Logger.With("component", "search"), addrs: make(map[string]string), q: newQueue()}
 	if err := p.initFiles(); err != nil {
 		return nil, err
 	}
@@ -96,6 +98,7 @@ func Open(ctx context.Context, opts Options) (*Plugin, error) {
 			return nil, err
 		}
 		p.startFiles(ctx)
+		p.startQueue()
 		return p, nil
 	case err == nil:
 		p.ix = ix // a new, empty index: fill it
@@ -113,6 +116,7 @@ func Open(ctx context.Context, opts Options) (*Plugin, error) {
 		return nil, err
 	}
 	p.startFiles(ctx)
+	p.startQueue()
 	return p, nil
 }
 
@@ -190,20 +194,17 @@ func (p *Plugin) OnEventSaved(ctx context.Context, evt *nostr.Event) {
 	if !ok {
 		return
 	}
+	o := op{doc: &doc}
 	if doc.Address != "" {
 		p.mu.Lock()
 		old := p.addrs[doc.Address]
 		p.addrs[doc.Address] = doc.ID
 		p.mu.Unlock()
 		if old != "" && old != doc.ID {
-			if err := p.ix.Remove(ctx, old); err != nil {
-				p.log.Error("removing replaced version from the index", "id", old, "err", err)
-			}
+			o.remove = []string{old}
 		}
 	}
-	if err := p.ix.Index(ctx, doc); err != nil {
-		p.log.Error("indexing event", "id", evt.ID, "err", err)
-	}
+	p.q.push(o)
 }
 
 // DeleteEvent removes a deleted event from the index.
@@ -216,17 +217,26 @@ func (p *Plugin) DeleteEvent(ctx context.Context, evt *nostr.Event) error {
 		}
 	}
 	p.mu.Unlock()
-	if err := p.ix.Remove(ctx, evt.ID); err != nil && !errors.Is(err, context.Canceled) {
-		return fmt.Errorf("removing %s from the search index: %w", evt.ID, err)
-	}
+	p.q.push(op{remove: []string{evt.ID}})
 	return nil
 }
 
 // Count is the number of indexed documents.
 func (p *Plugin) Count() int { return p.ix.Count() }
 
-// Close stops the workspace file rescans and closes the index.
+// Close stops the workspace file rescans, applies pending updates and
+// closes the index.
 func (p *Plugin) Close() error {
 	p.stopFiles()
+	if p.stopQ != nil {
+		p.stopOnce.Do(func() { close(p.stopQ) })
+		<-p.q.done
+	}
 	return p.ix.Close()
+}
+
+// startQueue starts the worker that applies index updates.
+func (p *Plugin) startQueue() {
+	p.stopQ = make(chan struct{})
+	go p.runQueue(p.stopQ)
 }

@@ -26,6 +26,7 @@ type ExplainRow struct {
 // applied before the limit. Results are in descending relevance; explain
 // is filled when the query carries explain:true.
 func (p *Plugin) Query(ctx context.Context, reader string, f nostr.Filter) (events []*nostr.Event, explain []ExplainRow, err error) {
+	p.flush(ctx) // read your writes: every OK'd event is searchable
 	wantExplain := hasExplain(f.Search)
 	pq, err := search.ParseQuery(f.Search)
 	if err != nil {
@@ -83,6 +84,7 @@ func (p *Plugin) Query(ctx context.Context, reader string, f nostr.Filter) (even
 // Conflicts lists the topics on which sources disagree (all topics when
 // topic is ""), keeping only the memories reader may see.
 func (p *Plugin) Conflicts(reader, topic string) []search.Conflict {
+	p.flush(context.Background())
 	var out []search.Conflict
 	for _, c := range p.ix.Conflicts(topic) {
 		var docs []search.Doc
