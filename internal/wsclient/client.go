@@ -109,7 +109,11 @@ func (c *Client) waitFrom(from int, label, id string, timeout time.Duration) ([]
 	deadline := time.After(timeout)
 	closed := false
 	for {
-		for _, m := range c.Frames()[from:] {
+		c.mu.Lock()
+		tail := c.msgs[min(from, len(c.msgs)):]
+		from = len(c.msgs) // next time, look only at what is new
+		c.mu.Unlock()
+		for _, m := range tail {
 			var arr []json.RawMessage
 			if json.Unmarshal(m, &arr) != nil || len(arr) < 2 {
 				continue
@@ -219,46 +223,48 @@ func (c *Client) nextID(prefix string) string {
 // Fetch runs one REQ to EOSE and returns the events, or the CLOSED reason.
 func (c *Client) Fetch(f nostr.Filter, timeout time.Duration) ([]*nostr.Event, string, error) {
 	id := c.nextID("q")
+	from := c.mark()
 	if err := c.Send("REQ", id, f); err != nil {
 		return nil, "", err
 	}
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
-		if arr, ok := c.WaitFor("CLOSED", id, 0); ok {
-			var reason string
-			json.Unmarshal(arr[2], &reason)
-			return c.Events(id), reason, nil
-		}
-		if _, ok := c.WaitFor("EOSE", id, 10*time.Millisecond); ok {
-			c.Send("CLOSE", id)
-			return c.Events(id), "", nil
-		}
+	arr, ok := c.waitAny(from, id, timeout, "EOSE", "CLOSED")
+	if !ok {
+		return nil, "", fmt.Errorf("REQ %v: neither EOSE nor CLOSED within %s", f, timeout)
 	}
-	return nil, "", fmt.Errorf("REQ %v: neither EOSE nor CLOSED within %s", f, timeout)
+	events := c.eventsFrom(from, id)
+	var label, reason string
+	json.Unmarshal(arr[0], &label)
+	if label == "CLOSED" {
+		json.Unmarshal(arr[2], &reason)
+		return events, reason, nil
+	}
+	c.Send("CLOSE", id)
+	return events, "", nil
 }
 
 // Count sends a NIP-45 COUNT and returns the count, or the CLOSED reason.
 func (c *Client) Count(f nostr.Filter, timeout time.Duration) (int64, string, error) {
 	id := c.nextID("c")
+	from := c.mark()
 	if err := c.Send("COUNT", id, f); err != nil {
 		return 0, "", err
 	}
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
-		if arr, ok := c.WaitFor("CLOSED", id, 0); ok {
-			var reason string
-			json.Unmarshal(arr[2], &reason)
-			return 0, reason, nil
-		}
-		if arr, ok := c.WaitFor("COUNT", id, 10*time.Millisecond); ok {
-			var body struct {
-				Count int64 `json:"count"`
-			}
-			json.Unmarshal(arr[2], &body)
-			return body.Count, "", nil
-		}
+	arr, ok := c.waitAny(from, id, timeout, "COUNT", "CLOSED")
+	if !ok {
+		return 0, "", fmt.Errorf("COUNT %v: no answer within %s", f, timeout)
 	}
-	return 0, "", fmt.Errorf("COUNT %v: no answer within %s", f, timeout)
+	var label string
+	json.Unmarshal(arr[0], &label)
+	if label == "CLOSED" {
+		var reason string
+		json.Unmarshal(arr[2], &reason)
+		return 0, reason, nil
+	}
+	var body struct {
+		Count int64 `json:"count"`
+	}
+	json.Unmarshal(arr[2], &body)
+	return body.Count, "", nil
 }
 
 // Notices returns the text of every NOTICE received so far.
@@ -273,6 +279,70 @@ func (c *Client) Notices() []string {
 		json.Unmarshal(arr[0], &l)
 		if l == "NOTICE" && json.Unmarshal(arr[1], &text) == nil {
 			out = append(out, text)
+		}
+	}
+	return out
+}
+
+// waitAny is waitFrom for the first frame about id with any of labels.
+func (c *Client) waitAny(from int, id string, timeout time.Duration, labels ...string) ([]json.RawMessage, bool) {
+	deadline := time.After(timeout)
+	closed := false
+	for {
+		c.mu.Lock()
+		tail := c.msgs[min(from, len(c.msgs)):]
+		from = len(c.msgs)
+		c.mu.Unlock()
+		for _, m := range tail {
+			var arr []json.RawMessage
+			if json.Unmarshal(m, &arr) != nil || len(arr) < 2 {
+				continue
+			}
+			var l, i string
+			json.Unmarshal(arr[0], &l)
+			json.Unmarshal(arr[1], &i)
+			if i != id {
+				continue
+			}
+			for _, want := range labels {
+				if l == want {
+					return arr, true
+				}
+			}
+		}
+		if closed {
+			return nil, false
+		}
+		select {
+		case <-c.got:
+		case <-c.done:
+			closed = true
+		case <-deadline:
+			return nil, false
+		}
+	}
+}
+
+// eventsFrom is Events for frames received after mark from.
+func (c *Client) eventsFrom(from int, sub string) []*nostr.Event {
+	c.mu.Lock()
+	tail := append([]json.RawMessage(nil), c.msgs[min(from, len(c.msgs)):]...)
+	c.mu.Unlock()
+	var out []*nostr.Event
+	for _, m := range tail {
+		var arr []json.RawMessage
+		if json.Unmarshal(m, &arr) != nil || len(arr) < 3 {
+			continue
+		}
+		var l, id string
+		json.Unmarshal(arr[0], &l)
+		json.Unmarshal(arr[1], &id)
+		if l != "EVENT" || id != sub {
+			continue
+		}
+		var evt nostr.Event
+		if json.Unmarshal(arr[2], &evt) == nil {
+			out = append(out, &evt)
 		}
 	}
 	return out
