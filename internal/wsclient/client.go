@@ -106,36 +106,7 @@ func (c *Client) mark() int {
 }
 
 func (c *Client) waitFrom(from int, label, id string, timeout time.Duration) ([]json.RawMessage, bool) {
-	deadline := time.After(timeout)
-	closed := false
-	for {
-		c.mu.Lock()
-		tail := c.msgs[min(from, len(c.msgs)):]
-		from = len(c.msgs) // next time, look only at what is new
-		c.mu.Unlock()
-		for _, m := range tail {
-			var arr []json.RawMessage
-			if json.Unmarshal(m, &arr) != nil || len(arr) < 2 {
-				continue
-			}
-			var l, i string
-			json.Unmarshal(arr[0], &l)
-			json.Unmarshal(arr[1], &i)
-			if l == label && (id == "" || i == id) {
-				return arr, true
-			}
-		}
-		if closed {
-			return nil, false
-		}
-		select {
-		case <-c.got:
-		case <-c.done:
-			closed = true // one more look at what arrived before the close
-		case <-deadline:
-			return nil, false
-		}
-	}
+	return c.waitAny(from, id, timeout, label)
 }
 
 // Events returns the events received for subscription sub, in order.
@@ -284,7 +255,8 @@ func (c *Client) Notices() []string {
 	return out
 }
 
-// waitAny is waitFrom for the first frame about id with any of labels.
+// waitAny returns the first frame after mark from that is about id (any
+// id when id is "") and carries one of labels, waiting up to timeout.
 func (c *Client) waitAny(from int, id string, timeout time.Duration, labels ...string) ([]json.RawMessage, bool) {
 	deadline := time.After(timeout)
 	closed := false
@@ -301,7 +273,7 @@ func (c *Client) waitAny(from int, id string, timeout time.Duration, labels ...s
 			var l, i string
 			json.Unmarshal(arr[0], &l)
 			json.Unmarshal(arr[1], &i)
-			if i != id {
+			if id != "" && i != id {
 				continue
 			}
 			for _, want := range labels {
