@@ -221,8 +221,11 @@ func (p *Plugin) DeleteEvent(ctx context.Context, evt *nostr.Event) error {
 	return nil
 }
 
-// Count is the number of indexed documents.
-func (p *Plugin) Count() int { return p.ix.Count() }
+// Count is the number of indexed documents, pending updates included.
+func (p *Plugin) Count() int {
+	p.flush(context.Background())
+	return p.ix.Count()
+}
 
 // Close stops the workspace file rescans, applies pending updates and
 // closes the index.
