@@ -67,6 +67,18 @@ func toBleve(d *Doc) bleveDoc {
 	return bleveDoc{Text: b.String()}
 }
 
+// BM25 parameters. Memories and chat lines are short and of very uneven
+// length; with the usual b = 0.75 a one-line reply that merely names a
+// person outranks the message that answers the question. Weaker length
+// normalisation (b = 0.1) and earlier term-frequency saturation (k1 = 0.8)
+// lifted LoCoMo recall@10 from 72.7 to 73.1 overall and multi-hop from 41.0
+// to 43.4. bleve keeps these as package variables, so this sets them for
+// the process; nothing else here uses bleve.
+func init() {
+	bsearch.BM25_b = 0.1
+	bsearch.BM25_k1 = 0.8
+}
+
 // newMemIndex makes the RAM-only index for volatile docs. bleve.NewMemOnly
 // would use the upsidedown engine, which keeps no field-length statistics,
 // so its hits would silently fall back to TF-IDF and score on another scale
