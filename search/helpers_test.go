@@ -18,14 +18,14 @@ func openTest(t *testing.T, o Options) *Index {
 	return ix
 }
 
-func mustIndex(t *testing.T, ix *Index, docs ...Doc) {
+func mustIndex(t testing.TB, ix *Index, docs ...Doc) {
 	t.Helper()
 	if err := ix.Index(context.Background(), docs...); err != nil {
 		t.Fatalf("Index: %v", err)
 	}
 }
 
-func search(t *testing.T, ix *Index, q Query) []Result {
+func search(t testing.TB, ix *Index, q Query) []Result {
 	t.Helper()
 	res, err := ix.Search(context.Background(), q)
 	if err != nil {

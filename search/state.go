@@ -30,7 +30,7 @@ type state struct {
 func newState(dim int) *state {
 	return &state{
 		docs:       make(map[string]*Doc),
-		vecs:       newFlatIndex(dim),
+		vecs:       newVectorIndex(dim),
 		superseded: make(map[string]int),
 		versions:   make(map[string][]string),
 		threads:    newThreadSet(),

@@ -1,0 +1,12 @@
+//go:build !amd64
+
+package search
+
+// dotFast is dot; only amd64 has a SIMD kernel.
+func dotFast(a, b []float32) float32 { return dot(a, b) }
+
+func dotInt8(a, b []int8) int32 { return dotInt8Go(a, b) }
+
+func (v navView) prefetch(rows []uint32) {}
+
+func (g *hnswGraph) prefetchVecs(rows []uint32) {}
