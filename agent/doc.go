@@ -1,5 +1,13 @@
-// Package agent will hold the resident agent (DESIGN.md §5): per-person and
-// per-group memory in RAM, ring buffers, dynamic config, context assembly
-// and persistence back to the relay. The relay already creates its key
-// (<data>/agent.key) and reserves the snowclaw:memory:* namespaces for it.
+// Package agent is the resident agent (DESIGN.md §5): a subscriber inside
+// the relay process that is fed every stored and ephemeral event through a
+// bounded queue, keeps per-person and per-group memory, ring buffers and
+// dynamic config in RAM, assembles the LLM context, replies when its
+// respond mode says so, and writes what it learns back as kind 30078
+// events through the relay's own write path.
+//
+// The agent knows nothing of the relay or the search index: the relay
+// hands it functions (Publish, Query, Recall) in Options. Its parts live
+// in subpackages: memory (records and their event form), prompt (sanitizer
+// and context assembly), dynconfig (owner-signed config), llm (the model)
+// and privmsg (NIP-17 private messages).
 package agent

@@ -40,6 +40,7 @@ func (r *Relay) routes() {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintln(w, `{"status":"ok"}`)
 	})
+	r.agentRoutes()
 }
 
 func (r *Relay) serveNIP11(w http.ResponseWriter, _ *http.Request) {

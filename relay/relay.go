@@ -7,6 +7,7 @@ package relay
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
 	"log/slog"
@@ -17,6 +18,9 @@ import (
 	badgerstore "github.com/fiatjaf/eventstore/badger"
 	"github.com/fiatjaf/khatru"
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw/agent"
+	"github.com/snowclaw/snowclaw/agent/dynconfig"
+	"github.com/snowclaw/snowclaw/agent/llm"
 	"github.com/snowclaw/snowclaw/plugins/groups"
 	"github.com/snowclaw/snowclaw/plugins/memsearch"
 	"github.com/snowclaw/snowclaw/policies"
@@ -48,6 +52,9 @@ type Options struct {
 	// Search.Dir (default <data>/search).
 	Search SearchOptions
 
+	// Agent configures the resident agent (DESIGN.md §5).
+	Agent AgentOptions
+
 	GroupCreators    []string // hex
 	GroupDefaults    policies.GroupInfo
 	MaxModerationAge time.Duration
@@ -75,6 +82,23 @@ type SearchOptions struct {
 	IndexInterval time.Duration
 }
 
+// AgentOptions configure the resident agent; the relay supplies its key,
+// the owner, and the publish, query and recall functions.
+type AgentOptions struct {
+	Enabled       bool
+	Name          string
+	LLM           llm.Chatter // nil: memory and context only, no replies
+	File          dynconfig.Patch
+	Instructions  string
+	TokenBudget   int
+	QueueSize     int
+	FlushEvery    int
+	FlushInterval time.Duration
+	MaxItems      int
+	MaxLessons    int
+	KnownKeys     []string
+}
+
 // Relay is a running Snowclaw relay.
 type Relay struct {
 	opts   Options
@@ -88,6 +112,7 @@ type Relay struct {
 	subs   *registry
 	tombs  *tombstones
 	mem    *memsearch.Plugin // nil when search is off
+	agent  *agent.Agent      // nil when the agent is off
 
 	maxMessage int64
 	connLimit  func(ip string) bool
@@ -150,6 +175,12 @@ func New(ctx context.Context, opts Options) (*Relay, error) {
 	if opts.Search.Enabled {
 		if err := r.openSearch(ctx); err != nil {
 			store.Close()
+			return nil, err
+		}
+	}
+	if opts.Agent.Enabled {
+		if err := r.startAgent(ctx); err != nil {
+			r.Close()
 			return nil, err
 		}
 	}
@@ -276,12 +307,21 @@ func (r *Relay) Search() *memsearch.Plugin { return r.mem }
 // Close closes the search index and flushes and closes the store. Call it
 // after Serve has returned.
 func (r *Relay) Close() error {
-	var err error
+	var errs []error
+	if r.agent != nil {
+		// the agent's last flush goes through the write pipeline, so it
+		// runs before the index and the store close
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		if err := r.agent.Close(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("agent: %w", err))
+		}
+		cancel()
+	}
 	if r.mem != nil {
-		err = r.mem.Close()
+		errs = append(errs, r.mem.Close())
 	}
 	r.store.Close()
-	return err
+	return errors.Join(errs...)
 }
 
 // slogWriter sends khatru's stdlib log lines to our structured logger.

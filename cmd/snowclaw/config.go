@@ -34,6 +34,26 @@ type Config struct {
 	Groups     GroupsConfig `toml:"groups"`
 	Search     SearchConfig `toml:"search"`
 	Memory     MemoryConfig `toml:"memory"`
+	Agent      AgentConfig  `toml:"agent"`
+}
+
+// AgentConfig is the resident agent (DESIGN.md §5, seed 000).
+type AgentConfig struct {
+	Enabled        bool     `toml:"enabled"`
+	Name           string   `toml:"name"`
+	RespondMode    string   `toml:"respond_mode"`
+	ContextHistory int      `toml:"context_history"`
+	LLM            string   `toml:"llm"`
+	OllamaHost     string   `toml:"ollama_host"`
+	OllamaModel    string   `toml:"ollama_model"`
+	LLMTimeout     Duration `toml:"llm_timeout"`
+	TokenBudget    int      `toml:"token_budget"`
+	Instructions   string   `toml:"instructions"`
+	QueueSize      int      `toml:"queue_size"`
+	FlushEvery     int      `toml:"flush_every"`
+	FlushInterval  Duration `toml:"flush_interval"`
+	MaxItems       int      `toml:"max_items"`
+	MaxLessons     int      `toml:"max_lessons"`
 }
 
 type SearchConfig struct {
@@ -183,6 +203,12 @@ func DefaultConfig() Config {
 			MaxLimit:     100,
 		},
 		Memory: MemoryConfig{Sources: WeightMap{}, ModelTiers: WeightMap{}, DefaultTrust: 1, IndexInterval: Duration{30 * time.Minute}},
+		Agent: AgentConfig{
+			Enabled: true, Name: "Snowclaw", RespondMode: "mention", ContextHistory: 20,
+			OllamaHost: "http://127.0.0.1:11434", OllamaModel: "llama3.2", LLMTimeout: Duration{2 * time.Minute},
+			TokenBudget: 8192, QueueSize: 4096, FlushEvery: 20, FlushInterval: Duration{30 * time.Second},
+			MaxItems: 500, MaxLessons: 200,
+		},
 	}
 }
 
@@ -439,6 +465,7 @@ func (c *Config) Validate() error {
 	if c.Memory.IndexInterval.Duration <= 0 {
 		bad("memory.index_interval", "must be positive")
 	}
+	c.Agent.validate(bad)
 	if c.Groups.MaxModerationAge.Duration <= 0 {
 		bad("groups.max_moderation_age", "must be positive")
 	}

@@ -6,6 +6,8 @@
 //	snowclaw keys --data DIR
 //	snowclaw reindex --data DIR
 //	snowclaw search "query" [--relay URL] [--sec KEY] [--explain] [--limit N]
+//	snowclaw memory get|set|list|items|delete|flush|compact|lessons …
+//	snowclaw config get|set <scope> [key=value…]
 //	snowclaw version
 package main
 
@@ -44,6 +46,8 @@ usage:
   snowclaw reindex [--data DIR]  rebuild the search index from the events (relay stopped)
   snowclaw search  "query" [--relay URL] [--sec KEY] [--explain] [--limit N]  NIP-50 search on a relay
   snowclaw eval locomo [--data FILE]  retrieval metric against a real relay
+  snowclaw memory  get|set|list|items|delete|flush|compact|lessons …  the agent's memory (owner)
+  snowclaw config  get|set <global|group:ID|npub:X> [key=value…]  dynamic config (owner)
   snowclaw version
 
 Configuration: defaults < config file < SNOWCLAW_* environment < flags.
@@ -67,6 +71,10 @@ func run(ctx context.Context, args, environ []string, stdout, stderr io.Writer) 
 		return runSearch(ctx, args[1:], environ, stdout, stderr)
 	case "eval":
 		return runEval(ctx, args[1:], environ, stdout, stderr)
+	case "memory":
+		return runMemory(ctx, args[1:], environ, stdout, stderr)
+	case "config":
+		return runConfig(ctx, args[1:], environ, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "snowclaw", version)
 		return nil

@@ -64,6 +64,10 @@ func runServe(ctx context.Context, args, environ []string, stdout, stderr io.Wri
 		return fmt.Errorf("cannot listen on %s: %w (is another relay running? choose another with --addr)", cfg.Addr, err)
 	}
 	opts := relayOptions(cfg, keys, logger)
+	if opts.Agent, err = agentOptions(cfg); err != nil {
+		ln.Close()
+		return fmt.Errorf("agent: %w", err)
+	}
 	if cfg.Search.Enabled && cfg.Search.Embedder == "ollama" {
 		emb, err := search.NewOllama(ctx, search.OllamaOptions{Host: cfg.Search.OllamaHost, Model: cfg.Search.OllamaModel})
 		if err != nil {

@@ -72,7 +72,7 @@ func (p *Plugin) docOf(evt *nostr.Event) (search.Doc, bool) {
 		case keywordOnly:
 			doc.KeywordOnly = true
 		}
-		doc.Text = evt.Content
+		doc.Text = p.keys.Sanitize(evt.Content).Text
 		return doc, true
 	}
 
@@ -95,7 +95,7 @@ func (p *Plugin) docOf(evt *nostr.Event) (search.Doc, bool) {
 		}
 		content, doc.Volatile = plain, true
 	}
-	doc.Text = memoryText(content, doc.Topic, snowclaw.TagValues(evt, "t"))
+	doc.Text = p.keys.Sanitize(memoryText(content, doc.Topic, snowclaw.TagValues(evt, "t"))).Text
 	if v := snowclaw.TagValues(evt, "snow:source"); len(v) > 0 {
 		if pk, err := snowclaw.ParsePubkey(v[0]); err == nil {
 			doc.Source = pk

@@ -17,6 +17,7 @@ import (
 	"github.com/fiatjaf/khatru"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
+	"github.com/snowclaw/snowclaw/agent/prompt"
 	"github.com/snowclaw/snowclaw/internal/storeq"
 	"github.com/snowclaw/snowclaw/search"
 )
@@ -60,6 +61,9 @@ type Plugin struct {
 	stopQ    chan struct{}
 	stopOnce sync.Once
 	files    *fileIndexer // nil when no workspace files are indexed
+	// keys redacts secret keys from text before it is indexed (seed 000
+	// §4): an nsec pasted in a chat must not reach the index on disk.
+	keys *prompt.KeyFilter
 }
 
 // indexedKinds are the kinds a rebuild reads from the store.
@@ -79,7 +83,8 @@ func Open(ctx context.Context, opts Options) (*Plugin, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	p := &Plugin{opts: opts, log: opts.Logger.With("component", "search"), addrs: make(map[string]string), q: newQueue()}
+	p := &Plugin{opts: opts, log: opts.Logger.With("component", "search"), addrs: make(map[string]string), q: newQueue(),
+		keys: prompt.NewKeyFilter(opts.AgentPubkey, opts.OwnerPubkey)}
 	if err := p.initFiles(); err != nil {
 		return nil, err
 	}

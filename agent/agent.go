@@ -1,0 +1,257 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/nbd-wtf/go-nostr/nip19"
+	"github.com/snowclaw/snowclaw/agent/dynconfig"
+	"github.com/snowclaw/snowclaw/agent/llm"
+	"github.com/snowclaw/snowclaw/agent/memory"
+	"github.com/snowclaw/snowclaw/agent/prompt"
+)
+
+// Options configure an agent. The relay fills in the functions.
+type Options struct {
+	Secret string // the agent's secret key, hex
+	Owner  string // the owner's public key, hex; may be empty
+	Name   string // how the agent is called in chat; default "Snowclaw"
+
+	// Publish stores and broadcasts a signed event through the relay's
+	// own write path (its rules apply to the agent too).
+	Publish func(ctx context.Context, evt *nostr.Event) error
+	// Query walks every stored event matching f (no visibility rule: the
+	// agent reads its own store), until fn returns false.
+	Query func(ctx context.Context, f nostr.Filter, fn func(*nostr.Event) bool) error
+	// Recall finds stored memory events relevant to a message, best
+	// first (the search index); the agent keeps those the reply's
+	// audience may read. nil falls back to a lexical recall over the
+	// agent's own items.
+	Recall func(ctx context.Context, req RecallRequest) ([]*nostr.Event, error)
+
+	LLM          llm.Chatter     // nil: keep memory and context, never reply
+	File         dynconfig.Patch // respond mode and history from the config file
+	Instructions string          // behavioural instructions for the system prompt
+	TokenBudget  int             // prompt budget in tokens; 0 = 8192
+	KnownKeys    []string        // hex pubkeys the sanitizer lets through
+
+	QueueSize     int           // bounded input queue; 0 = 4096
+	FlushEvery    int           // flush after this many dirty records; 0 = 20
+	FlushInterval time.Duration // and at least this often; 0 = 30s
+	MaxItems      int           // long-term memory cap; 0 = 500
+	MaxLessons    int           // lesson cap; 0 = 200
+	ReplyTimeout  time.Duration // one reply, model call included; 0 = 3m
+	MaxReplies    int           // replies written side by side; 0 = 2
+
+	Logger *slog.Logger
+	Now    func() time.Time
+}
+
+// RecallRequest asks for memories to put in a prompt. Only memories the
+// whole audience of the reply may read are wanted: in a group, public and
+// that group's; in a private conversation, public and the person's own.
+type RecallRequest struct {
+	Query  string
+	Group  string // "" in a private conversation
+	Person string // hex pubkey of the sender
+	Limit  int
+}
+
+// Stats are the agent's counters (metrics, tests).
+type Stats struct {
+	QueueDepth, QueueCap int
+	Dropped, Handled     uint64
+	Replies, LLMErrors   uint64
+	Flushed, FlushErrors uint64
+}
+
+// Agent is the resident agent. Feed it events; it does the rest in its
+// own goroutines.
+type Agent struct {
+	o      Options
+	log    *slog.Logger
+	sk, pk string
+	npub   string
+	codec  *memory.Codec
+	mem    *memory.Store
+	cfg    *dynconfig.Config
+	keys   *prompt.KeyFilter
+	tok    prompt.Counter
+
+	queue   chan *nostr.Event
+	flushCh chan chan error
+	kick    chan struct{}
+	replyQ  chan replyJob // replies waiting for a writer
+
+	mu      sync.Mutex
+	flushMu sync.Mutex
+	rings   map[string]*memory.Ring // group id, or "dm:<hex>"
+	last    map[string]int64        // d tag → created_at last written
+
+	fed, dropped, handled, replied, llmErr, flushed, flushErr atomic.Uint64
+
+	stop    chan struct{}
+	done    sync.WaitGroup
+	replyWG sync.WaitGroup
+	started atomic.Bool
+	closed  atomic.Bool
+}
+
+// New checks the options and builds an agent; Start loads its memory.
+func New(o Options) (*Agent, error) {
+	if o.Publish == nil || o.Query == nil {
+		return nil, errors.New("agent: Publish and Query are required")
+	}
+	pk, err := nostr.GetPublicKey(o.Secret)
+	if err != nil {
+		return nil, fmt.Errorf("agent key: %w", err)
+	}
+	codec, err := memory.NewCodec(o.Secret)
+	if err != nil {
+		return nil, err
+	}
+	setDefaults(&o)
+	npub, _ := nip19.EncodePublicKey(pk)
+	known := append([]string{pk}, o.KnownKeys...)
+	if o.Owner != "" {
+		known = append(known, o.Owner)
+	}
+	a := &Agent{
+		o: o, log: o.Logger.With("component", "agent"),
+		sk: o.Secret, pk: pk, npub: npub, codec: codec,
+		mem:     memory.NewStore(memory.Options{MaxItems: o.MaxItems, MaxLessons: o.MaxLessons, Owner: o.Owner, Now: o.Now}),
+		cfg:     dynconfig.New(o.File),
+		keys:    prompt.NewKeyFilter(known...),
+		tok:     prompt.DefaultCounter(),
+		queue:   make(chan *nostr.Event, o.QueueSize),
+		flushCh: make(chan chan error),
+		kick:    make(chan struct{}, 1),
+		replyQ:  make(chan replyJob, 64),
+		rings:   make(map[string]*memory.Ring),
+		last:    make(map[string]int64),
+		stop:    make(chan struct{}),
+	}
+	return a, nil
+}
+
+func setDefaults(o *Options) {
+	if o.Name == "" {
+		o.Name = "Snowclaw"
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	for _, d := range []struct {
+		p *int
+		v int
+	}{{&o.QueueSize, 4096}, {&o.FlushEvery, 20}, {&o.MaxItems, 500}, {&o.MaxLessons, 200}, {&o.MaxReplies, 2}, {&o.TokenBudget, 8192}} {
+		if *d.p <= 0 {
+			*d.p = d.v
+		}
+	}
+	if o.FlushInterval <= 0 {
+		o.FlushInterval = 30 * time.Second
+	}
+	if o.ReplyTimeout <= 0 {
+		o.ReplyTimeout = 3 * time.Minute
+	}
+}
+
+// Pubkey is the agent's public key, hex.
+func (a *Agent) Pubkey() string { return a.pk }
+
+// Start loads the agent's records, the owner's config and the known
+// names from the store, then starts the worker and the flusher. Events
+// fed before Start wait in the queue.
+func (a *Agent) Start(ctx context.Context) error {
+	if err := a.load(ctx); err != nil {
+		return err
+	}
+	a.started.Store(true)
+	a.done.Add(2)
+	go a.work()
+	go a.flushLoop()
+	for i := 0; i < a.o.MaxReplies; i++ {
+		go a.replyWriter()
+	}
+	return nil
+}
+
+// Feed offers an event to the agent without ever blocking the relay:
+// when the queue is full the event is dropped, counted and logged. The
+// agent's own events are not fed back to it.
+func (a *Agent) Feed(evt *nostr.Event) bool {
+	if evt == nil || evt.PubKey == a.pk || a.closed.Load() {
+		return false
+	}
+	select {
+	case a.queue <- evt:
+		a.fed.Add(1)
+		return true
+	default:
+		if n := a.dropped.Add(1); n == 1 || n%100 == 0 {
+			a.log.Warn("agent queue full: event dropped", "id", evt.ID, "kind", evt.Kind, "dropped_total", n, "queue", cap(a.queue))
+		}
+		return false
+	}
+}
+
+// Stats returns the counters.
+func (a *Agent) Stats() Stats {
+	return Stats{
+		QueueDepth: len(a.queue), QueueCap: cap(a.queue),
+		Dropped: a.dropped.Load(), Handled: a.handled.Load(),
+		Replies: a.replied.Load(), LLMErrors: a.llmErr.Load(),
+		Flushed: a.flushed.Load(), FlushErrors: a.flushErr.Load(),
+	}
+}
+
+// Close stops taking events, handles what is queued, waits for replies
+// being written and flushes every dirty record (DESIGN.md §5: always on
+// shutdown).
+func (a *Agent) Close(ctx context.Context) error {
+	if !a.closed.CompareAndSwap(false, true) {
+		return nil
+	}
+	if a.started.Load() {
+		close(a.stop)
+		a.done.Wait()
+	}
+	a.replyWG.Wait()
+	close(a.replyQ)
+	return a.flush(ctx)
+}
+
+// work handles queued events one at a time, so RAM state changes in the
+// order the relay stored them.
+func (a *Agent) work() {
+	defer a.done.Done()
+	for {
+		select {
+		case evt := <-a.queue:
+			a.handle(evt)
+		case <-a.stop:
+			for {
+				select {
+				case evt := <-a.queue:
+					a.handle(evt)
+				default:
+					return
+				}
+			}
+		}
+	}
+}
+
+// Idle reports whether every event fed so far has been handled (replies
+// may still be on their way).
+func (a *Agent) Idle() bool { return a.fed.Load() == a.handled.Load() }

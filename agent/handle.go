@@ -1,0 +1,204 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/nbd-wtf/go-nostr/nip19"
+	"github.com/snowclaw/snowclaw"
+	"github.com/snowclaw/snowclaw/agent/memory"
+	"github.com/snowclaw/snowclaw/agent/privmsg"
+)
+
+// handle is the agent's view of one stored or ephemeral event.
+func (a *Agent) handle(evt *nostr.Event) {
+	defer a.handled.Add(1)
+	switch {
+	case evt.Kind == snowclaw.KindProfile:
+		a.seeProfile(evt)
+	case evt.Kind == snowclaw.KindAppData:
+		a.seeAppData(evt)
+	case evt.Kind == snowclaw.KindGiftWrap:
+		a.seeGiftWrap(evt)
+	case evt.Kind == snowclaw.KindGroupMetadata:
+		a.seeGroupMetadata(evt)
+	case isChat(evt):
+		a.seeGroupMessage(evt)
+	}
+}
+
+// isChat tells the group messages the agent buffers: NIP-29 user kinds
+// carried with an h tag (chat, threads, replies, notes).
+func isChat(evt *nostr.Event) bool {
+	if snowclaw.GroupOf(evt) == "" {
+		return false
+	}
+	switch evt.Kind {
+	case 1, 9, 10, 11, 12, 1111:
+		return true
+	}
+	return false
+}
+
+// seeProfile records a kind 0 display name of someone the agent knows (or
+// will know: names are kept for everyone who has a record).
+func (a *Agent) seeProfile(evt *nostr.Event) {
+	var p struct {
+		Name        string `json:"name"`
+		DisplayName string `json:"display_name"`
+	}
+	if json.Unmarshal([]byte(evt.Content), &p) != nil {
+		return
+	}
+	name := strings.TrimSpace(p.DisplayName)
+	if name == "" {
+		name = strings.TrimSpace(p.Name)
+	}
+	if name == "" {
+		return
+	}
+	name = a.keys.Sanitize(name).Text
+	a.mem.TouchNpub(evt.PubKey, int64(evt.CreatedAt), "")
+	if a.mem.SeeName(evt.PubKey, name, int64(evt.CreatedAt)) {
+		a.dirtied()
+	}
+}
+
+// seeAppData applies owner config; everything else of kind 30078 is
+// either the agent's own (never fed back) or someone's memory item that
+// the search index, not the agent's RAM, serves.
+func (a *Agent) seeAppData(evt *nostr.Event) {
+	if ns, _ := snowclaw.NamespaceOf(evt); ns != snowclaw.NamespaceConfig {
+		return
+	}
+	scope, err := a.cfg.Apply(evt, a.o.Owner)
+	if err != nil {
+		a.log.Warn("config event ignored", "id", evt.ID, "author", evt.PubKey, "reason", err)
+		return
+	}
+	a.log.Info("dynamic config applied", "scope", scope.String(), "id", evt.ID)
+	a.resizeRings()
+}
+
+// seeGroupMetadata keeps the group's name and purpose from the relay's
+// kind 39000.
+func (a *Agent) seeGroupMetadata(evt *nostr.Event) {
+	id := evt.Tags.GetD()
+	if id == "" {
+		return
+	}
+	var name, about string
+	if t := evt.Tags.Find("name"); len(t) >= 2 {
+		name = t[1]
+	}
+	if t := evt.Tags.Find("about"); len(t) >= 2 {
+		about = t[1]
+	}
+	a.mem.TouchGroup(id, int64(evt.CreatedAt))
+	if a.mem.SetGroupInfo(id, a.keys.Sanitize(name).Text, a.keys.Sanitize(about).Text) {
+		a.dirtied()
+	}
+}
+
+// seeGroupMessage is the turn path of a group: sanitize, remember the
+// sender and the group, buffer the message (whatever the respond mode),
+// act on explicit intents, and reply when the respond mode says so.
+func (a *Agent) seeGroupMessage(evt *nostr.Event) {
+	group := snowclaw.GroupOf(evt)
+	at := int64(evt.CreatedAt)
+	clean := a.sanitize(evt.ID, evt.Content)
+	person := a.mem.TouchNpub(evt.PubKey, at, group)
+	a.mem.TouchGroup(group, at)
+	if a.mem.SeeMember(group, npubOf(evt.PubKey), person.Name()) {
+		a.dirtied()
+	}
+	msg := memory.HistoryMessage{
+		Sender: person.Name(), Npub: npubOf(evt.PubKey), Pubkey: evt.PubKey,
+		Content: clean, EventID: evt.ID, Group: group, Kind: evt.Kind,
+		Timestamp: at, IsOwner: evt.PubKey == a.o.Owner,
+	}
+	history := a.ring(group).Messages()
+	a.ring(group).Push(msg)
+
+	addressed := a.mentioned(evt, clean)
+	turn := turn{group: group, sender: evt.PubKey, msg: msg, history: history, replyTo: evt}
+	if addressed || a.cfg.Resolve(evt.PubKey, group).RespondMode == "all" {
+		turn.note = a.learn(turn)
+	}
+	if a.shouldReply(evt.PubKey, group, addressed) {
+		a.reply(turn)
+	}
+}
+
+// seeGiftWrap opens a private message to the agent and runs the private
+// turn path: the person's own buffer, their private memory, a private
+// reply.
+func (a *Agent) seeGiftWrap(evt *nostr.Event) {
+	addressed := false
+	for _, p := range snowclaw.TagValues(evt, "p") {
+		addressed = addressed || p == a.pk
+	}
+	if !addressed {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), a.o.ReplyTimeout)
+	defer cancel()
+	pm, err := privmsg.Unwrap(ctx, evt, a.sk)
+	if err != nil {
+		a.log.Warn("private message not opened", "wrap", evt.ID, "reason", err)
+		return
+	}
+	if pm.From == a.pk {
+		return // the copy of our own reply
+	}
+	at := int64(pm.CreatedAt)
+	clean := a.sanitize(pm.ID, pm.Content)
+	person := a.mem.TouchNpub(pm.From, at, "")
+	msg := memory.HistoryMessage{
+		Sender: person.Name(), Npub: npubOf(pm.From), Pubkey: pm.From,
+		Content: clean, EventID: pm.ID, Kind: pm.Kind,
+		Timestamp: at, IsOwner: pm.From == a.o.Owner,
+	}
+	key := dmKey(pm.From)
+	history := a.ring(key).Messages()
+	a.ring(key).Push(msg)
+	t := turn{sender: pm.From, msg: msg, history: history, private: true}
+	t.note = a.learn(t)
+	if a.shouldReply(pm.From, "", true) {
+		a.reply(t)
+	}
+}
+
+// sanitize redacts secrets before the text goes anywhere (buffer, index,
+// log, prompt); the log line carries counts, never the text.
+func (a *Agent) sanitize(id, s string) string {
+	out := a.keys.Sanitize(s)
+	if out.RedactedNsec > 0 || out.FlaggedHex > 0 {
+		a.log.Warn("secret-looking text sanitized", "id", id, "nsec_redacted", out.RedactedNsec, "hex_flagged", out.FlaggedHex)
+	}
+	return out.Text
+}
+
+// mentioned is the mention rule: the agent's pubkey in a p tag, or its
+// name or npub in the text.
+func (a *Agent) mentioned(evt *nostr.Event, text string) bool {
+	for _, p := range snowclaw.TagValues(evt, "p") {
+		if p == a.pk {
+			return true
+		}
+	}
+	low := strings.ToLower(text)
+	return strings.Contains(low, strings.ToLower(a.o.Name)) || strings.Contains(text, a.npub)
+}
+
+func dmKey(pk string) string { return "dm:" + pk }
+
+func npubOf(pk string) string {
+	n, err := nip19.EncodePublicKey(pk)
+	if err != nil {
+		return pk
+	}
+	return n
+}

@@ -1,0 +1,266 @@
+package memory
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/nbd-wtf/go-nostr/nip19"
+	"github.com/nbd-wtf/go-nostr/nip44"
+	"github.com/snowclaw/snowclaw"
+)
+
+// MaxContentBytes is the relay's default content limit; Encode refuses to
+// build an event the relay would refuse anyway.
+const MaxContentBytes = 64 * 1024
+
+// Codec turns records into unsigned kind 30078 events of the agent and back.
+// The caller signs what Encode returns with the agent key.
+//
+// A Codec holding a person's key instead of the agent's decodes the records
+// the agent keeps about that person: decryption always pairs the holder's
+// secret with the other side of the conversation. A Codec is safe for
+// concurrent use once its exported fields are set; do not copy it.
+type Codec struct {
+	AgentSecret string           // hex
+	AgentPubkey string           // hex
+	Model       string           // optional snow:model tag on memory items
+	Now         func() time.Time // nil: time.Now
+
+	mu   sync.Mutex
+	last map[string]int64 // newest created_at used or seen per d tag
+}
+
+// NewCodec makes a codec for the agent key (hex or nsec).
+func NewCodec(secret string) (*Codec, error) {
+	sk, err := snowclaw.ParseSecret(secret)
+	if err != nil {
+		return nil, fmt.Errorf("memory codec: %w", err)
+	}
+	pk, err := nostr.GetPublicKey(sk)
+	if err != nil {
+		return nil, fmt.Errorf("memory codec: %w", err)
+	}
+	return &Codec{AgentSecret: sk, AgentPubkey: pk}, nil
+}
+
+// itemContent is the content of a memory item event. The search index
+// reads summary, detail and context (plugins/memsearch); what only the agent
+// needs back sits in the nested snowclaw object, out of the searched text.
+type itemContent struct {
+	Summary  string    `json:"summary"`
+	Detail   string    `json:"detail,omitempty"`
+	Context  string    `json:"context,omitempty"`
+	Snowclaw *itemMeta `json:"snowclaw,omitempty"`
+}
+
+type itemMeta struct {
+	Kind      string `json:"kind,omitempty"` // "item" or "lesson"
+	ID        string `json:"id,omitempty"`
+	Source    string `json:"source,omitempty"`
+	Author    string `json:"author,omitempty"`
+	Subject   string `json:"subject,omitempty"`
+	Hits      int    `json:"hits"`
+	Enabled   *bool  `json:"enabled,omitempty"`
+	CreatedAt int64  `json:"created_at,omitempty"`
+	UpdatedAt int64  `json:"updated_at,omitempty"`
+}
+
+// Encode builds the unsigned event of a record (exactly one kind set).
+// created_at is r.CreatedAt or now, but always later than any version this
+// codec has encoded or decoded for the same d tag: two flushes in one second
+// would otherwise tie, and a tie on an addressable event is won by the
+// lower id, not by the newer content.
+func (c *Codec) Encode(r Record) (nostr.Event, error) {
+	if r.count() != 1 {
+		return nostr.Event{}, errors.New("memory: a record must hold exactly one of npub, group, item, lesson")
+	}
+	var (
+		evt nostr.Event
+		err error
+	)
+	switch {
+	case r.Npub != nil:
+		evt, err = c.encodeNpub(r.Npub)
+	case r.Group != nil:
+		evt, err = c.encodeGroup(r.Group)
+	case r.Item != nil:
+		evt, err = c.encodeItem(r.Item)
+	default:
+		evt, err = c.encodeLesson(r.Lesson)
+	}
+	if err != nil {
+		return nostr.Event{}, err
+	}
+	if len(evt.Content) > MaxContentBytes {
+		return nostr.Event{}, fmt.Errorf("memory %s: content is %d bytes, over the %d the relay accepts", evt.Tags.GetD(), len(evt.Content), MaxContentBytes)
+	}
+	evt.Kind = snowclaw.KindAppData
+	evt.PubKey = c.AgentPubkey
+	evt.CreatedAt = nostr.Timestamp(c.stamp(evt.Tags.GetD(), r.CreatedAt))
+	return evt, nil
+}
+
+// encodeNpub writes a person's record private between the agent and that
+// person: the person may read what the agent keeps about them, nobody else.
+func (c *Codec) encodeNpub(n *Npub) (nostr.Event, error) {
+	pk, err := snowclaw.ParsePubkey(n.Pubkey)
+	if err != nil {
+		return nostr.Event{}, fmt.Errorf("memory npub record: %w", err)
+	}
+	npub, err := nip19.EncodePublicKey(pk)
+	if err != nil {
+		return nostr.Event{}, fmt.Errorf("memory npub record: %w", err)
+	}
+	plain, err := json.Marshal(n)
+	if err != nil {
+		return nostr.Event{}, err
+	}
+	content, err := c.encrypt(pk, string(plain))
+	if err != nil {
+		return nostr.Event{}, err
+	}
+	return nostr.Event{Content: content, Tags: nostr.Tags{
+		{"d", snowclaw.PrefixMemoryNpub + npub},
+		{"p", pk},
+		{"encrypted", "nip44"},
+		{"snow:tier", string(snowclaw.TierPrivate)},
+	}}, nil
+}
+
+func (c *Codec) encodeGroup(g *Group) (nostr.Event, error) {
+	if g.ID == "" {
+		return nostr.Event{}, errors.New("memory group record has no id")
+	}
+	plain, err := json.Marshal(g)
+	if err != nil {
+		return nostr.Event{}, err
+	}
+	return nostr.Event{Content: string(plain), Tags: nostr.Tags{
+		{"d", snowclaw.PrefixMemoryGroup + g.ID},
+		{"h", g.ID},
+		{"snow:tier", string(snowclaw.TierGroup)},
+	}}, nil
+}
+
+func (c *Codec) encodeItem(it *Item) (nostr.Event, error) {
+	if err := it.Valid(); err != nil {
+		return nostr.Event{}, err
+	}
+	if it.Topic == "" || it.ID == "" {
+		return nostr.Event{}, errors.New("memory item has no id or topic; store it with Remember first")
+	}
+	subject := it.Subject
+	if pk, err := snowclaw.ParsePubkey(subject); err == nil {
+		subject = pk // the p tag and the conversation key need hex
+	}
+	body := itemContent{Summary: it.Text, Detail: it.Detail, Context: it.Context, Snowclaw: &itemMeta{
+		Kind: "item", ID: it.ID, Source: it.Source, Author: it.Author, Subject: subject,
+		Hits: it.Hits, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt,
+	}}
+	return c.memoryEvent(it.Topic, it.Tier, it.Group, subject, it.Confidence, body)
+}
+
+func (c *Codec) encodeLesson(l *Lesson) (nostr.Event, error) {
+	if l.ID == "" || strings.TrimSpace(l.Text) == "" {
+		return nostr.Event{}, errors.New("lesson has no id or text")
+	}
+	on := l.Enabled
+	body := itemContent{Summary: l.Text, Snowclaw: &itemMeta{
+		Kind: "lesson", ID: l.ID, Source: l.Source, Hits: l.Hits, Enabled: &on,
+		CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt,
+	}}
+	return c.memoryEvent(LessonTopic(l.ID), snowclaw.TierInternal, "", "", 1, body)
+}
+
+// memoryEvent builds a seed 003 memory event with the tier markers the
+// relay enforces (DESIGN.md §2): h for group, p plus encryption for
+// private, encryption to the agent itself for internal.
+func (c *Codec) memoryEvent(topic string, tier snowclaw.Tier, group, subject string, confidence float64, body itemContent) (nostr.Event, error) {
+	plain, err := json.Marshal(body)
+	if err != nil {
+		return nostr.Event{}, err
+	}
+	source := c.AgentPubkey
+	if npub, err := nip19.EncodePublicKey(c.AgentPubkey); err == nil {
+		source = npub
+	}
+	tags := nostr.Tags{
+		{"d", snowclaw.PrefixMemoryItem + topic},
+		{"snow:tier", string(tier)},
+		{"snow:confidence", strconv.FormatFloat(min(max(confidence, 0), 1), 'f', 2, 64)},
+		{"snow:source", source},
+	}
+	if c.Model != "" {
+		tags = append(tags, nostr.Tag{"snow:model", c.Model})
+	}
+	if t, _, _ := strings.Cut(topic, "/"); t != "" {
+		tags = append(tags, nostr.Tag{"t", t})
+	}
+	content := string(plain)
+	switch tier {
+	case snowclaw.TierGroup:
+		tags = append(tags, nostr.Tag{"h", group})
+	case snowclaw.TierPrivate:
+		tags = append(tags, nostr.Tag{"p", subject}, nostr.Tag{"encrypted", "nip44"})
+		content, err = c.encrypt(subject, content)
+	case snowclaw.TierInternal:
+		tags = append(tags, nostr.Tag{"encrypted", "nip44"})
+		content, err = c.encrypt(c.AgentPubkey, content)
+	}
+	if err != nil {
+		return nostr.Event{}, err
+	}
+	return nostr.Event{Content: content, Tags: tags}, nil
+}
+
+// encrypt is NIP-44 with the conversation key of the agent and peer; with
+// peer = the agent itself only the agent can read it.
+func (c *Codec) encrypt(peer, plain string) (string, error) {
+	key, err := nip44.GenerateConversationKey(peer, c.AgentSecret)
+	if err != nil {
+		return "", fmt.Errorf("memory: nip44 key with %s: %w", ShortNpub(peer), err)
+	}
+	out, err := nip44.Encrypt(plain, key)
+	if err != nil {
+		return "", fmt.Errorf("memory: nip44 encrypt: %w", err)
+	}
+	return out, nil
+}
+
+// stamp picks the created_at for d (see Encode).
+func (c *Codec) stamp(d string, want int64) int64 {
+	if want == 0 {
+		now := time.Now
+		if c.Now != nil {
+			now = c.Now
+		}
+		want = now().Unix()
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.last == nil {
+		c.last = map[string]int64{}
+	}
+	if last, ok := c.last[d]; ok && want <= last {
+		want = last + 1
+	}
+	c.last[d] = want
+	return want
+}
+
+// observe remembers a stored version's created_at, so the next Encode of the
+// same d tag is newer than it.
+func (c *Codec) observe(d string, at int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.last == nil {
+		c.last = map[string]int64{}
+	}
+	c.last[d] = max(c.last[d], at)
+}

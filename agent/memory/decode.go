@@ -1,0 +1,219 @@
+package memory
+
+import (
+	"cmp"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/nbd-wtf/go-nostr/nip44"
+	"github.com/snowclaw/snowclaw"
+)
+
+var (
+	// ErrNotMemory: the event is not one of the records this package reads.
+	ErrNotMemory = errors.New("memory: not a memory record")
+	// ErrDecrypt: the content is encrypted for a conversation this codec's
+	// key is not part of (or is corrupt). Callers loading at start skip it.
+	ErrDecrypt = errors.New("memory: cannot decrypt")
+)
+
+// Decode reads a record back from a kind 30078 event: the reverse of
+// Encode, and lenient about older writers. It accepts the legacy d forms of
+// a person's record (64 hex and the 32-hex prefix, completed from the p
+// tag), plain JSON person records of seed 000, and plain-text memory items,
+// taken as the summary (DESIGN.md §2). The event's created_at is noted so a
+// later Encode of the same d tag is newer.
+func (c *Codec) Decode(evt *nostr.Event) (Record, error) {
+	ns, rest := snowclaw.NamespaceOf(evt)
+	d := evt.Tags.GetD()
+	rec := Record{CreatedAt: int64(evt.CreatedAt)}
+	var err error
+	switch ns {
+	case snowclaw.NamespaceMemoryNpub:
+		rec.Npub, err = c.decodeNpub(evt, rest)
+	case snowclaw.NamespaceMemoryGroup:
+		rec.Group, err = c.decodeGroup(evt, rest)
+	case snowclaw.NamespaceMemoryItem:
+		rec.Item, rec.Lesson, err = c.decodeItem(evt, rest)
+	default:
+		return Record{}, fmt.Errorf("%w: kind %d, d %q", ErrNotMemory, evt.Kind, d)
+	}
+	if err != nil {
+		return Record{}, fmt.Errorf("memory %s: %w", d, err)
+	}
+	c.observe(d, int64(evt.CreatedAt))
+	return rec, nil
+}
+
+func (c *Codec) decodeNpub(evt *nostr.Event, subject string) (*Npub, error) {
+	ps := snowclaw.TagValues(evt, "p")
+	var pk string
+	switch {
+	case strings.HasPrefix(subject, "npub1") || len(subject) == 64:
+		var err error
+		if pk, err = snowclaw.ParsePubkey(subject); err != nil {
+			return nil, err
+		}
+	case len(subject) == 32 && isHex(subject):
+		// The legacy short form cannot name a key by itself.
+		for _, p := range ps {
+			if snowclaw.NpubMatches(subject, p) {
+				pk = p
+			}
+		}
+		if pk == "" {
+			return nil, errors.New("legacy 32-hex d tag without a p tag naming the full pubkey")
+		}
+	default:
+		return nil, fmt.Errorf("%q names no pubkey", subject)
+	}
+	if len(ps) > 0 && !slices.Contains(ps, pk) {
+		return nil, fmt.Errorf("p tag %s does not match the d tag", ShortNpub(ps[0]))
+	}
+	content, err := c.open(evt, pk)
+	if err != nil {
+		return nil, err
+	}
+	var n Npub
+	if err := json.Unmarshal([]byte(content), &n); err != nil {
+		return nil, fmt.Errorf("person record content: %w", err)
+	}
+	n.Pubkey = pk
+	return &n, nil
+}
+
+func (c *Codec) decodeGroup(evt *nostr.Event, id string) (*Group, error) {
+	if id == "" {
+		return nil, errors.New("group record without a group id")
+	}
+	content, err := c.open(evt, "")
+	if err != nil {
+		return nil, err
+	}
+	var g Group
+	if err := json.Unmarshal([]byte(content), &g); err != nil {
+		return nil, fmt.Errorf("group record content: %w", err)
+	}
+	g.ID = id
+	return &g, nil
+}
+
+func (c *Codec) decodeItem(evt *nostr.Event, topic string) (*Item, *Lesson, error) {
+	tier := snowclaw.TierOf(evt)
+	var subject string
+	if ps := snowclaw.TagValues(evt, "p"); tier == snowclaw.TierPrivate {
+		subject = ps[0]
+	}
+	content, err := c.open(evt, subject)
+	if err != nil {
+		return nil, nil, err
+	}
+	body := itemContent{Summary: strings.TrimSpace(content)}
+	if strings.HasPrefix(body.Summary, "{") && json.Unmarshal([]byte(content), &body) == nil {
+		if body.Summary == "" {
+			body.Summary, body.Detail = body.Detail, ""
+		}
+	}
+	if strings.TrimSpace(body.Summary) == "" {
+		return nil, nil, errors.New("memory item has no summary")
+	}
+	meta := itemMeta{}
+	if body.Snowclaw != nil {
+		meta = *body.Snowclaw
+	}
+	created := int64(evt.CreatedAt)
+	if meta.Kind == "lesson" || meta.Kind == "" && tier == snowclaw.TierInternal && strings.HasPrefix(topic, "lesson/") {
+		l := &Lesson{
+			ID:        cmp.Or(meta.ID, strings.TrimPrefix(topic, "lesson/")),
+			Text:      body.Summary,
+			Source:    cmp.Or(meta.Source, "correction"),
+			Enabled:   meta.Enabled == nil || *meta.Enabled,
+			Hits:      meta.Hits,
+			CreatedAt: cmp.Or(meta.CreatedAt, created),
+			UpdatedAt: cmp.Or(meta.UpdatedAt, created),
+		}
+		return nil, l, nil
+	}
+	it := &Item{
+		Topic:     topic,
+		Text:      body.Summary,
+		Detail:    body.Detail,
+		Context:   body.Context,
+		Source:    cmp.Or(meta.Source, SourceAgent),
+		Tier:      tier,
+		Subject:   cmp.Or(subject, meta.Subject),
+		Author:    meta.Author,
+		Hits:      meta.Hits,
+		CreatedAt: cmp.Or(meta.CreatedAt, created),
+		UpdatedAt: cmp.Or(meta.UpdatedAt, created),
+	}
+	if body.Snowclaw == nil {
+		it.Author = evt.PubKey // written by someone else, who is its author
+	}
+	if tier == snowclaw.TierGroup {
+		it.Group = snowclaw.GroupOf(evt)
+	}
+	if v := snowclaw.TagValues(evt, "snow:confidence"); len(v) > 0 {
+		it.Confidence, _ = strconv.ParseFloat(v[0], 64)
+	}
+	if it.Confidence <= 0 || it.Confidence > 1 {
+		it.Confidence = defaultConfidence(it.Source)
+	}
+	// Items written elsewhere carry no id; the last topic segment is one
+	// when it looks like ours, else the id is derived as Remember would.
+	last := topic[strings.LastIndex(topic, "/")+1:]
+	switch {
+	case meta.ID != "":
+		it.ID = meta.ID
+	case len(last) == 12 && isHex(last):
+		it.ID = last
+	default:
+		it.ID = ItemID(it.Tier, it.Scope(), it.Text)
+	}
+	return it, nil, nil
+}
+
+// open returns the plain content of an event, decrypting NIP-44. The peer
+// of the conversation is the event's author when that is not this codec's
+// key (a person's own memory, or the agent's record read with the person's
+// key), else the person in p, else the codec's own key (internal).
+func (c *Codec) open(evt *nostr.Event, person string) (string, error) {
+	if !snowclaw.IsEncrypted(evt) {
+		return evt.Content, nil
+	}
+	if c.AgentSecret == "" {
+		return "", fmt.Errorf("%w: the codec has no secret key", ErrDecrypt)
+	}
+	peers := []string{c.AgentPubkey}
+	switch {
+	case evt.PubKey != "" && evt.PubKey != c.AgentPubkey:
+		peers = []string{evt.PubKey}
+	case person != "" && person != c.AgentPubkey:
+		// Seed 000 §9 planned person records encrypted to the agent
+		// itself; such records are still read, after the current form.
+		peers = []string{person, c.AgentPubkey}
+	}
+	var err error
+	for _, peer := range peers {
+		var key [32]byte
+		if key, err = nip44.GenerateConversationKey(peer, c.AgentSecret); err != nil {
+			continue
+		}
+		var plain string
+		if plain, err = nip44.Decrypt(evt.Content, key); err == nil {
+			return plain, nil
+		}
+	}
+	return "", fmt.Errorf("%w (encrypted for another key?): %v", ErrDecrypt, err)
+}
+
+func isHex(s string) bool {
+	_, err := hex.DecodeString(s)
+	return err == nil
+}

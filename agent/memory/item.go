@@ -1,0 +1,186 @@
+package memory
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/nbd-wtf/go-nostr/nip19"
+	"github.com/snowclaw/snowclaw"
+)
+
+// Item sources (seed 002's "source"), in increasing authority.
+const (
+	SourceAgent    = "agent"         // the agent decided this was worth keeping
+	SourceExplicit = "explicit_user" // someone said "remember …"
+	SourceOwner    = "owner"         // the owner said so
+)
+
+// Size caps keep an encoded item well inside the relay's 64 KiB content
+// limit even after NIP-44 padding and base64.
+const (
+	maxTextBytes   = 4 * 1024
+	maxDetailBytes = 24 * 1024
+)
+
+// Item is a long-term memory: a seed 002 snapshot item written as a seed 003
+// memory event (d tag snow:memory:<Topic>).
+type Item struct {
+	ID      string `json:"id"`
+	Topic   string `json:"topic"` // d tag after "snow:memory:"; unique per item (ends in ID)
+	Text    string `json:"text"`  // the summary
+	Detail  string `json:"detail,omitempty"`
+	Context string `json:"context,omitempty"` // where/why it was remembered, free text; searched too
+	Source  string `json:"source"`            // SourceAgent, SourceExplicit, SourceOwner
+
+	Tier    snowclaw.Tier `json:"tier"`
+	Group   string        `json:"group,omitempty"`   // group id, group tier only
+	Subject string        `json:"subject,omitempty"` // hex pubkey the memory is about; private tier: who may read it
+	Author  string        `json:"author,omitempty"`  // hex pubkey of whoever asked for it
+
+	Confidence float64 `json:"confidence"`
+	CreatedAt  int64   `json:"created_at"`
+	UpdatedAt  int64   `json:"updated_at"`
+	Hits       int     `json:"hits"`
+}
+
+// Scope is what, beside the tier, decides who may see the item: the group
+// for group memories, the person for private ones, nothing otherwise.
+func (it Item) Scope() string {
+	switch it.Tier {
+	case snowclaw.TierGroup:
+		return it.Group
+	case snowclaw.TierPrivate:
+		return it.Subject
+	}
+	return ""
+}
+
+// Valid reports why an item cannot be stored or encoded: without its scope
+// a group or private memory would have to be widened to be written.
+func (it Item) Valid() error {
+	if strings.TrimSpace(it.Text) == "" {
+		return errors.New("memory item has no text")
+	}
+	switch it.Tier {
+	case snowclaw.TierPublic, snowclaw.TierInternal:
+	case snowclaw.TierGroup:
+		if it.Group == "" {
+			return errors.New("group memory item has no group")
+		}
+	case snowclaw.TierPrivate:
+		if _, err := snowclaw.ParsePubkey(it.Subject); err != nil {
+			return fmt.Errorf("private memory item needs the person's pubkey: %w", err)
+		}
+	default:
+		return fmt.Errorf("memory item has unknown tier %q", it.Tier)
+	}
+	return nil
+}
+
+// DefaultTopic is where an item lives when its writer named no topic
+// (DESIGN.md §2): a person's notes, a group's facts, general facts, or the
+// agent's own notes. It ends in the id so that every item has its own d tag:
+// two items sharing a d tag would overwrite each other on the relay.
+func DefaultTopic(it Item) string {
+	switch it.Tier {
+	case snowclaw.TierPrivate:
+		who := it.Subject
+		if npub, err := nip19.EncodePublicKey(it.Subject); err == nil {
+			who = npub
+		}
+		return "user/" + who + "/notes/" + it.ID
+	case snowclaw.TierGroup:
+		return "group/" + it.Group + "/facts/" + it.ID
+	case snowclaw.TierInternal:
+		return "agent/notes/" + it.ID
+	}
+	return "fact/general/" + it.ID
+}
+
+// Lesson is a self-improvement lesson (seed 002): learned from corrections
+// and failures, shown to the model while enabled.
+type Lesson struct {
+	ID        string `json:"id"`
+	Text      string `json:"text"`
+	Source    string `json:"source"` // "correction", "llm_failure", "owner"
+	Enabled   bool   `json:"enabled"`
+	Hits      int    `json:"hits"`
+	CreatedAt int64  `json:"created_at"`
+	UpdatedAt int64  `json:"updated_at"`
+}
+
+// LessonTopic is the topic of a lesson's event.
+func LessonTopic(id string) string { return "lesson/" + id }
+
+// Normalize is the dedupe key of a text: lowercase, punctuation removed,
+// whitespace collapsed. "Likes tea!" and "likes  tea" are the same fact.
+// Apostrophes vanish ("don't" → "dont") but other punctuation separates
+// words, so "tea,coffee" still yields the words tea and coffee for Recall.
+func Normalize(s string) string {
+	var b strings.Builder
+	space := false
+	for _, r := range strings.ToLower(s) {
+		switch {
+		case r == '\'' || r == '’' || r == 'ʼ':
+			continue
+		case unicode.IsPunct(r) || unicode.IsSpace(r):
+			space = b.Len() > 0
+			continue
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// ItemID is the first 12 hex digits of sha256(tier|scope|Normalize(text)):
+// the same fact remembered again in the same scope gets the same id and is
+// merged, while the same words in another group or for another person stay
+// a separate memory.
+func ItemID(tier snowclaw.Tier, scope, text string) string {
+	sum := sha256.Sum256([]byte(string(tier) + "|" + scope + "|" + Normalize(text)))
+	return hex.EncodeToString(sum[:])[:12]
+}
+
+// truncate cuts s to at most n bytes on a rune boundary.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// sourceRank orders sources by authority, so a merge never downgrades an
+// owner's memory to an agent guess.
+func sourceRank(s string) int {
+	switch s {
+	case SourceOwner:
+		return 2
+	case SourceExplicit:
+		return 1
+	}
+	return 0
+}
+
+// defaultConfidence is the confidence of an item whose writer gave none:
+// what people state outright is trusted more than what the agent inferred.
+func defaultConfidence(source string) float64 {
+	switch source {
+	case SourceOwner:
+		return 0.95
+	case SourceExplicit:
+		return 0.9
+	}
+	return 0.7
+}

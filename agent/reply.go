@@ -1,0 +1,241 @@
+package agent
+
+import (
+	"context"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
+	"github.com/snowclaw/snowclaw/agent/dynconfig"
+	"github.com/snowclaw/snowclaw/agent/memory"
+	"github.com/snowclaw/snowclaw/agent/privmsg"
+	"github.com/snowclaw/snowclaw/agent/prompt"
+)
+
+// shouldReply is the respond-mode rule: all — every message; mention —
+// messages that address the agent; owner — the owner's messages; none —
+// never. In private every message addresses the agent.
+func (a *Agent) shouldReply(sender, group string, addressed bool) bool {
+	switch a.cfg.Resolve(sender, group).RespondMode {
+	case dynconfig.All:
+		return true
+	case dynconfig.Mention:
+		return addressed
+	case dynconfig.Owner:
+		return sender == a.o.Owner && a.o.Owner != ""
+	}
+	return false
+}
+
+// reply assembles the prompt on the worker (RAM only, so it sees the
+// state as of this message) and queues the model call and the publish for
+// the reply writers, so a slow model never holds up the event queue. When
+// the reply queue is full the message stays buffered and remembered but
+// is not answered.
+func (a *Agent) reply(t turn) {
+	if a.o.LLM == nil {
+		return
+	}
+	job := replyJob{t: t, p: a.buildPrompt(t)}
+	select {
+	case a.replyQ <- job:
+		a.replyWG.Add(1)
+	default:
+		a.log.Warn("reply queue full: message not answered", "id", t.msg.EventID)
+	}
+}
+
+type replyJob struct {
+	t turn
+	p prompt.Prompt
+}
+
+// replyWriter runs queued replies one after another; MaxReplies of them
+// run side by side.
+func (a *Agent) replyWriter() {
+	for job := range a.replyQ {
+		a.write(job)
+		a.replyWG.Done()
+	}
+}
+
+func (a *Agent) write(job replyJob) {
+	ctx, cancel := context.WithTimeout(context.Background(), a.o.ReplyTimeout)
+	defer cancel()
+	text, err := a.o.LLM.Chat(ctx, job.p.Messages)
+	if err != nil {
+		a.log.Error("model call failed", "model", a.o.LLM.Name(), "id", job.t.msg.EventID, "err", err)
+		a.llmFailed(err)
+		return
+	}
+	text = a.keys.Sanitize(text).Text
+	if err := a.send(ctx, job.t, text); err != nil {
+		a.log.Error("reply not published", "id", job.t.msg.EventID, "err", err)
+		return
+	}
+	a.replied.Add(1)
+}
+
+// send publishes the reply: kind 9 with the group's h tag and a reply
+// reference in a group, a gift-wrapped NIP-17 message in private. The
+// agent's own events are not fed back, so the reply is buffered here.
+func (a *Agent) send(ctx context.Context, t turn, text string) error {
+	now := a.o.Now()
+	if t.private {
+		wrap, err := privmsg.Wrap(ctx, a.sk, t.sender, text, nostr.Tags{{"e", t.msg.EventID, "", "reply"}})
+		if err != nil {
+			return err
+		}
+		if err := a.o.Publish(ctx, &wrap); err != nil {
+			return err
+		}
+		a.ring(dmKey(t.sender)).Push(memory.HistoryMessage{Sender: a.o.Name, Npub: a.npub, Pubkey: a.pk, Content: text, EventID: wrap.ID, Kind: 14, Timestamp: now.Unix(), Self: true})
+		return nil
+	}
+	evt := nostr.Event{
+		Kind: snowclaw.KindChat, CreatedAt: nostr.Timestamp(now.Unix()), Content: text,
+		Tags: nostr.Tags{{"h", t.group}, {"e", t.replyTo.ID, "", "reply"}, {"p", t.sender}},
+	}
+	if err := evt.Sign(a.sk); err != nil {
+		return err
+	}
+	if err := a.o.Publish(ctx, &evt); err != nil {
+		return err
+	}
+	a.ring(t.group).Push(memory.HistoryMessage{Sender: a.o.Name, Npub: a.npub, Pubkey: a.pk, Content: text, EventID: evt.ID, Group: t.group, Kind: evt.Kind, Timestamp: now.Unix(), Self: true})
+	return nil
+}
+
+// buildPrompt fills seed 000 §4's context from RAM: identity, group
+// memory, the sender's record, the last context_history messages,
+// recalled memories and lessons.
+func (a *Agent) buildPrompt(t turn) prompt.Prompt {
+	settings := a.cfg.Resolve(t.sender, t.group)
+	hist := t.history
+	if n := settings.ContextHistory; len(hist) > n {
+		hist = hist[len(hist)-n:]
+	}
+	in := prompt.Input{
+		AgentName: a.o.Name, AgentNpub: a.npub,
+		OwnerNpub:    npubOf(a.o.Owner),
+		Instructions: a.o.Instructions,
+		Sender:       a.senderContext(t.sender),
+		Current:      line(t.msg),
+		Lessons:      a.mem.TopLessons(5),
+		Memories:     a.recall(t),
+		Budget:       a.o.TokenBudget,
+	}
+	if a.o.Owner == "" {
+		in.OwnerNpub = ""
+	} else if o, ok := a.mem.Npub(a.o.Owner); ok {
+		in.OwnerName = o.Name()
+	}
+	if t.note != "" {
+		in.Instructions = joinNonEmpty(in.Instructions, t.note)
+	}
+	for _, h := range hist {
+		in.History = append(in.History, line(h))
+	}
+	if !t.private {
+		in.Group = a.groupContext(t.group)
+	}
+	return prompt.Assemble(in, a.tok)
+}
+
+func line(h memory.HistoryMessage) prompt.Line {
+	return prompt.Line{Group: h.Group, From: h.Sender, Kind: h.Kind, ID: h.EventID, Owner: h.IsOwner, Content: h.Content}
+}
+
+func (a *Agent) senderContext(pk string) prompt.Sender {
+	n, _ := a.mem.Npub(pk)
+	return prompt.Sender{
+		Pubkey: pk, Npub: npubOf(pk), Name: n.Name(), Owner: pk == a.o.Owner && pk != "",
+		Notes: n.Notes, OwnerNotes: n.OwnerNotes, Prefs: publicPrefs(n.Preferences),
+	}
+}
+
+// publicPrefs drops the agent's own bookkeeping keys from what the model
+// is shown.
+func publicPrefs(p map[string]string) map[string]string {
+	out := make(map[string]string, len(p))
+	for k, v := range p {
+		if len(k) < 9 || k[:9] != "snowclaw." {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func (a *Agent) groupContext(id string) *prompt.Group {
+	g, _ := a.mem.Group(id)
+	pg := &prompt.Group{ID: id, Name: g.Name, Purpose: g.Purpose, Themes: g.Themes}
+	for _, d := range g.Decisions {
+		pg.Decisions = append(pg.Decisions, d.Text)
+	}
+	for _, m := range g.Members {
+		pg.Members = append(pg.Members, m.Name)
+	}
+	return pg
+}
+
+// recall finds long-term memories for the prompt: through the search
+// index when the relay has one, else over the agent's own items, in
+// either case only what the reply's audience may read.
+func (a *Agent) recall(t turn) []string {
+	const n = 5
+	if a.o.Recall != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		evts, err := a.o.Recall(ctx, RecallRequest{Query: t.msg.Content, Group: t.group, Person: t.sender, Limit: 4 * n})
+		if err == nil {
+			return a.recallTexts(evts, t, n)
+		}
+		a.log.Warn("recall through the search index failed; using RAM", "err", err)
+	}
+	items := a.mem.Recall(t.msg.Content, func(it memory.Item) bool { return audienceMayRead(it, t) }, n)
+	out := make([]string, 0, len(items))
+	for _, it := range items {
+		out = append(out, it.Text)
+	}
+	return out
+}
+
+// recallTexts keeps the memory items among the search results that the
+// reply's audience may read and returns their (decrypted) text.
+func (a *Agent) recallTexts(evts []*nostr.Event, t turn, n int) []string {
+	var out []string
+	for _, evt := range evts {
+		if ns, _ := snowclaw.NamespaceOf(evt); ns != snowclaw.NamespaceMemoryItem {
+			continue
+		}
+		rec, err := a.codec.Decode(evt)
+		if err != nil || rec.Item == nil || !audienceMayRead(*rec.Item, t) {
+			continue
+		}
+		if out = append(out, rec.Item.Text); len(out) == n {
+			break
+		}
+	}
+	return out
+}
+
+// audienceMayRead: a group reply may use public and that group's items;
+// a private reply public and the person's own.
+func audienceMayRead(it memory.Item, t turn) bool {
+	switch it.Tier {
+	case snowclaw.TierPublic:
+		return true
+	case snowclaw.TierGroup:
+		return !t.private && it.Group == t.group
+	case snowclaw.TierPrivate:
+		return t.private && it.Subject == t.sender
+	}
+	return false
+}
+
+func joinNonEmpty(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "\n" + b
+}

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw/agent/dynconfig"
+	"github.com/snowclaw/snowclaw/internal/wsclient"
+)
+
+const configUsage = `usage: snowclaw config get|set <global|group:ID|npub:X> [key=value…] [--relay URL] [--sec OWNER_KEY]
+  get <scope>                  the scope's own setting and the settings in force there
+  set <scope> key=value…       respond_mode=all|mention|owner|none, context_history=N
+set publishes an owner-signed snowclaw:config:* event (kind 30078); the
+agent applies it at once. The owner's key comes from --sec or $SNOWCLAW_SEC.
+`
+
+func runConfig(ctx context.Context, args, environ []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("config", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, configUsage) }
+	client := ownerFlags(fs, environ)
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) < 2 || (pos[0] != "get" && pos[0] != "set") {
+		fmt.Fprint(stderr, configUsage)
+		return errUsageShown
+	}
+	scope, err := dynconfig.ParseScope(pos[1])
+	if err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	c, err := client()
+	if err != nil {
+		return err
+	}
+	path := "/api/agent/config/" + url.PathEscape(scope.String())
+	if pos[0] == "get" {
+		var out any
+		if err := c.call(ctx, "GET", path, nil, &out); err != nil {
+			return err
+		}
+		printJSON(stdout, out)
+		return nil
+	}
+	change, err := dynconfig.ParseAssignments(pos[2:])
+	if err != nil {
+		return fmt.Errorf("config set: %w", err)
+	}
+	// the event replaces the scope's whole setting: keep the keys not
+	// being changed
+	var cur struct {
+		Set dynconfig.Patch `json:"set"`
+	}
+	if err := c.call(ctx, "GET", path, nil, &cur); err != nil {
+		return err
+	}
+	merged := cur.Set
+	if change.RespondMode != "" {
+		merged.RespondMode = change.RespondMode
+	}
+	if change.ContextHistory != 0 {
+		merged.ContextHistory = change.ContextHistory
+	}
+	evt := merged.Event(scope, nostr.Now())
+	if err := evt.Sign(c.sk); err != nil {
+		return err
+	}
+	ws, err := wsclient.Dial(c.relay)
+	if err != nil {
+		return fmt.Errorf("connecting to %s: %w", c.relay, err)
+	}
+	defer ws.Close()
+	if err := ws.Auth(c.sk); err != nil {
+		return fmt.Errorf("authenticating to %s: %w", c.relay, err)
+	}
+	pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := ws.Publish(pctx, evt); err != nil {
+		return fmt.Errorf("relay refused the config event: %w", err)
+	}
+	fmt.Fprintf(stdout, "published %s (%s)\n", evt.Tags.GetD(), evt.Content)
+	return nil
+}

@@ -1,0 +1,36 @@
+// Package agentlink attaches the resident agent to the relay: every stored
+// and ephemeral event is offered to the agent's bounded queue from
+// khatru's hooks (no websocket, no network hop), and the agent's recall
+// is answered by the search index.
+package agentlink
+
+import (
+	"context"
+
+	"github.com/fiatjaf/khatru"
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
+	"github.com/snowclaw/snowclaw/agent"
+	"github.com/snowclaw/snowclaw/plugins/memsearch"
+)
+
+// Feed attaches the agent to the relay's hooks. It must come after the
+// hooks that decide whether an event is kept, since OnEventSaved only
+// runs for stored events. Feed never blocks the relay: the agent drops
+// (and counts) what its full queue cannot take.
+func Feed(rl *khatru.Relay, a *agent.Agent) {
+	feed := func(_ context.Context, evt *nostr.Event) { a.Feed(evt) }
+	rl.OnEventSaved = append(rl.OnEventSaved, feed)
+	rl.OnEphemeralEvent = append(rl.OnEphemeralEvent, feed)
+}
+
+// Recall returns agent.Options.Recall over the search index: memory items
+// ranked for the message, read as the agent (who may read them all); the
+// agent keeps only what the reply's audience may read.
+func Recall(search *memsearch.Plugin, agentPubkey string) func(context.Context, agent.RecallRequest) ([]*nostr.Event, error) {
+	return func(ctx context.Context, req agent.RecallRequest) ([]*nostr.Event, error) {
+		f := nostr.Filter{Kinds: []int{snowclaw.KindAppData}, Search: req.Query, Limit: req.Limit}
+		evts, _, err := search.Query(ctx, agentPubkey, f)
+		return evts, err
+	}
+}
