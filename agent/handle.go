@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"regexp"
 	"strings"
 
 	"github.com/nbd-wtf/go-nostr"
@@ -121,6 +122,7 @@ func (a *Agent) seeGroupMessage(evt *nostr.Event) {
 	}
 	history := a.ring(group).Messages()
 	a.ring(group).Push(msg)
+	a.seeGroupTopics(group, clean, evt)
 
 	addressed := a.mentioned(evt, clean)
 	turn := turn{group: group, sender: evt.PubKey, msg: msg, history: history, replyTo: evt}
@@ -201,4 +203,26 @@ func npubOf(pk string) string {
 		return pk
 	}
 	return n
+}
+
+// decisionRE finds a decision stated in a group (seed 000 §2: the group
+// record keeps key decisions); an LLM-free heuristic on purpose, so the
+// record fills with no model configured.
+var decisionRE = regexp.MustCompile(`(?is)^\s*(?:decision|decided|we decided(?: that| to)?|agreed|we agreed(?: that| to)?|决定)[\s:：,，]+(.{3,300})$`)
+
+// seeGroupTopics updates the group record from a message: its
+// t tags are the group's themes; a stated decision is kept with its time.
+func (a *Agent) seeGroupTopics(group, text string, evt *nostr.Event) {
+	changed := false
+	for _, t := range snowclaw.TagValues(evt, "t") {
+		if t = strings.ToLower(strings.TrimSpace(t)); t != "" && len(t) <= 64 {
+			changed = a.mem.AddTheme(group, t) || changed
+		}
+	}
+	if m := decisionRE.FindStringSubmatch(text); m != nil {
+		changed = a.mem.AddDecision(group, strings.TrimSpace(m[1]), int64(evt.CreatedAt)) || changed
+	}
+	if changed {
+		a.dirtied()
+	}
 }
