@@ -92,6 +92,9 @@ func (a *Agent) List() Listing {
 
 // AddOwnerNote and SetPref are the owner's annotations of a person.
 func (a *Agent) AddOwnerNote(pk, note string) {
+	if a.frozen(pk) {
+		return
+	}
 	a.mem.TouchNpub(pk, a.o.Now().Unix(), "")
 	a.mem.AddNote(pk, a.keys.Sanitize(note).Text, true)
 	a.dirtied()

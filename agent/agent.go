@@ -35,6 +35,11 @@ type Options struct {
 	// agent's own items.
 	Recall func(ctx context.Context, req RecallRequest) ([]*nostr.Event, error)
 
+	// Commands handles a person's rights requests received in private
+	// ("export my data", "forget …", "delete everything about me"):
+	// it returns the answer and whether the message was such a command.
+	Commands func(ctx context.Context, from, text string) (reply string, handled bool)
+
 	LLM          llm.Chatter     // nil: keep memory and context, never reply
 	File         dynconfig.Patch // respond mode and history from the config file
 	Instructions string          // behavioural instructions for the system prompt

@@ -155,6 +155,9 @@ func (a *Agent) seeGiftWrap(evt *nostr.Event) {
 	if pm.From == a.pk {
 		return // the copy of our own reply
 	}
+	if a.privateCommand(pm.From, pm.ID, pm.Content) {
+		return
+	}
 	at := int64(pm.CreatedAt)
 	clean := a.sanitize(pm.ID, pm.Content)
 	person := a.mem.TouchNpub(pm.From, at, "")

@@ -37,10 +37,11 @@ func (a *Agent) reply(t turn) {
 		return
 	}
 	job := replyJob{t: t, p: a.buildPrompt(t)}
+	a.replyWG.Add(1)
 	select {
 	case a.replyQ <- job:
-		a.replyWG.Add(1)
 	default:
+		a.replyWG.Done()
 		a.log.Warn("reply queue full: message not answered", "id", t.msg.EventID)
 	}
 }

@@ -2,7 +2,6 @@ package relay
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw/agent"
@@ -10,10 +9,11 @@ import (
 	"github.com/snowclaw/snowclaw/plugins/agentlink"
 )
 
-// startAgent creates the resident agent, links it to the hooks and loads
-// its memory. It publishes through add, the path client events take, so
+// newAgent creates the resident agent and links it to the hooks; New
+// starts it (loading its memory) once the rights service exists. It
+// publishes through add, the path client events take, so
 // the write rules hold for the agent as for anyone.
-func (r *Relay) startAgent(ctx context.Context) error {
+func (r *Relay) newAgent() error {
 	ao := r.opts.Agent
 	opts := agent.Options{
 		Secret: r.opts.Keys.AgentSecret, Owner: r.ids.Owner, Name: ao.Name,
@@ -26,6 +26,11 @@ func (r *Relay) startAgent(ctx context.Context) error {
 		QueueSize: ao.QueueSize, FlushEvery: ao.FlushEvery, FlushInterval: ao.FlushInterval,
 		MaxItems: ao.MaxItems, MaxLessons: ao.MaxLessons,
 		Logger: r.log,
+		// the rights service is built after the agent, and before the
+		// agent starts handling messages
+		Commands: func(ctx context.Context, from, text string) (string, bool) {
+			return r.rights.Command(ctx, from, text)
+		},
 	}
 	if r.mem != nil {
 		opts.Recall = agentlink.Recall(r.mem, r.ids.Agent)
@@ -36,9 +41,6 @@ func (r *Relay) startAgent(ctx context.Context) error {
 	}
 	agentlink.Feed(r.khatru, a)
 	r.agent = a
-	if err := a.Start(ctx); err != nil {
-		return fmt.Errorf("agent: %w", err)
-	}
 	return nil
 }
 

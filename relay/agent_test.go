@@ -170,30 +170,44 @@ func TestAgent_OwnerConfigAppliesLive(t *testing.T) {
 	if n := len(e.llm.Requests()); n != 0 {
 		t.Fatalf("model called %d times after a non-owner config event", n)
 	}
-	// the owner switches the group to all, with a history of 3
-	e.mustPublish(oc, mkEvent(e.owner, 30078, nostr.Tags{{"d", "snowclaw:config:group:" + agentGroup}, {"h", agentGroup}}, `{"respond_mode":"all","context_history":3}`))
+	// the owner switches the group to all: every message is answered
+	config := func(content string, at nostr.Timestamp) {
+		t.Helper()
+		evt := nostr.Event{Kind: 30078, CreatedAt: at, Tags: nostr.Tags{{"d", "snowclaw:config:group:" + agentGroup}, {"h", agentGroup}}, Content: content}
+		evt.Sign(e.owner.sk)
+		e.mustPublish(oc, evt)
+	}
+	// each version a second later: same-second versions of an address
+	// tie, and the relay keeps only one
+	now := nostr.Now()
+	config(`{"respond_mode":"all"}`, now)
+	e.say(e.bc, e.bob, "plain message two")
+	e.say(e.ac, e.alice, "plain message three")
+	if reqs, ok := e.llm.WaitRequests(2, 5*time.Second); !ok {
+		t.Fatalf("respond_mode=all not applied: %d model calls", len(reqs))
+	}
+	e.waitReplies(2)
+	// mention only, history 3: the next mention sees the last 3 messages
+	config(`{"respond_mode":"mention","context_history":3}`, now+1)
 	for _, s := range []string{"m1", "m2", "m3", "m4"} {
 		e.say(e.bc, e.bob, "history "+s)
 	}
-	e.say(e.ac, e.alice, "plain message two")
-	reqs, ok := e.llm.WaitRequests(5, 5*time.Second)
-	if !ok {
-		t.Fatalf("respond_mode=all not applied: %d model calls", len(reqs))
+	e.say(e.ac, e.alice, "@Snowclaw summarise")
+	if reqs, ok := e.llm.WaitRequests(3, 5*time.Second); !ok || len(reqs) != 3 {
+		t.Fatalf("want exactly one more model call, got %d", len(reqs))
 	}
 	last := e.llm.LastPrompt()
-	if !strings.Contains(last, "plain message two") || strings.Contains(last, "history m1") || !strings.Contains(last, "history m4") {
+	if !strings.Contains(last, "summarise") || strings.Contains(last, "history m1") || !strings.Contains(last, "history m2") || !strings.Contains(last, "history m4") {
 		t.Fatalf("context_history=3 not applied:\n%s", last)
 	}
-	// and back to none: nothing more is sent to the model
-	e.settle()
-	time.Sleep(100 * time.Millisecond)
-	before := len(e.llm.Requests())
-	e.mustPublish(oc, mkEvent(e.owner, 30078, nostr.Tags{{"d", "snowclaw:config:group:" + agentGroup}, {"h", agentGroup}}, `{"respond_mode":"none"}`))
+	// and none: nothing more is sent to the model
+	e.waitReplies(3)
+	config(`{"respond_mode":"none"}`, now+2)
 	e.say(e.ac, e.alice, "@Snowclaw are you there?")
 	e.settle()
 	time.Sleep(100 * time.Millisecond)
-	if n := len(e.llm.Requests()); n != before {
-		t.Fatalf("respond_mode=none: model called %d more times", n-before)
+	if n := len(e.llm.Requests()); n != 3 {
+		t.Fatalf("respond_mode=none: model called %d more times", n-3)
 	}
 }
 

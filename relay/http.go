@@ -41,6 +41,7 @@ func (r *Relay) routes() {
 		fmt.Fprintln(w, `{"status":"ok"}`)
 	})
 	r.agentRoutes()
+	r.privacyRoutes()
 }
 
 func (r *Relay) serveNIP11(w http.ResponseWriter, _ *http.Request) {

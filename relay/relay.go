@@ -23,6 +23,8 @@ import (
 	"github.com/snowclaw/snowclaw/agent/llm"
 	"github.com/snowclaw/snowclaw/plugins/groups"
 	"github.com/snowclaw/snowclaw/plugins/memsearch"
+	"github.com/snowclaw/snowclaw/plugins/privacy"
+	"github.com/snowclaw/snowclaw/plugins/rights"
 	"github.com/snowclaw/snowclaw/policies"
 	"github.com/snowclaw/snowclaw/search"
 )
@@ -113,6 +115,8 @@ type Relay struct {
 	tombs  *tombstones
 	mem    *memsearch.Plugin // nil when search is off
 	agent  *agent.Agent      // nil when the agent is off
+	rights *rights.Service
+	audit  *privacy.Audit
 
 	maxMessage int64
 	connLimit  func(ip string) bool
@@ -179,9 +183,19 @@ func New(ctx context.Context, opts Options) (*Relay, error) {
 		}
 	}
 	if opts.Agent.Enabled {
-		if err := r.startAgent(ctx); err != nil {
+		if err := r.newAgent(); err != nil {
 			r.Close()
 			return nil, err
+		}
+	}
+	if err := r.openRights(); err != nil {
+		r.Close()
+		return nil, err
+	}
+	if r.agent != nil {
+		if err := r.agent.Start(ctx); err != nil {
+			r.Close()
+			return nil, fmt.Errorf("agent: %w", err)
 		}
 	}
 	if opts.Owner == "" {
@@ -210,6 +224,7 @@ func (r *Relay) wire() {
 		r.rejectOverLimits,
 		policies.EventRateLimit(r.opts.EventRateIP, r.opts.EventRatePubkey, r.ids.IsSystem),
 		r.rejectDeleted,
+		r.rejectErased,
 		r.rejectOlderVersion,
 		r.rejectForeignDeletion,
 		func(_ context.Context, evt *nostr.Event) (bool, string) { return writes.Check(evt) },
@@ -319,6 +334,9 @@ func (r *Relay) Close() error {
 	}
 	if r.mem != nil {
 		errs = append(errs, r.mem.Close())
+	}
+	if r.audit != nil {
+		errs = append(errs, r.audit.Close())
 	}
 	r.store.Close()
 	return errors.Join(errs...)

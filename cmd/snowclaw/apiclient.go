@@ -115,7 +115,11 @@ func (c *ownerClient) call(ctx context.Context, method, path string, body, out a
 		}
 		return fmt.Errorf("relay answered %s", resp.Status)
 	}
-	if out == nil {
+	switch o := out.(type) {
+	case nil:
+		return nil
+	case *rawText:
+		*o = raw
 		return nil
 	}
 	return json.Unmarshal(raw, out)

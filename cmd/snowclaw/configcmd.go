@@ -69,10 +69,6 @@ func runConfig(ctx context.Context, args, environ []string, stdout, stderr io.Wr
 	if change.ContextHistory != 0 {
 		merged.ContextHistory = change.ContextHistory
 	}
-	evt := merged.Event(scope, nostr.Now())
-	if err := evt.Sign(c.sk); err != nil {
-		return err
-	}
 	ws, err := wsclient.Dial(c.relay)
 	if err != nil {
 		return fmt.Errorf("connecting to %s: %w", c.relay, err)
@@ -80,6 +76,21 @@ func runConfig(ctx context.Context, args, environ []string, stdout, stderr io.Wr
 	defer ws.Close()
 	if err := ws.Auth(c.sk); err != nil {
 		return fmt.Errorf("authenticating to %s: %w", c.relay, err)
+	}
+	// a new version must be strictly newer than the stored one, or the
+	// relay keeps the old (two sets within a second)
+	stamp := nostr.Now()
+	pk, _ := nostr.GetPublicKey(c.sk)
+	prev, _, err := ws.Fetch(nostr.Filter{Kinds: []int{30078}, Authors: []string{pk}, Tags: nostr.TagMap{"d": {scope.DTag()}}}, 10*time.Second)
+	if err != nil {
+		return fmt.Errorf("reading the current config: %w", err)
+	}
+	for _, p := range prev {
+		stamp = max(stamp, p.CreatedAt+1)
+	}
+	evt := merged.Event(scope, stamp)
+	if err := evt.Sign(c.sk); err != nil {
+		return err
 	}
 	pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()

@@ -8,6 +8,7 @@
 //	snowclaw search "query" [--relay URL] [--sec KEY] [--explain] [--limit N]
 //	snowclaw memory get|set|list|items|delete|flush|compact|lessons …
 //	snowclaw config get|set <scope> [key=value…]
+//	snowclaw privacy export|forget|freeze|unfreeze|destroy <npub> | audit
 //	snowclaw version
 package main
 
@@ -48,6 +49,7 @@ usage:
   snowclaw eval locomo [--data FILE]  retrieval metric against a real relay
   snowclaw memory  get|set|list|items|delete|flush|compact|lessons …  the agent's memory (owner)
   snowclaw config  get|set <global|group:ID|npub:X> [key=value…]  dynamic config (owner)
+  snowclaw privacy export|forget|freeze|unfreeze|destroy <npub>, audit [npub]  a person's rights (owner)
   snowclaw version
 
 Configuration: defaults < config file < SNOWCLAW_* environment < flags.
@@ -75,6 +77,8 @@ func run(ctx context.Context, args, environ []string, stdout, stderr io.Writer) 
 		return runMemory(ctx, args[1:], environ, stdout, stderr)
 	case "config":
 		return runConfig(ctx, args[1:], environ, stdout, stderr)
+	case "privacy":
+		return runPrivacy(ctx, args[1:], environ, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "snowclaw", version)
 		return nil

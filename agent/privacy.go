@@ -1,0 +1,134 @@
+package agent
+
+import (
+	"context"
+	"strings"
+
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw/agent/memory"
+	"github.com/snowclaw/snowclaw/agent/privmsg"
+)
+
+// A person's rights (seed 004) are carried out by the relay's privacy
+// service, which owns the store; these methods are its view of the
+// agent's RAM.
+
+// PersonData is everything the agent holds in RAM about one person.
+type PersonData struct {
+	Npub     *memory.Npub
+	Items    []memory.Item           // memories about them (their subject)
+	Messages []memory.HistoryMessage // their messages in the buffers
+}
+
+// Person collects what the agent holds about pk.
+func (a *Agent) Person(pk string) PersonData {
+	var d PersonData
+	if n, ok := a.mem.Npub(pk); ok {
+		d.Npub = &n
+	}
+	for _, it := range a.mem.Items() {
+		if it.Subject == pk {
+			d.Items = append(d.Items, it)
+		}
+	}
+	a.mu.Lock()
+	rings := make([]*memory.Ring, 0, len(a.rings))
+	for _, r := range a.rings {
+		rings = append(rings, r)
+	}
+	a.mu.Unlock()
+	for _, r := range rings {
+		for _, m := range r.Messages() {
+			if m.Pubkey == pk {
+				d.Messages = append(d.Messages, m)
+			}
+		}
+	}
+	return d
+}
+
+// frozenPref is the person's restriction flag (seed 004 restrict). It
+// lives in their record, so it survives restarts with it.
+const frozenPref = "snowclaw.frozen"
+
+// Freeze stops (or, off, resumes) new memories about a person; what is
+// stored stays readable. It is flushed at once.
+func (a *Agent) Freeze(ctx context.Context, pk string, on bool) error {
+	a.mem.TouchNpub(pk, a.o.Now().Unix(), "")
+	v := ""
+	if on {
+		v = "true"
+	}
+	a.mem.SetPref(pk, frozenPref, v)
+	return a.flush(ctx)
+}
+
+// Frozen reports whether new memories about pk are refused.
+func (a *Agent) Frozen(pk string) bool { return a.frozen(pk) }
+
+// ItemD is the d tag of an item's event.
+func ItemD(it memory.Item) string { return "snow:memory:" + it.Topic }
+
+// EraseItems removes matching items from RAM without publishing NIP-09
+// deletions: the caller hard-deletes their events.
+func (a *Agent) EraseItems(match func(memory.Item) bool) []memory.Item {
+	return a.mem.Erase(match)
+}
+
+// ForgetNotes removes matching notes from a person's record; the record
+// is rewritten at once.
+func (a *Agent) ForgetNotes(ctx context.Context, pk string, match func(string) bool) (int, error) {
+	n := a.mem.RemoveNotes(pk, match)
+	if n == 0 {
+		return 0, nil
+	}
+	return n, a.flush(ctx)
+}
+
+// ErasePerson removes everything about pk from RAM: their record, their
+// items, their messages in every buffer (and their private conversation),
+// their place in group records. It returns how many messages went.
+func (a *Agent) ErasePerson(ctx context.Context, pk string) (items, messages int, err error) {
+	items = len(a.mem.Erase(func(it memory.Item) bool { return it.Subject == pk || it.Author == pk }))
+	a.mem.ErasePerson(pk)
+	a.mu.Lock()
+	delete(a.rings, dmKey(pk))
+	rings := make([]*memory.Ring, 0, len(a.rings))
+	for _, r := range a.rings {
+		rings = append(rings, r)
+	}
+	a.mu.Unlock()
+	for _, r := range rings {
+		messages += r.Remove(func(m memory.HistoryMessage) bool { return m.Pubkey == pk })
+	}
+	return items, messages, a.flush(ctx)
+}
+
+// SendPrivate sends a NIP-17 message from the agent to pk (the privacy
+// service's answers to commands received in private).
+func (a *Agent) SendPrivate(ctx context.Context, pk, text string, tags nostr.Tags) error {
+	wrap, err := privmsg.Wrap(ctx, a.sk, pk, text, tags)
+	if err != nil {
+		return err
+	}
+	return a.o.Publish(ctx, &wrap)
+}
+
+// privateCommand offers a private message to the rights handler before
+// the normal turn path; a handled command gets its answer and nothing
+// else (no model call, nothing learnt, nothing buffered).
+func (a *Agent) privateCommand(from, id, text string) bool {
+	if a.o.Commands == nil {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), a.o.ReplyTimeout)
+	defer cancel()
+	reply, handled := a.o.Commands(ctx, from, strings.TrimSpace(text))
+	if !handled {
+		return false
+	}
+	if err := a.SendPrivate(ctx, from, reply, nostr.Tags{{"e", id, "", "reply"}}); err != nil {
+		a.log.Error("answer to a private command not sent", "err", err)
+	}
+	return true
+}

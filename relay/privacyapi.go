@@ -1,0 +1,147 @@
+package relay
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/snowclaw/snowclaw"
+	"github.com/snowclaw/snowclaw/plugins/privacy"
+	"github.com/snowclaw/snowclaw/plugins/rights"
+)
+
+// Each person's rights over HTTP (seed 004), NIP-98 authenticated. A
+// person acts on their own data; the owner may name anyone with "npub".
+func (r *Relay) privacyRoutes() {
+	mux := r.khatru.Router()
+	mux.HandleFunc("GET /api/privacy/export", r.personal(r.apiExport))
+	mux.HandleFunc("POST /api/privacy/forget", r.personal(r.apiForget))
+	mux.HandleFunc("POST /api/privacy/freeze", r.personal(r.apiFreeze(true)))
+	mux.HandleFunc("POST /api/privacy/unfreeze", r.personal(r.apiFreeze(false)))
+	mux.HandleFunc("POST /api/privacy/destroy", r.personal(r.apiDestroy))
+	mux.HandleFunc("GET /api/privacy/audit", r.personal(r.apiAudit))
+}
+
+// privacyBody is what the POST routes take.
+type privacyBody struct {
+	Npub   string   `json:"npub"`
+	IDs    []string `json:"ids"`
+	Topic  string   `json:"topic"`
+	Tags   []string `json:"tags"`
+	Before string   `json:"before"`
+	Query  string   `json:"query"`
+	Token  string   `json:"token"`
+}
+
+type personalHandler func(w http.ResponseWriter, req *http.Request, who rights.Request, body privacyBody)
+
+// personal authenticates (NIP-98), reads the body and names the subject:
+// the caller, or whoever the owner names.
+func (r *Relay) personal(h personalHandler) http.HandlerFunc {
+	return func(w http.ResponseWriter, req *http.Request) {
+		pk, err := r.httpAuth(req)
+		if err != nil {
+			writeError(w, http.StatusUnauthorized, err.Error())
+			return
+		}
+		var body privacyBody
+		if req.Method == http.MethodPost && req.ContentLength != 0 {
+			if err := json.NewDecoder(req.Body).Decode(&body); err != nil {
+				writeError(w, http.StatusBadRequest, "invalid: the body is not JSON")
+				return
+			}
+		}
+		if body.Npub == "" {
+			body.Npub = req.URL.Query().Get("npub")
+		}
+		who := rights.Request{Actor: pk, Via: "http", Subject: pk}
+		if body.Npub != "" {
+			if who.Subject, err = snowclaw.ParsePubkey(body.Npub); err != nil {
+				writeError(w, http.StatusBadRequest, "invalid: "+err.Error())
+				return
+			}
+		}
+		h(w, req, who, body)
+	}
+}
+
+// rightsError maps the service's prefixed errors to HTTP statuses.
+func rightsError(w http.ResponseWriter, err error) {
+	msg := err.Error()
+	switch {
+	case errors.Is(err, rights.ErrForbidden) || strings.HasPrefix(msg, "restricted:"):
+		writeError(w, http.StatusForbidden, msg)
+	case strings.HasPrefix(msg, "invalid:"):
+		writeError(w, http.StatusBadRequest, msg)
+	case strings.HasPrefix(msg, "unsupported:"):
+		writeError(w, http.StatusServiceUnavailable, msg)
+	default:
+		writeError(w, http.StatusInternalServerError, msg)
+	}
+}
+
+func (r *Relay) apiExport(w http.ResponseWriter, req *http.Request, who rights.Request, _ privacyBody) {
+	x, err := r.rights.Export(req.Context(), who)
+	if err != nil {
+		rightsError(w, err)
+		return
+	}
+	if req.URL.Query().Get("format") == "markdown" {
+		w.Header().Set("Content-Type", "text/markdown; charset=utf-8")
+		w.Write([]byte(x.Markdown()))
+		return
+	}
+	writeJSON(w, http.StatusOK, x)
+}
+
+func (r *Relay) apiForget(w http.ResponseWriter, req *http.Request, who rights.Request, b privacyBody) {
+	sel := privacy.Selector{IDs: b.IDs, Topic: b.Topic, Tags: b.Tags, Query: b.Query}
+	if b.Before != "" {
+		t, err := time.Parse("2006-01-02", b.Before)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, "invalid: before must be YYYY-MM-DD")
+			return
+		}
+		sel.Before = t
+	}
+	res, err := r.rights.Forget(req.Context(), who, sel, b.Token)
+	if err != nil {
+		rightsError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+func (r *Relay) apiFreeze(on bool) personalHandler {
+	return func(w http.ResponseWriter, req *http.Request, who rights.Request, _ privacyBody) {
+		if err := r.rights.Freeze(req.Context(), who, on); err != nil {
+			rightsError(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]bool{"frozen": on})
+	}
+}
+
+func (r *Relay) apiDestroy(w http.ResponseWriter, req *http.Request, who rights.Request, b privacyBody) {
+	res, err := r.rights.Destroy(req.Context(), who, b.Token)
+	if err != nil {
+		rightsError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+func (r *Relay) apiAudit(w http.ResponseWriter, req *http.Request, who rights.Request, b privacyBody) {
+	subject := ""
+	if b.Npub != "" {
+		subject = who.Subject
+	}
+	recs, err := r.rights.Audit(who.Actor, subject)
+	if err != nil {
+		rightsError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, recs)
+}
