@@ -193,6 +193,32 @@ func TestCLI_MemoryAndConfig(t *testing.T) {
 		t.Fatalf("config get after second set: %s", out)
 	}
 
+	// the owner exercises alice's rights for her
+	out, err = cli(t, env, "privacy", "export", alice.npub, "--relay", c.url)
+	if err != nil || !strings.Contains(out, "prefers short answers") || !strings.Contains(out, `"export_version": "1.0"`) {
+		t.Fatalf("privacy export: %v\n%s", err, out)
+	}
+	if out, err = cli(t, env, "privacy", "freeze", alice.npub, "--relay", c.url); err != nil {
+		t.Fatalf("privacy freeze: %v\n%s", err, out)
+	}
+	out, err = cli(t, env, "privacy", "destroy", alice.npub, "--relay", c.url)
+	var preview struct{ Token string }
+	if json.Unmarshal([]byte(out[:strings.LastIndex(out, "}")+1]), &preview); err != nil || preview.Token == "" {
+		t.Fatalf("privacy destroy preview: %v\n%s", err, out)
+	}
+	if out, err = cli(t, env, "privacy", "destroy", alice.npub, "--confirm", preview.Token, "--relay", c.url); err != nil {
+		t.Fatalf("privacy destroy: %v\n%s", err, out)
+	}
+	if out, err = cli(t, env, "memory", "get", alice.npub, "--relay", c.url); err == nil {
+		t.Fatalf("alice's record survived destroy:\n%s", out)
+	}
+	out, err = cli(t, env, "privacy", "audit", "--relay", c.url)
+	for _, op := range []string{`"export"`, `"freeze"`, `"destroy"`} {
+		if err != nil || !strings.Contains(out, op) {
+			t.Fatalf("privacy audit lacks %s: %v\n%s", op, err, out)
+		}
+	}
+
 	// anyone else is refused, over the API and over the relay
 	bad := []string{"SNOWCLAW_SEC=" + mallory.nsec}
 	if out, err := cli(t, bad, "memory", "get", alice.npub, "--relay", c.url); err == nil || !strings.Contains(out+err.Error(), "restricted:") {

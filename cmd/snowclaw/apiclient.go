@@ -73,7 +73,9 @@ func (c *ownerClient) httpURL(path string) (string, error) {
 	default:
 		return "", fmt.Errorf("--relay %q: want ws:// or wss://", c.relay)
 	}
+	path, query, _ := strings.Cut(path, "?")
 	u.Path = strings.TrimSuffix(u.Path, "/") + path
+	u.RawQuery = query
 	return u.String(), nil
 }
 
