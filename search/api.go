@@ -90,5 +90,6 @@ type Explain struct {
 	Trust       float64 `json:"trust"`        // source × model tier factor
 	Confidence  float64 `json:"confidence"`   // factor from snow:confidence
 	Recency     float64 `json:"recency"`      // factor from recency decay
+	Length      float64 `json:"length"`       // factor from the message-length prior
 	Final       float64 `json:"final"`
 }

@@ -64,7 +64,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Result, error) {
 			return nil, err
 		}
 		for _, c := range cands {
-			ix.finish(c, now)
+			ix.finish(c, now, st.threads.lengthFactor(c.doc, ix.tune.lengthAlpha))
 		}
 		sortCandidates(cands)
 		out := ix.collect(st, cands, q, limit)
@@ -107,19 +107,21 @@ func (ix *Index) browse(st *state) []*candidate {
 	for _, d := range st.docs {
 		c := &candidate{doc: d}
 		c.ex.Fused = 1
-		ix.finish(c, now)
+		ix.finish(c, now, 1) // no text: nothing for the length prior to weigh
 		cands = append(cands, c)
 	}
 	sortCandidates(cands)
 	return cands
 }
 
-// finish applies the per-doc factors to the fused score.
-func (ix *Index) finish(c *candidate, now time.Time) {
+// finish applies the per-doc factors to the fused score; length is the
+// doc's length prior (threadSet.lengthFactor).
+func (ix *Index) finish(c *candidate, now time.Time, length float64) {
 	c.ex.Trust = ix.trust(c.doc)
 	c.ex.Confidence = confidenceFactor(c.doc.Confidence)
 	c.ex.Recency = ix.recencyFactor(c.doc, now)
-	c.ex.Final = c.ex.Fused * c.ex.Trust * c.ex.Confidence * c.ex.Recency
+	c.ex.Length = length
+	c.ex.Final = c.ex.Fused * c.ex.Trust * c.ex.Confidence * c.ex.Recency * c.ex.Length
 }
 
 func sortCandidates(cs []*candidate) {

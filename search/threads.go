@@ -1,6 +1,7 @@
 package search
 
 import (
+	"math"
 	"sort"
 	"strconv"
 )
@@ -12,6 +13,10 @@ import (
 // its score to the messages around it.
 type threadSet struct {
 	byKey map[string][]threadEntry
+	// words is each message's word count and wordSum their total, for the
+	// length prior (lengthFactor).
+	words   map[string]int32
+	wordSum int64
 }
 
 type threadEntry struct {
@@ -26,7 +31,9 @@ func less(a, b threadEntry) bool {
 	return a.id < b.id
 }
 
-func newThreadSet() *threadSet { return &threadSet{byKey: make(map[string][]threadEntry)} }
+func newThreadSet() *threadSet {
+	return &threadSet{byKey: make(map[string][]threadEntry), words: make(map[string]int32)}
+}
 
 // threadKey is "" for docs that are not part of a message stream:
 // addressable records (memories, profiles) stand alone.
@@ -50,6 +57,9 @@ func (t *threadSet) add(d *Doc) {
 	copy(es[i+1:], es[i:])
 	es[i] = e
 	t.byKey[k] = es
+	n := int32(countWords(d.Text))
+	t.words[d.ID] = n
+	t.wordSum += int64(n)
 }
 
 func (t *threadSet) remove(d *Doc) {
@@ -62,6 +72,10 @@ func (t *threadSet) remove(d *Doc) {
 	i := sort.Search(len(es), func(i int) bool { return !less(es[i], e) })
 	if i < len(es) && es[i] == e {
 		es = append(es[:i], es[i+1:]...)
+	}
+	if n, ok := t.words[d.ID]; ok {
+		t.wordSum -= int64(n)
+		delete(t.words, d.ID)
 	}
 	if len(es) == 0 {
 		delete(t.byKey, k)
@@ -92,4 +106,28 @@ func (t *threadSet) neighbours(d *Doc, w int, fn func(id string, dist int)) {
 			fn(es[i+j].id, j)
 		}
 	}
+}
+
+// lengthFactor is the length prior for chat messages. In a conversation
+// most short turns are reactions and greetings ("Wow, great!", "Thanks,
+// Mel!"): they share a name or a word with a question yet rarely hold what
+// it asks for, and the neighbour context (fuse.go) lends them the score of
+// the statement next to them. So a message shorter than the mean message
+// of the index is scaled by (words/mean)^alpha, the shorter the more;
+// messages of mean length or more keep their score. Docs outside message
+// streams (memories, profiles, file chunks) get 1: a short memory is
+// usually a distilled fact, not small talk.
+func (t *threadSet) lengthFactor(d *Doc, alpha float64) float64 {
+	if alpha <= 0 || len(t.words) == 0 {
+		return 1
+	}
+	n, ok := t.words[d.ID]
+	if !ok {
+		return 1
+	}
+	x := float64(max(n, 1)) * float64(len(t.words)) / float64(t.wordSum)
+	if x >= 1 {
+		return 1
+	}
+	return math.Pow(x, alpha)
 }

@@ -1,6 +1,9 @@
 package search
 
-import "strings"
+import (
+	"strings"
+	"unicode"
+)
 
 // stopWords carry no topic; they are left out of the built-in embedding.
 var stopWords = setOf(`a about above after again against all am an and any are
@@ -31,4 +34,18 @@ func setOf(s string) map[string]bool {
 		m[w] = true
 	}
 	return m
+}
+
+// countWords counts runs of letters and digits the way splitWords cuts
+// them (an apostrophe inside a word does not end it), without allocating.
+func countWords(s string) int {
+	n, in := 0, false
+	for _, r := range s {
+		w := unicode.IsLetter(r) || unicode.IsDigit(r) || (in && (r == '\'' || r == '’'))
+		if w && !in {
+			n++
+		}
+		in = w
+	}
+	return n
 }
