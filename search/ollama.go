@@ -8,13 +8,12 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"strings"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	"github.com/ollama/ollama/api"
+	"github.com/snowclaw/snowclaw/internal/ollamahost"
 )
 
 // Defaults of OllamaOptions.
@@ -88,7 +87,7 @@ func NewOllama(ctx context.Context, opts OllamaOptions) (*Ollama, error) {
 	if host == "" {
 		host = DefaultOllamaHost
 	}
-	base, err := parseOllamaHost(host)
+	base, err := ollamahost.Parse(host)
 	if err != nil {
 		return nil, err
 	}
@@ -142,28 +141,6 @@ func NewOllama(ctx context.Context, opts OllamaOptions) (*Ollama, error) {
 		o.dim = len(vecs[0])
 	}
 	return o, nil
-}
-
-// parseOllamaHost accepts "http://host:port[/path]", "https://…" or a bare
-// "host:port" (http).
-func parseOllamaHost(host string) (*url.URL, error) {
-	raw := host
-	if !strings.Contains(raw, "://") {
-		raw = "http://" + raw
-	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		return nil, fmt.Errorf("ollama: invalid host %q: %v", host, err)
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("ollama: invalid host %q: scheme must be http or https", host)
-	}
-	if u.Host == "" {
-		return nil, fmt.Errorf("ollama: invalid host %q: no host name", host)
-	}
-	u.Path = strings.TrimRight(u.Path, "/")
-	u.RawQuery, u.Fragment = "", ""
-	return u, nil
 }
 
 // Name returns "ollama:<model>".
@@ -280,7 +257,7 @@ func ollamaTransient(err error) bool {
 	if errors.Is(err, errOllamaAttemptTimeout) {
 		return true
 	}
-	if ollamaUnreachable(err) {
+	if ollamahost.Unreachable(err) {
 		return true
 	}
 	if errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
@@ -291,19 +268,6 @@ func ollamaTransient(err error) bool {
 		return true
 	}
 	return false
-}
-
-// ollamaUnreachable reports a failure to connect at all.
-func ollamaUnreachable(err error) bool {
-	if errors.Is(err, syscall.ECONNREFUSED) {
-		return true
-	}
-	var dnsErr *net.DNSError
-	if errors.As(err, &dnsErr) {
-		return true
-	}
-	var opErr *net.OpError
-	return errors.As(err, &opErr) && opErr.Op == "dial"
 }
 
 // describe turns the last error of a request into a message naming the
@@ -317,9 +281,9 @@ func (o *Ollama) describe(err error, retries int) error {
 	}
 	hint := fmt.Sprintf("is `ollama serve` running and the model pulled (`ollama pull %s`)?", o.model)
 	wrap := func(unavailable bool, format string, args ...any) error {
-		e := &ollamaError{msg: fmt.Sprintf("ollama at %s: ", o.host) + fmt.Sprintf(format, args...), errs: []error{err}}
+		e := &ollamahost.Error{Msg: fmt.Sprintf("ollama at %s: ", o.host) + fmt.Sprintf(format, args...), Errs: []error{err}}
 		if unavailable {
-			e.errs = append(e.errs, ErrOllamaUnavailable)
+			e.Errs = append(e.Errs, ErrOllamaUnavailable)
 		}
 		return e
 	}
@@ -330,7 +294,7 @@ func (o *Ollama) describe(err error, retries int) error {
 		if msg == "" {
 			msg = strings.TrimSpace(se.Status)
 		}
-		msg = ollamaClip(msg, 300)
+		msg = ollamahost.Clip(msg, 300)
 		if se.StatusCode == http.StatusNotFound {
 			if msg == "" {
 				msg = "not found"
@@ -347,7 +311,7 @@ func (o *Ollama) describe(err error, retries int) error {
 	if errors.Is(err, syscall.ECONNREFUSED) {
 		return wrap(true, "connection refused; %s%s", hint, tries)
 	}
-	if ollamaUnreachable(err) {
+	if ollamahost.Unreachable(err) {
 		return wrap(true, "cannot connect: %v; %s%s", err, hint, tries)
 	}
 	if errors.Is(err, errOllamaAttemptTimeout) {
@@ -361,15 +325,6 @@ func (o *Ollama) describe(err error, retries int) error {
 	return wrap(false, "model %q: %v%s", o.model, err, tries)
 }
 
-// ollamaError is an error with its own message that unwraps to its causes.
-type ollamaError struct {
-	msg  string
-	errs []error
-}
-
-func (e *ollamaError) Error() string   { return e.msg }
-func (e *ollamaError) Unwrap() []error { return e.errs }
-
 // ctxError reports the caller's context ending; errors.Is(err,
 // context.Canceled / DeadlineExceeded) holds.
 func (o *Ollama) ctxError(err error) error {
@@ -378,14 +333,4 @@ func (o *Ollama) ctxError(err error) error {
 
 func (o *Ollama) errorf(format string, args ...any) error {
 	return fmt.Errorf("ollama at %s: "+format, append([]any{o.host}, args...)...)
-}
-
-func ollamaClip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"math"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
 	"github.com/ollama/ollama/api"
+	"github.com/snowclaw/snowclaw/internal/ollamahost"
 )
 
 // Defaults of OllamaOptions.
@@ -73,7 +73,7 @@ func NewOllama(opts OllamaOptions) (*Ollama, error) {
 	if host == "" {
 		host = DefaultOllamaHost
 	}
-	base, err := parseOllamaHost(host)
+	base, err := ollamahost.Parse(host)
 	if err != nil {
 		return nil, err
 	}
@@ -117,28 +117,6 @@ func NewOllama(opts OllamaOptions) (*Ollama, error) {
 	}
 	o.client = api.NewClient(base, withStatusRecorder(opts.HTTPClient))
 	return o, nil
-}
-
-// parseOllamaHost accepts "http://host:port[/path]", "https://…" or a bare
-// "host:port" (http), as OLLAMA_HOST does.
-func parseOllamaHost(host string) (*url.URL, error) {
-	raw := host
-	if !strings.Contains(raw, "://") {
-		raw = "http://" + raw
-	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		return nil, fmt.Errorf("ollama: invalid host %q: %v", host, err)
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("ollama: invalid host %q: scheme must be http or https", host)
-	}
-	if u.Host == "" {
-		return nil, fmt.Errorf("ollama: invalid host %q: no host name", host)
-	}
-	u.Path = strings.TrimRight(u.Path, "/")
-	u.RawQuery, u.Fragment, u.User = "", "", nil
-	return u, nil
 }
 
 // Name returns "ollama/<model>".

@@ -9,9 +9,9 @@ import (
 	"net/http"
 	"strings"
 	"syscall"
-	"unicode/utf8"
 
 	"github.com/ollama/ollama/api"
+	"github.com/snowclaw/snowclaw/internal/ollamahost"
 )
 
 // Errors that Chat's errors match with errors.Is, so the agent can tell a
@@ -49,20 +49,7 @@ func transient(err error) bool {
 	if timedOut(err) {
 		return false
 	}
-	return unreachable(err) || dropped(err)
-}
-
-// unreachable reports a failure to connect at all.
-func unreachable(err error) bool {
-	if errors.Is(err, syscall.ECONNREFUSED) {
-		return true
-	}
-	var dnsErr *net.DNSError
-	if errors.As(err, &dnsErr) {
-		return true
-	}
-	var opErr *net.OpError
-	return errors.As(err, &opErr) && opErr.Op == "dial"
+	return ollamahost.Unreachable(err) || dropped(err)
 }
 
 // dropped reports a connection lost after it was made.
@@ -90,9 +77,9 @@ func (o *Ollama) describe(err error, attempt int) error {
 		tries = fmt.Sprintf(" (%d attempts)", attempt+1)
 	}
 	wrap := func(sentinel error, format string, args ...any) error {
-		e := &ollamaError{msg: fmt.Sprintf("ollama at %s: ", o.host) + fmt.Sprintf(format, args...), errs: []error{err}}
+		e := &ollamahost.Error{Msg: fmt.Sprintf("ollama at %s: ", o.host) + fmt.Sprintf(format, args...), Errs: []error{err}}
 		if sentinel != nil && !errors.Is(err, sentinel) {
-			e.errs = append(e.errs, sentinel)
+			e.Errs = append(e.Errs, sentinel)
 		}
 		return e
 	}
@@ -103,7 +90,7 @@ func (o *Ollama) describe(err error, attempt int) error {
 		if msg == "" {
 			msg = strings.TrimSpace(se.Status)
 		}
-		msg = clip(msg, 300)
+		msg = ollamahost.Clip(msg, 300)
 		if se.StatusCode == http.StatusNotFound {
 			// Ollama always explains its 404s; a bare one comes from
 			// something else listening at the host.
@@ -124,7 +111,7 @@ func (o *Ollama) describe(err error, attempt int) error {
 		return wrap(nil, "model %q: empty reply; the model wrote no text, try again or choose another model", o.model)
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return wrap(ErrOllamaUnavailable, "model %q: connection refused%s; %s", o.model, tries, hintServe)
-	case unreachable(err):
+	case ollamahost.Unreachable(err):
 		return wrap(ErrOllamaUnavailable, "model %q: cannot connect: %v%s; %s", o.model, err, tries, hintServe)
 	case errors.Is(err, ErrTimeout):
 		return wrap(nil, "model %q: no reply within %s; the model may still be loading or be too slow here: raise the timeout or choose a smaller model",
@@ -142,15 +129,6 @@ func (o *Ollama) describe(err error, attempt int) error {
 	return wrap(nil, "model %q: %v%s", o.model, err, tries)
 }
 
-// ollamaError is an error with its own message that unwraps to its causes.
-type ollamaError struct {
-	msg  string
-	errs []error
-}
-
-func (e *ollamaError) Error() string   { return e.msg }
-func (e *ollamaError) Unwrap() []error { return e.errs }
-
 // ctxError reports the caller's context ending; errors.Is(err,
 // context.Canceled / DeadlineExceeded) holds.
 func (o *Ollama) ctxError(err error) error {
@@ -159,16 +137,6 @@ func (o *Ollama) ctxError(err error) error {
 
 func (o *Ollama) errorf(format string, args ...any) error {
 	return fmt.Errorf("ollama at %s: model %q: "+format, append([]any{o.host, o.model}, args...)...)
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }
 
 // The api client loses the HTTP status when an error body is empty or not
