@@ -125,22 +125,35 @@ func (a *Agent) deleteRemoved(ctx context.Context) error {
 // records, the owner's config, group metadata and the names of the
 // people it knows. Reads on the turn path never touch the store again.
 func (a *Agent) load(ctx context.Context) error {
-	var bad int
+	var (
+		bad  int
+		own  []*nostr.Event
+		gone = map[string]bool{} // versions a correction or promotion replaced
+	)
 	err := a.o.Query(ctx, nostr.Filter{Kinds: []int{snowclaw.KindAppData}, Authors: []string{a.pk}}, func(evt *nostr.Event) bool {
+		own = append(own, evt)
+		for _, id := range snowclaw.TagValues(evt, "snow:supersedes") {
+			gone[id] = true
+		}
+		return true
+	})
+	if err != nil {
+		return fmt.Errorf("loading agent memory: %w", err)
+	}
+	for _, evt := range own {
+		if gone[evt.ID] {
+			continue // history on the relay, not current memory
+		}
 		rec, err := a.codec.Decode(evt)
 		if err != nil {
 			bad++
 			a.log.Warn("agent record not loaded", "id", evt.ID, "d", evt.Tags.GetD(), "err", err)
-			return true
+			continue
 		}
 		a.mem.Load(rec)
 		a.mu.Lock()
 		a.last[evt.Tags.GetD()] = max(a.last[evt.Tags.GetD()], int64(evt.CreatedAt))
 		a.mu.Unlock()
-		return true
-	})
-	if err != nil {
-		return fmt.Errorf("loading agent memory: %w", err)
 	}
 	if a.o.Owner != "" {
 		err = a.o.Query(ctx, nostr.Filter{Kinds: []int{snowclaw.KindAppData}, Authors: []string{a.o.Owner}}, func(evt *nostr.Event) bool {

@@ -20,6 +20,8 @@ func (r *Relay) privacyRoutes() {
 	mux.HandleFunc("POST /api/privacy/forget", r.personal(r.apiForget))
 	mux.HandleFunc("POST /api/privacy/freeze", r.personal(r.apiFreeze(true)))
 	mux.HandleFunc("POST /api/privacy/unfreeze", r.personal(r.apiFreeze(false)))
+	mux.HandleFunc("POST /api/privacy/rectify", r.personal(r.apiRectify))
+	mux.HandleFunc("POST /api/privacy/promote", r.personal(r.apiPromote))
 	mux.HandleFunc("POST /api/privacy/destroy", r.personal(r.apiDestroy))
 	mux.HandleFunc("GET /api/privacy/audit", r.personal(r.apiAudit))
 }
@@ -33,6 +35,12 @@ type privacyBody struct {
 	Before string   `json:"before"`
 	Query  string   `json:"query"`
 	Token  string   `json:"token"`
+	// rectify and promote: the memory (id, or words matching one), its
+	// corrected text, the tier and group it moves to
+	ID    string        `json:"id"`
+	Text  string        `json:"text"`
+	Tier  snowclaw.Tier `json:"tier"`
+	Group string        `json:"group"`
 }
 
 type personalHandler func(w http.ResponseWriter, req *http.Request, who rights.Request, body privacyBody)
@@ -75,6 +83,8 @@ func rightsError(w http.ResponseWriter, err error) {
 		writeError(w, http.StatusForbidden, msg)
 	case strings.HasPrefix(msg, "invalid:"):
 		writeError(w, http.StatusBadRequest, msg)
+	case strings.HasPrefix(msg, "not-found:"):
+		writeError(w, http.StatusNotFound, msg)
 	case strings.HasPrefix(msg, "unsupported:"):
 		writeError(w, http.StatusServiceUnavailable, msg)
 	default:
@@ -122,6 +132,24 @@ func (r *Relay) apiFreeze(on bool) personalHandler {
 		}
 		writeJSON(w, http.StatusOK, map[string]bool{"frozen": on})
 	}
+}
+
+func (r *Relay) apiRectify(w http.ResponseWriter, req *http.Request, who rights.Request, b privacyBody) {
+	c, err := r.rights.Rectify(req.Context(), who, b.ID, b.Text)
+	if err != nil {
+		rightsError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, c)
+}
+
+func (r *Relay) apiPromote(w http.ResponseWriter, req *http.Request, who rights.Request, b privacyBody) {
+	c, err := r.rights.Promote(req.Context(), who, b.ID, b.Tier, b.Group)
+	if err != nil {
+		rightsError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, c)
 }
 
 func (r *Relay) apiDestroy(w http.ResponseWriter, req *http.Request, who rights.Request, b privacyBody) {

@@ -28,6 +28,8 @@ func (r *Relay) openRights() error {
 		Store: r.store, Delete: r.deleteEvent, Agent: r.agent,
 		AgentSecret: r.opts.Keys.AgentSecret, Owner: r.ids.Owner,
 		Audit: audit, Erased: erased, Logger: r.log,
+		HasGroup: func(id string) bool { _, ok := r.groups.GroupInfo(id); return ok },
+		IsMember: r.groups.IsMember,
 	})
 	if err != nil {
 		audit.Close()

@@ -163,7 +163,17 @@ func (c *Codec) encodeItem(it *Item) (nostr.Event, error) {
 		Kind: "item", ID: it.ID, Source: it.Source, Author: it.Author, Subject: subject,
 		Hits: it.Hits, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt,
 	}}
-	return c.memoryEvent(it.Topic, it.Tier, it.Group, subject, it.Confidence, body)
+	evt, err := c.memoryEvent(it.Topic, it.Tier, it.Group, subject, it.Confidence, body)
+	if err != nil {
+		return evt, err
+	}
+	if it.Version > 1 {
+		evt.Tags = append(evt.Tags, nostr.Tag{"snow:version", strconv.Itoa(it.Version)})
+	}
+	if it.Supersedes != "" {
+		evt.Tags = append(evt.Tags, nostr.Tag{"snow:supersedes", it.Supersedes})
+	}
+	return evt, nil
 }
 
 func (c *Codec) encodeLesson(l *Lesson) (nostr.Event, error) {

@@ -162,6 +162,12 @@ func (c *Codec) decodeItem(evt *nostr.Event, topic string) (*Item, *Lesson, erro
 	if v := snowclaw.TagValues(evt, "snow:confidence"); len(v) > 0 {
 		it.Confidence, _ = strconv.ParseFloat(v[0], 64)
 	}
+	if v := snowclaw.TagValues(evt, "snow:version"); len(v) > 0 {
+		it.Version, _ = strconv.Atoi(v[0])
+	}
+	if v := snowclaw.TagValues(evt, "snow:supersedes"); len(v) > 0 {
+		it.Supersedes = v[0]
+	}
 	if it.Confidence <= 0 || it.Confidence > 1 {
 		it.Confidence = defaultConfidence(it.Source)
 	}

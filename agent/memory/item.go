@@ -46,6 +46,12 @@ type Item struct {
 	CreatedAt  int64   `json:"created_at"`
 	UpdatedAt  int64   `json:"updated_at"`
 	Hits       int     `json:"hits"`
+
+	// Version counts the corrections and promotions behind this item (1 or
+	// 0 for the first); Supersedes is the event id of the version it
+	// replaced. The old version stays on the relay as history.
+	Version    int    `json:"version,omitempty"`
+	Supersedes string `json:"supersedes,omitempty"`
 }
 
 // Scope is what, beside the tier, decides who may see the item: the group

@@ -193,7 +193,29 @@ func TestCLI_MemoryAndConfig(t *testing.T) {
 		t.Fatalf("config get after second set: %s", out)
 	}
 
-	// the owner exercises alice's rights for her
+	// the owner exercises alice's rights for her: a correction and a
+	// promotion of what she asked the agent to remember in the group
+	publishOK(t, ac, signed(alice, 9021, nostr.Tags{{"h", "ops"}}, ""))
+	publishOK(t, ac, signed(alice, 9, nostr.Tags{{"h", "ops"}}, "@Snowclaw remember that the ops pager rotates on mondays"))
+	for i := 0; i < 300; i++ {
+		if out, _ = cli(t, env, "memory", "items", "--relay", c.url); strings.Contains(out, "rotates on mondays") {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	out, err = cli(t, env, "privacy", "rectify", alice.npub, "pager rotates", "--text", "the ops pager rotates on fridays", "--relay", c.url)
+	if err != nil || !strings.Contains(out, `"version": 2`) || !strings.Contains(out, "fridays") {
+		t.Fatalf("privacy rectify: %v\n%s", err, out)
+	}
+	out, err = cli(t, env, "privacy", "promote", alice.npub, "pager", "--tier", "public", "--relay", c.url)
+	if err != nil || !strings.Contains(out, `"tier": "public"`) {
+		t.Fatalf("privacy promote: %v\n%s", err, out)
+	}
+	out, _ = cli(t, env, "memory", "items", "--relay", c.url)
+	if !strings.Contains(out, "fridays") || strings.Contains(out, "mondays") {
+		t.Fatalf("agent items after rectify and promote:\n%s", out)
+	}
+
 	out, err = cli(t, env, "privacy", "export", alice.npub, "--relay", c.url)
 	if err != nil || !strings.Contains(out, "prefers short answers") || !strings.Contains(out, `"export_version": "1.0"`) {
 		t.Fatalf("privacy export: %v\n%s", err, out)
@@ -213,7 +235,7 @@ func TestCLI_MemoryAndConfig(t *testing.T) {
 		t.Fatalf("alice's record survived destroy:\n%s", out)
 	}
 	out, err = cli(t, env, "privacy", "audit", "--relay", c.url)
-	for _, op := range []string{`"export"`, `"freeze"`, `"destroy"`} {
+	for _, op := range []string{`"export"`, `"rectify"`, `"promote"`, `"freeze"`, `"destroy"`} {
 		if err != nil || !strings.Contains(out, op) {
 			t.Fatalf("privacy audit lacks %s: %v\n%s", op, err, out)
 		}

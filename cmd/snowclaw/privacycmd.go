@@ -13,6 +13,9 @@ const privacyUsage = `usage: snowclaw privacy <command> <npub> [flags] [--relay 
   export <npub> [--markdown]         everything held about the person (seed 004 JSON, or markdown)
   forget <npub> --id ID… | --topic PREFIX | --tag T… | --before YYYY-MM-DD | --query TEXT [--confirm TOKEN]
                                      a query first lists its matches and a token; run again with --confirm
+  rectify <npub> ID|WORDS --text T  correct a memory: a new version supersedes the old one
+  promote <npub> ID|WORDS --tier group --group G | --tier public
+                                     share a memory more widely (private → group → public)
   freeze <npub> | unfreeze <npub>    stop / resume new memories about the person
   destroy <npub> [--confirm TOKEN]   remove everything about the person (asks for the token first)
   audit [npub]                       the audit trail (everyone's, or one person's)
@@ -32,6 +35,9 @@ func runPrivacy(ctx context.Context, args, environ []string, stdout, stderr io.W
 	before := fs.String("before", "", "forget memories written before this date (YYYY-MM-DD)")
 	query := fs.String("query", "", "forget memories matching this query (lists them first)")
 	confirm := fs.String("confirm", "", "confirmation token from a previous run")
+	text := fs.String("text", "", "rectify: what the memory should say")
+	tier := fs.String("tier", "", "promote: group or public")
+	group := fs.String("group", "", "promote: the group to share with")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -66,6 +72,12 @@ func runPrivacy(ctx context.Context, args, environ []string, stdout, stderr io.W
 	case "forget":
 		body := map[string]any{"npub": npub, "ids": []string(ids), "tags": []string(tags), "topic": *topic, "before": *before, "query": *query, "token": *confirm}
 		err = c.call(ctx, "POST", "/api/privacy/forget", body, &out)
+	case "rectify", "promote":
+		if len(pos) < 3 {
+			return fmt.Errorf("privacy %s: name the memory (id or words) after the npub\n\n%s", pos[0], privacyUsage)
+		}
+		body := map[string]string{"npub": npub, "id": strings.Join(pos[2:], " "), "text": *text, "tier": *tier, "group": *group}
+		err = c.call(ctx, "POST", "/api/privacy/"+pos[0], body, &out)
 	case "freeze", "unfreeze":
 		err = c.call(ctx, "POST", "/api/privacy/"+pos[0], map[string]string{"npub": npub}, &out)
 	case "destroy":

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/plugins/privacy"
 )
 
@@ -19,6 +20,12 @@ var (
 	confirmCmd = regexp.MustCompile(`(?i)^confirm\s+([0-9a-f]{8,64})\s*$`)
 	freezeCmd  = regexp.MustCompile(`(?i)^(?:please\s+)?(freeze|unfreeze)\s+my\s+(?:memory|data)\b`)
 	forgetCmd  = regexp.MustCompile(`(?is)^(?:please\s+)?forget\s+(.+)$`)
+	// "correct 1a2b3c4d: I live in Paris now", "correct Berlin -> I live in Paris"
+	rectifyCmd = regexp.MustCompile(`(?is)^(?:please\s+)?(?:correct|rectify)\s+(?:the\s+)?(?:memory\s+)?(.+?)\s*(?::|->|=>|\s+to\s+say\s+)\s*(.+)$`)
+	// "share 1a2b3c4d with group dev", "promote 1a2b3c4d to group dev"
+	shareCmd = regexp.MustCompile(`(?is)^(?:please\s+)?(?:share|promote)\s+(?:the\s+)?(?:memory\s+)?(.+?)\s+(?:with|to|in)\s+(?:the\s+)?group\s+(\S+?)[.!]?\s*$`)
+	// "make 1a2b3c4d public", "promote 1a2b3c4d to public"
+	publicCmd = regexp.MustCompile(`(?is)^(?:please\s+)?(?:make|promote)\s+(?:the\s+)?(?:memory\s+)?(.+?)\s+(?:to\s+)?public[.!]?\s*$`)
 	// "forget what you know about my address" → "address"
 	forgetFiller = regexp.MustCompile(`(?i)^(?:(?:what|everything)\s+you\s+know\s+about\s+|about\s+|that\s+)?(?:my\s+)?`)
 )
@@ -49,6 +56,14 @@ func (s *Service) Command(ctx context.Context, from, text string) (reply string,
 			return "Frozen: I will remember nothing new about you until you say \"unfreeze my memory\". What I know stays readable to you.", true
 		}
 		return "Unfrozen: I may remember new things about you again.", true
+	case rectifyCmd.MatchString(text):
+		m := rectifyCmd.FindStringSubmatch(text)
+		return answer(s.Rectify(ctx, r, m[1], m[2])), true
+	case shareCmd.MatchString(text):
+		m := shareCmd.FindStringSubmatch(text)
+		return answer(s.Promote(ctx, r, m[1], snowclaw.TierGroup, m[2])), true
+	case publicCmd.MatchString(text):
+		return answer(s.Promote(ctx, r, publicCmd.FindStringSubmatch(text)[1], snowclaw.TierPublic, "")), true
 	case forgetCmd.MatchString(text):
 		arg := forgetCmd.FindStringSubmatch(text)[1]
 		sel, err := privacy.ParseSelector(strings.TrimSpace(forgetFiller.ReplaceAllString(arg, "")))
@@ -74,6 +89,14 @@ func (s *Service) dmConfirm(ctx context.Context, r Request, token string) string
 		return "invalid: that token is not pending for you (or it expired); ask again"
 	}
 	return describe(res)
+}
+
+// answer words the outcome of a rectify or promotion.
+func answer(c Change, err error) string {
+	if err != nil {
+		return err.Error()
+	}
+	return c.Message + "."
 }
 
 func describe(res Result) string {

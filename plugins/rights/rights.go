@@ -30,6 +30,10 @@ type Options struct {
 	Erased      *privacy.Erased
 	Logger      *slog.Logger
 	Now         func() time.Time
+	// HasGroup and IsMember answer for promotions to a group: a person may
+	// only share into a group they belong to. nil: no group exists.
+	HasGroup func(id string) bool
+	IsMember func(group, pk string) bool
 }
 
 // Service is the rights service.

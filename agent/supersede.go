@@ -1,0 +1,42 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
+	"github.com/snowclaw/snowclaw/agent/memory"
+)
+
+// Supersede writes next as the new version of the item oldID, whose
+// current event is oldEvent: a person's correction (seed 004 rectify) or
+// a promotion to a wider tier (seed 003). The old event stays on the
+// relay as history; the new one names it in snow:supersedes, which hides
+// it from search and keeps it out of RAM at the next start. The new
+// version is written before Supersede returns, and its event is returned.
+func (a *Agent) Supersede(ctx context.Context, oldID, oldEvent string, next memory.Item) (memory.Item, *nostr.Event, error) {
+	next.Supersedes = oldEvent
+	next.Text = a.keys.Sanitize(next.Text).Text
+	next.Detail = a.keys.Sanitize(next.Detail).Text
+	it, err := a.mem.Replace(oldID, next)
+	if err != nil {
+		return memory.Item{}, nil, err
+	}
+	if err := a.flush(ctx); err != nil {
+		return it, nil, fmt.Errorf("writing the new version: %w", err)
+	}
+	var evt *nostr.Event
+	err = a.o.Query(ctx, nostr.Filter{Kinds: []int{snowclaw.KindAppData}, Authors: []string{a.pk}, Tags: nostr.TagMap{"d": {ItemD(it)}}}, func(e *nostr.Event) bool {
+		evt = e
+		return false
+	})
+	if err == nil && evt == nil {
+		err = errors.New("the new version was not stored")
+	}
+	if err != nil {
+		return it, nil, fmt.Errorf("reading the new version back: %w", err)
+	}
+	return it, evt, nil
+}
