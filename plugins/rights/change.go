@@ -116,6 +116,10 @@ func (s *Service) changeable(ctx context.Context, r Request, ref string) (held, 
 	if ref == "" {
 		return held{}, errors.New("invalid: name the memory by its id or by words from it")
 	}
+	// what the agent holds but has not written yet would not be found
+	if err := s.o.Agent.Flush(ctx); err != nil {
+		return held{}, fmt.Errorf("error: writing the agent's memory first: %w", err)
+	}
 	h, err := s.collect(ctx, r.Subject, false)
 	if err != nil {
 		return held{}, fmt.Errorf("error: reading the store: %w", err)
