@@ -101,3 +101,8 @@ func TagValues(evt *nostr.Event, key string) []string {
 	}
 	return out
 }
+
+// TagResolution marks a memory the agent signed to settle a conflict on
+// the owner's ruling (["snow:resolution", topic]); it is not one of the
+// agent's own items.
+const TagResolution = "snow:resolution"

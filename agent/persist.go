@@ -141,8 +141,8 @@ func (a *Agent) load(ctx context.Context) error {
 		return fmt.Errorf("loading agent memory: %w", err)
 	}
 	for _, evt := range own {
-		if gone[evt.ID] {
-			continue // history on the relay, not current memory
+		if gone[evt.ID] || snowclaw.HasTag(evt, snowclaw.TagResolution) {
+			continue // history, or the owner's ruling on a conflict: not the agent's memory
 		}
 		rec, err := a.codec.Decode(evt)
 		if err != nil {

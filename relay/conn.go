@@ -234,7 +234,7 @@ func (c *client) handleReq(id string, filters nostr.Filters) {
 				continue
 			}
 			if f.Search != "" {
-				evs, explain, err := c.r.mem.Query(c.ctx, c.reader(), f)
+				evs, explain, err := c.r.searchQuery(c.ctx, c.reader(), f)
 				if err != nil {
 					c.closed(id, nostr.NormalizeOKMessage(err.Error(), "error"))
 					c.r.subs.unsubscribe(c, id)

@@ -42,6 +42,9 @@ func (r *Relay) routes() {
 	})
 	r.agentRoutes()
 	r.privacyRoutes()
+	r.mcpRoutes()
+	r.v1Routes()
+	r.directoryRoutes()
 }
 
 func (r *Relay) serveNIP11(w http.ResponseWriter, _ *http.Request) {

@@ -59,7 +59,9 @@ func (r *Relay) httpAuth(req *http.Request) (string, error) {
 	if err := r.checkAuthURL(tagValue(&evt, "u"), req); err != nil {
 		return "", err
 	}
-	if want := tagValue(&evt, "payload"); want != "" || req.ContentLength > 0 {
+	// a chunked body has ContentLength -1: it is read and checked too, or
+	// a captured header could carry another body
+	if want := tagValue(&evt, "payload"); want != "" || req.ContentLength != 0 {
 		body, err := io.ReadAll(io.LimitReader(req.Body, maxAPIBody+1))
 		if err != nil {
 			return "", errors.New("invalid: could not read the request body")
@@ -83,9 +85,14 @@ func (r *Relay) checkAuthURL(signed string, req *http.Request) error {
 	if err != nil || u.Host == "" {
 		return errors.New("invalid: authorization u tag is not an absolute URL")
 	}
-	hostOK := u.Host == req.Host
-	if su, err := url.Parse(r.opts.ServiceURL); err == nil && su.Host != "" && su.Host == u.Host {
-		hostOK = true
+	// The Host header is the sender's to choose, so with a public URL
+	// configured only that host counts (loopback stays usable for local
+	// tools): a header someone signed for another site cannot be replayed
+	// here under that site's name. Without one the relay knows no other
+	// name for itself than the one it was reached by.
+	hostOK := strings.EqualFold(u.Host, req.Host)
+	if public := r.publicHost(); public != "" {
+		hostOK = strings.EqualFold(u.Host, public) || hostOK && isLoopbackHost(req.Host)
 	}
 	if !hostOK || u.EscapedPath() != req.URL.EscapedPath() || u.RawQuery != req.URL.RawQuery {
 		return fmt.Errorf("invalid: authorization is for %s, not this URL", signed)

@@ -31,6 +31,7 @@ func (r *Relay) rejectFilter(ctx context.Context, f nostr.Filter) (bool, string)
 // see. When hidden events eat into the limit it pages further back, a
 // bounded number of times.
 func (r *Relay) queryVisible(ctx context.Context, f nostr.Filter) (chan *nostr.Event, error) {
+	r.met.query(queryREQ)
 	reader := policies.ReaderOf(ctx)
 	limit := r.opts.Limits.ClampLimit(f)
 	if tl := nostr.GetTheoreticalLimit(f); tl >= 0 && tl < limit {
@@ -92,10 +93,11 @@ func (r *Relay) queryVisible(ctx context.Context, f nostr.Filter) (chan *nostr.E
 // countVisible is NIP-45 COUNT under the same read rule as REQ; with a
 // search it counts what the search would return.
 func (r *Relay) countVisible(ctx context.Context, f nostr.Filter) (int64, error) {
+	r.met.query(queryCount)
 	reader := policies.ReaderOf(ctx)
 	if f.Search != "" {
 		f.Limit = 1 << 30 // clamped to the search maximum
-		evs, _, err := r.mem.Query(ctx, reader, f)
+		evs, _, err := r.searchQuery(ctx, reader, f)
 		return int64(len(evs)), err
 	}
 	var n int64

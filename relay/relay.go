@@ -57,9 +57,14 @@ type Options struct {
 	// Agent configures the resident agent (DESIGN.md §5).
 	Agent AgentOptions
 
+	// MCP configures the /mcp endpoint (relay/mcp.go).
+	MCP MCPOptions
+
 	GroupCreators    []string // hex
 	GroupDefaults    policies.GroupInfo
 	MaxModerationAge time.Duration
+
+	MetricsToken string // bearer token for GET /metrics; "" = only the owner over NIP-98
 
 	Logger *slog.Logger
 }
@@ -117,6 +122,7 @@ type Relay struct {
 	agent  *agent.Agent      // nil when the agent is off
 	rights *rights.Service
 	audit  *privacy.Audit
+	met    metrics // counters for GET /metrics (metrics.go)
 
 	maxMessage int64
 	connLimit  func(ip string) bool
@@ -182,6 +188,7 @@ func New(ctx context.Context, opts Options) (*Relay, error) {
 			return nil, err
 		}
 	}
+	r.initTrust(ctx) // the owner's source_preference, live (trust.go)
 	if opts.Agent.Enabled {
 		if err := r.newAgent(); err != nil {
 			r.Close()
@@ -280,6 +287,12 @@ func (r *Relay) openSearch(ctx context.Context) error {
 	so := r.opts.Search
 	if so.Index.Dir == "" {
 		so.Index.Dir = filepath.Join(r.opts.DataDir, "search")
+	}
+	// the agent's new versions (rectify, promote, conflict rulings)
+	// supersede other people's memories; anyone else only their own
+	so.Index.Curators = append([]string{r.ids.Agent}, so.Index.Curators...)
+	if r.ids.Owner != "" {
+		so.Index.Curators = append(so.Index.Curators, r.ids.Owner)
 	}
 	mem, err := memsearch.Open(ctx, memsearch.Options{
 		Search:       so.Index,

@@ -101,6 +101,7 @@ func (r *Relay) Publish(ctx context.Context, evt *nostr.Event) error {
 // AddEvent lacks. The error is the client's OK reason, prefix included.
 func (r *Relay) add(ctx context.Context, evt *nostr.Event) error {
 	skip, err := r.khatru.AddEvent(ctx, evt)
+	r.met.wrote(evt, skip, err)
 	if err != nil {
 		return err
 	}

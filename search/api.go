@@ -55,10 +55,14 @@ type Options struct {
 	VectorWeight float64 // weight of the vector list in rank fusion (default 1)
 	RRFK         float64 // reciprocal rank fusion constant (default 60)
 
-	Sources         map[string]float64 // hex pubkey or "group:<id>" → trust weight
-	ModelTiers      []ModelTier        // first match wins
-	DefaultTrust    float64            // trust of a source not listed (default 1)
-	RecencyHalfLife time.Duration      // 0 disables recency decay
+	Sources      map[string]float64 // hex pubkey or "group:<id>" → trust weight
+	ModelTiers   []ModelTier        // first match wins
+	DefaultTrust float64            // trust of a source not listed (default 1)
+	// Curators (hex pubkeys: the agent, the owner) may supersede anyone's
+	// doc. Anyone else's snow:supersedes hides only docs of their own, or
+	// any author could bury any memory by naming it.
+	Curators        []string
+	RecencyHalfLife time.Duration // 0 disables recency decay
 }
 
 // Query is one search.

@@ -22,6 +22,7 @@ type Index struct {
 	analyzer analysis.Analyzer
 	now      func() time.Time
 	tune     tuning
+	live     liveSources // the owner's live source weights (trust.go)
 
 	writeMu sync.Mutex // serialises Index, Remove, Rebuild and Close
 
@@ -58,7 +59,7 @@ func Open(opts Options) (*Index, error) {
 		return nil, fmt.Errorf("search: embedder %s has dimension %d", ix.emb.Name(), ix.emb.Dim())
 	}
 	if ix.dir == "" {
-		st := newState(ix.emb.Dim())
+		st := newState(ix.emb.Dim(), ix.opts.Curators)
 		if err := st.openBleve("", true); err != nil {
 			return nil, err
 		}
@@ -141,7 +142,7 @@ func normalizeOptions(o Options) (Options, error) {
 
 // createState makes a new, empty generation on disk.
 func (ix *Index) createState(gen int) (*state, error) {
-	st := newState(ix.emb.Dim())
+	st := newState(ix.emb.Dim(), ix.opts.Curators)
 	st.meta = indexMeta{Format: formatVersion, Embedder: ix.emb.Name(), Dim: ix.emb.Dim(), Gen: gen}
 	_ = os.RemoveAll(st.meta.blevePath(ix.dir)) // leftovers of an interrupted rebuild
 	if err := st.openBleve(st.meta.blevePath(ix.dir), true); err != nil {
@@ -158,7 +159,7 @@ func (ix *Index) createState(gen int) (*state, error) {
 
 // loadState opens the generation named by m and replays its doc log.
 func (ix *Index) loadState(m indexMeta) (*state, error) {
-	st := newState(ix.emb.Dim())
+	st := newState(ix.emb.Dim(), ix.opts.Curators)
 	st.meta = m
 	if err := st.openBleve(m.blevePath(ix.dir), false); err != nil {
 		return nil, err

@@ -19,9 +19,9 @@ func (ix *Index) trust(d *Doc) float64 {
 	if src == "" {
 		src = d.Pubkey
 	}
-	if w, ok := ix.opts.Sources[strings.ToLower(src)]; ok {
+	if w, ok := ix.sourceWeight(strings.ToLower(src)); ok {
 		t = w
-	} else if w, ok := ix.opts.Sources["group:"+d.Group]; ok && d.Group != "" {
+	} else if w, ok := ix.sourceWeight("group:" + d.Group); ok && d.Group != "" {
 		t = w
 	}
 	if d.Model != "" {

@@ -19,19 +19,25 @@ type state struct {
 
 	docs       map[string]*Doc
 	vecs       vectorIndex
-	superseded map[string]int      // id → how many indexed docs supersede it
-	versions   map[string][]string // address → ids of its indexed versions
+	superseded map[string]map[string]int // id → author of a doc superseding it → how many
+	curators   map[string]bool           // authors whose supersedes hide anyone's doc
+	versions   map[string][]string       // address → ids of its indexed versions
 	threads    *threadSet
 
 	memBatches int // batches since the RAM index was last compacted
 	diskDocs   int // non-volatile docs, to check against bleve on Open
 }
 
-func newState(dim int) *state {
+func newState(dim int, curators []string) *state {
+	cur := make(map[string]bool, len(curators))
+	for _, pk := range curators {
+		cur[pk] = true
+	}
 	return &state{
+		curators:   cur,
 		docs:       make(map[string]*Doc),
 		vecs:       newVectorIndex(dim),
-		superseded: make(map[string]int),
+		superseded: make(map[string]map[string]int),
 		versions:   make(map[string][]string),
 		threads:    newThreadSet(),
 	}
@@ -98,7 +104,12 @@ func (s *state) putMaps(d *Doc, v []float32) {
 		s.vecs.Add(d.ID, v)
 	}
 	for _, id := range d.Supersedes {
-		s.superseded[id]++
+		by := s.superseded[id]
+		if by == nil {
+			by = make(map[string]int, 1)
+			s.superseded[id] = by
+		}
+		by[d.Pubkey]++
 	}
 	if d.Address != "" {
 		s.versions[d.Address] = append(s.versions[d.Address], d.ID)
@@ -113,7 +124,11 @@ func (s *state) dropMaps(d *Doc) {
 	delete(s.docs, d.ID)
 	s.vecs.Remove(d.ID)
 	for _, id := range d.Supersedes {
-		if s.superseded[id]--; s.superseded[id] <= 0 {
+		by := s.superseded[id]
+		if by[d.Pubkey]--; by[d.Pubkey] <= 0 {
+			delete(by, d.Pubkey)
+		}
+		if len(by) == 0 {
 			delete(s.superseded, id)
 		}
 	}
@@ -137,11 +152,14 @@ func (s *state) dropMaps(d *Doc) {
 	}
 }
 
-// hidden tells whether d is an old version: named in another doc's
-// supersedes, or not the newest doc at its address.
+// hidden tells whether d is an old version: named in the supersedes of
+// a doc by its own author or a curator, or not the newest doc at its
+// address.
 func (s *state) hidden(d *Doc) bool {
-	if s.superseded[d.ID] > 0 {
-		return true
+	for by := range s.superseded[d.ID] {
+		if by == d.Pubkey || s.curators[by] {
+			return true
+		}
 	}
 	if d.Address == "" {
 		return false

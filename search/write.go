@@ -175,7 +175,7 @@ func (ix *Index) Rebuild(ctx context.Context, docs func(yield func(Doc) error) e
 	var st *state
 	var err error
 	if ix.dir == "" {
-		st = newState(ix.emb.Dim())
+		st = newState(ix.emb.Dim(), ix.opts.Curators)
 		err = st.openBleve("", true)
 	} else {
 		st, err = ix.createState(ix.st.meta.Gen + 1)

@@ -192,6 +192,14 @@ func TestCLI_MemoryAndConfig(t *testing.T) {
 	if view.Effective.RespondMode != "none" || view.Effective.ContextHistory != 5 {
 		t.Fatalf("config get after second set: %s", out)
 	}
+	// keys the CLI does not know, like the UI's trust list, survive a set
+	publishOK(t, oc, signed(owner, 30078, nostr.Tags{{"d", "snowclaw:config:global"}}, `{"respond_mode":"mention","source_preference":["`+alice.npub+`"]}`))
+	if out, err = cli(t, env, "config", "set", "global", "context_history=7", "--relay", c.url); err != nil {
+		t.Fatalf("config set global: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, `"source_preference":["`+alice.npub+`"]`) || !strings.Contains(out, `"context_history":7`) {
+		t.Fatalf("config set dropped a key: %s", out)
+	}
 
 	// the owner exercises alice's rights for her: a correction and a
 	// promotion of what she asked the agent to remember in the group

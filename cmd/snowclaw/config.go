@@ -35,6 +35,15 @@ type Config struct {
 	Search     SearchConfig `toml:"search"`
 	Memory     MemoryConfig `toml:"memory"`
 	Agent      AgentConfig  `toml:"agent"`
+	HTTP       HTTPConfig   `toml:"http"`
+}
+
+// HTTPConfig is what the HTTP side needs beyond NIP-98: static tokens for
+// clients that cannot sign each request (a Prometheus scraper, an MCP host).
+type HTTPConfig struct {
+	MetricsToken string `toml:"metrics_token"`
+	MCPToken     string `toml:"mcp_token"`
+	MCPIdentity  string `toml:"mcp_identity"`
 }
 
 // AgentConfig is the resident agent (DESIGN.md §5, seed 000).
@@ -368,6 +377,19 @@ func (c *Config) Validate() error {
 			bad("owner", "%v", err)
 		} else {
 			c.Owner = pk
+		}
+	}
+	if c.HTTP.MCPIdentity != "" {
+		pk, err := snowclaw.ParsePubkey(c.HTTP.MCPIdentity)
+		if err != nil {
+			bad("http.mcp_identity", "%v", err)
+		} else {
+			c.HTTP.MCPIdentity = pk
+		}
+	}
+	for name, tok := range map[string]string{"http.metrics_token": c.HTTP.MetricsToken, "http.mcp_token": c.HTTP.MCPToken} {
+		if tok != "" && len(tok) < 16 {
+			bad(name, "is %d characters; use at least 16 (e.g. openssl rand -hex 16)", len(tok))
 		}
 	}
 	for i, cr := range c.Groups.Creators {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -85,10 +86,17 @@ func runConfig(ctx context.Context, args, environ []string, stdout, stderr io.Wr
 	if err != nil {
 		return fmt.Errorf("reading the current config: %w", err)
 	}
+	var newest *nostr.Event
 	for _, p := range prev {
 		stamp = max(stamp, p.CreatedAt+1)
+		if newest == nil || p.CreatedAt > newest.CreatedAt {
+			newest = p
+		}
 	}
 	evt := merged.Event(scope, stamp)
+	if newest != nil {
+		evt.Content = keepOtherKeys(newest.Content, evt.Content)
+	}
 	if err := evt.Sign(c.sk); err != nil {
 		return err
 	}
@@ -99,4 +107,24 @@ func runConfig(ctx context.Context, args, environ []string, stdout, stderr io.Wr
 	}
 	fmt.Fprintf(stdout, "published %s (%s)\n", evt.Tags.GetD(), evt.Content)
 	return nil
+}
+
+// keepOtherKeys carries over the keys of the stored config that the agent's
+// settings do not cover (the trust list source_preference, keys of newer
+// versions), so that setting one key never drops another.
+func keepOtherKeys(stored, next string) string {
+	var old, cur map[string]json.RawMessage
+	if json.Unmarshal([]byte(stored), &old) != nil || json.Unmarshal([]byte(next), &cur) != nil {
+		return next
+	}
+	for k, v := range old {
+		if _, set := cur[k]; !set {
+			cur[k] = v
+		}
+	}
+	out, err := json.Marshal(cur)
+	if err != nil {
+		return next
+	}
+	return string(out)
 }

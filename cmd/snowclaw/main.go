@@ -9,6 +9,7 @@
 //	snowclaw memory get|set|list|items|delete|flush|compact|lessons …
 //	snowclaw config get|set <scope> [key=value…]
 //	snowclaw privacy export|forget|freeze|unfreeze|destroy <npub> | audit
+//	snowclaw mcp [--relay URL] [--sec KEY]
 //	snowclaw version
 package main
 
@@ -50,6 +51,7 @@ usage:
   snowclaw memory  get|set|list|items|delete|flush|compact|lessons …  the agent's memory (owner)
   snowclaw config  get|set <global|group:ID|npub:X> [key=value…]  dynamic config (owner)
   snowclaw privacy export|forget|freeze|unfreeze|destroy <npub>, audit [npub]  a person's rights (owner)
+  snowclaw mcp     [--relay URL] [--sec KEY]  the memory tools over MCP on stdin/stdout, acting as KEY
   snowclaw version
 
 Configuration: defaults < config file < SNOWCLAW_* environment < flags.
@@ -79,6 +81,8 @@ func run(ctx context.Context, args, environ []string, stdout, stderr io.Writer) 
 		return runConfig(ctx, args[1:], environ, stdout, stderr)
 	case "privacy":
 		return runPrivacy(ctx, args[1:], environ, stdout, stderr)
+	case "mcp":
+		return runMCP(ctx, args[1:], environ, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "snowclaw", version)
 		return nil

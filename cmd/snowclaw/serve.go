@@ -151,6 +151,8 @@ func relayOptions(c Config, keys relay.Keys, logger *slog.Logger) relay.Options 
 		GroupCreators:    c.Groups.Creators,
 		GroupDefaults:    policies.GroupInfo{Private: c.Groups.DefaultPrivate, Restricted: true, Hidden: c.Groups.DefaultHidden, Closed: c.Groups.DefaultClosed},
 		MaxModerationAge: c.Groups.MaxModerationAge.Duration,
+		MetricsToken:     c.HTTP.MetricsToken,
+		MCP:              relay.MCPOptions{Token: c.HTTP.MCPToken, Identity: c.HTTP.MCPIdentity},
 		Logger:           logger,
 	}
 }

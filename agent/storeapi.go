@@ -1,0 +1,61 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/snowclaw/snowclaw/agent/memory"
+)
+
+// StoreItem writes a memory item someone asked for outside a chat (the
+// HTTP API, an MCP tool): the same as "remember …" in a message, but with
+// the tier, topic and scope given by the caller, whom the relay has
+// already checked may write there. It is flushed before it returns, so
+// the item's event is on the relay when the caller hears back.
+func (a *Agent) StoreItem(ctx context.Context, it memory.Item) (memory.Item, error) {
+	if a.closed.Load() {
+		return memory.Item{}, errors.New("unsupported: the agent is shutting down")
+	}
+	for _, pk := range []string{it.Subject, it.Author} {
+		if pk != "" && a.frozen(pk) {
+			return memory.Item{}, errors.New("restricted: this person's memory is frozen; unfreeze it before storing new memories")
+		}
+	}
+	// the same sanitizer as chat: a pasted nsec must not reach the relay
+	it.Text = a.keys.Sanitize(it.Text).Text
+	it.Detail = a.keys.Sanitize(it.Detail).Text
+	it.Context = a.keys.Sanitize(it.Context).Text
+	stored, _ := a.mem.Remember(it)
+	if stored.ID == "" {
+		why := it.Valid()
+		if why == nil {
+			why = errors.New("its person is not a valid public key")
+		}
+		return memory.Item{}, fmt.Errorf("invalid: the memory cannot be stored: %w", why)
+	}
+	blocked := "publishing " + ItemD(stored) + ": blocked:"
+	err := a.flush(ctx)
+	if err != nil && strings.Contains(err.Error(), blocked) {
+		// A forget blocks every version of the address created up to
+		// its second; a version stamped in that same second passes
+		// once the clock has moved on (the failed write is dirty again).
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Until(time.Now().Truncate(time.Second).Add(time.Second))):
+			err = a.flush(ctx)
+		}
+	}
+	if err != nil {
+		if strings.Contains(err.Error(), blocked) {
+			// refused for good: kept, it would be retried forever
+			a.mem.Erase(func(x memory.Item) bool { return x.ID == stored.ID })
+			return memory.Item{}, errors.New("blocked: the relay refuses this memory (it was erased at its person's request)")
+		}
+		return stored, fmt.Errorf("error: kept in the agent's memory but not yet on the relay (retried on the next flush): %w", err)
+	}
+	a.log.Info("memory item stored through the API", "id", stored.ID, "tier", stored.Tier)
+	return stored, nil
+}

@@ -1,0 +1,215 @@
+package relay
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/snowclaw/snowclaw"
+	"github.com/snowclaw/snowclaw/plugins/rights"
+	"github.com/snowclaw/snowclaw/policies"
+)
+
+// The HTTP JSON API v1 core (docs/api.md, "Core endpoints"): thin
+// handlers over the in-process Memory* methods, which the MCP server calls
+// directly. Every route but health needs NIP-98; the signer is the reader
+// and sees what REQ would show that key. CORS is open: the API is meant
+// for browsers (the web UI) and tools on other origins, and every request
+// carries its own signature, so no cookie or ambient credential is at risk.
+func (r *Relay) v1Routes() {
+	mux := r.khatru.Router()
+	mux.HandleFunc("OPTIONS /api/v1/", cors(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }))
+	mux.HandleFunc("OPTIONS /metrics", cors(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }))
+	mux.HandleFunc("GET /metrics", cors(r.serveMetrics))
+	mux.HandleFunc("GET /api/v1/health", cors(r.v1Health))
+	mux.HandleFunc("GET /api/v1/search", r.v1(r.v1Search))
+	mux.HandleFunc("GET /api/v1/memories", r.v1(r.v1List))
+	mux.HandleFunc("GET /api/v1/memories/{id}", r.v1(r.v1Get))
+	mux.HandleFunc("POST /api/v1/memories", r.v1(r.v1Store))
+	mux.HandleFunc("DELETE /api/v1/memories/{id}", r.v1(r.v1Forget))
+	mux.HandleFunc("GET /api/v1/export", cors(r.countAPI(r.personal(r.v1Export))))
+}
+
+// cors lets any origin call the API with an Authorization header; it also
+// answers for the other /api/v1 route files that wrap their handlers in it.
+func cors(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, req *http.Request) {
+		hd := w.Header()
+		hd.Set("Access-Control-Allow-Origin", "*")
+		hd.Set("Access-Control-Allow-Headers", "Authorization, Content-Type")
+		hd.Set("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS")
+		hd.Set("Access-Control-Max-Age", "600")
+		h(w, req)
+	}
+}
+
+func (r *Relay) countAPI(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, req *http.Request) {
+		r.met.query(queryAPI)
+		h(w, req)
+	}
+}
+
+// v1 wraps a handler with CORS, the API counter and NIP-98: no valid
+// signature, no answer (401).
+func (r *Relay) v1(h func(w http.ResponseWriter, req *http.Request, reader string)) http.HandlerFunc {
+	return cors(r.countAPI(func(w http.ResponseWriter, req *http.Request) {
+		reader, err := r.httpAuth(req)
+		if err != nil {
+			w.Header().Set("WWW-Authenticate", "Nostr")
+			writeError(w, http.StatusUnauthorized, err.Error())
+			return
+		}
+		h(w, req, reader)
+	}))
+}
+
+// health is public; a valid signature adds who you are and what you see.
+type health struct {
+	Status  string         `json:"status"`
+	Version string         `json:"version"`
+	Relay   string         `json:"relay"`
+	Agent   string         `json:"agent"`
+	Owner   string         `json:"owner"`
+	Search  bool           `json:"search"`
+	AgentOn bool           `json:"agent_enabled"`
+	You     string         `json:"you,omitempty"`
+	Counts  map[string]int `json:"counts,omitempty"`
+}
+
+func (r *Relay) v1Health(w http.ResponseWriter, req *http.Request) {
+	h := health{Status: "ok", Version: r.opts.Version, Relay: r.ids.Relay, Agent: r.ids.Agent, Owner: r.ids.Owner,
+		Search: r.mem != nil, AgentOn: r.agent != nil}
+	if req.Header.Get("Authorization") != "" {
+		if you, err := r.httpAuth(req); err == nil {
+			h.You = you
+			h.Counts = map[string]int{"connections": len(r.subs.all())}
+			if set, err := r.memories(req.Context(), you); err == nil {
+				h.Counts["memories"] = len(set.readable)
+			}
+			if r.mem != nil {
+				h.Counts["index_docs"] = r.mem.Count()
+			}
+		}
+	}
+	writeJSON(w, http.StatusOK, h)
+}
+
+func (r *Relay) v1Search(w http.ResponseWriter, req *http.Request, reader string) {
+	q := req.URL.Query()
+	sr := snowclaw.SearchRequest{Query: q.Get("q"), Explain: flag(q.Get("explain"))}
+	var err error
+	if sr.Limit, err = intParam(q.Get("limit")); err != nil {
+		writeErr(w, fmt.Errorf("invalid: limit: %w", err))
+		return
+	}
+	for _, k := range strings.FieldsFunc(q.Get("kinds"), func(c rune) bool { return c == ',' || c == ' ' }) {
+		n, err := strconv.Atoi(k)
+		if err != nil || n < 0 || n > 65535 {
+			writeErr(w, fmt.Errorf("invalid: kinds: %q is not an event kind", k))
+			return
+		}
+		sr.Kinds = append(sr.Kinds, n)
+	}
+	resp, err := r.MemorySearch(req.Context(), reader, sr)
+	if err != nil {
+		writeErr(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+func (r *Relay) v1List(w http.ResponseWriter, req *http.Request, reader string) {
+	q := req.URL.Query()
+	lr := snowclaw.ListRequest{
+		Tier: snowclaw.Tier(q.Get("tier")), Topic: q.Get("topic"), Source: q.Get("source"), Group: q.Get("group"),
+		IncludeSuperseded: flag(q.Get("include_superseded")),
+	}
+	var err error
+	if lr.Limit, err = intParam(q.Get("limit")); err != nil {
+		writeErr(w, fmt.Errorf("invalid: limit: %w", err))
+		return
+	}
+	until, err := intParam(q.Get("until"))
+	if err != nil {
+		writeErr(w, fmt.Errorf("invalid: until (unix seconds): %w", err))
+		return
+	}
+	lr.Until = int64(until)
+	list, err := r.MemoryList(req.Context(), reader, lr)
+	if err != nil {
+		writeErr(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"memories": list})
+}
+
+func (r *Relay) v1Get(w http.ResponseWriter, req *http.Request, reader string) {
+	d, err := r.MemoryGet(req.Context(), reader, req.PathValue("id"))
+	if err != nil {
+		writeErr(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, d)
+}
+
+func (r *Relay) v1Store(w http.ResponseWriter, req *http.Request, reader string) {
+	var sr snowclaw.StoreRequest
+	dec := json.NewDecoder(http.MaxBytesReader(w, req.Body, maxAPIBody))
+	if err := dec.Decode(&sr); err != nil {
+		writeErr(w, fmt.Errorf("invalid: the body is not a StoreRequest: %w", err))
+		return
+	}
+	// the caller's address and key, so the per-IP and per-key write
+	// limits hold for the API as for a websocket client
+	ctx := policies.WithConn(req.Context(), &policies.Conn{IP: clientIP(req), Reader: func() string { return reader }})
+	mv, err := r.MemoryStore(ctx, reader, sr)
+	if err != nil {
+		writeErr(w, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, map[string]any{"memory": mv})
+}
+
+func (r *Relay) v1Forget(w http.ResponseWriter, req *http.Request, reader string) {
+	res, err := r.MemoryForget(req.Context(), reader, req.PathValue("id"))
+	if err != nil {
+		writeErr(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+// v1Export is the privacy export (seed 004) under the v1 path; the
+// personal wrapper authenticates and lets the owner name a person.
+func (r *Relay) v1Export(w http.ResponseWriter, req *http.Request, who rights.Request, b privacyBody) {
+	switch req.URL.Query().Get("format") {
+	case "", "json", "markdown":
+	default:
+		writeErr(w, fmt.Errorf("invalid: format is json or markdown"))
+		return
+	}
+	r.apiExport(w, req, who, b)
+}
+
+func flag(s string) bool {
+	switch strings.ToLower(s) {
+	case "1", "true", "yes", "on":
+		return true
+	}
+	return false
+}
+
+// intParam reads an optional non-negative integer query parameter.
+func intParam(s string) (int, error) {
+	if s == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("%q is not a non-negative integer", s)
+	}
+	return n, nil
+}

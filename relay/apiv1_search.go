@@ -1,0 +1,55 @@
+package relay
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
+	"github.com/snowclaw/snowclaw/plugins/memsearch"
+)
+
+// MemorySearch is NIP-50 search for the HTTP API and MCP: the websocket's
+// search (same index, same extensions, same read rule for reader) with
+// each memory hit decoded as reader may see it, and the score breakdown
+// attached to its hit when asked.
+func (r *Relay) MemorySearch(ctx context.Context, reader string, req snowclaw.SearchRequest) (snowclaw.SearchResponse, error) {
+	if r.mem == nil {
+		return snowclaw.SearchResponse{}, errors.New("unsupported: search (NIP-50) is turned off on this relay")
+	}
+	q := strings.TrimSpace(req.Query)
+	if q == "" {
+		return snowclaw.SearchResponse{}, errors.New("invalid: the query is empty")
+	}
+	if req.Limit < 0 {
+		return snowclaw.SearchResponse{}, errors.New("invalid: limit cannot be negative")
+	}
+	f := nostr.Filter{Search: q, Kinds: req.Kinds, Limit: req.Limit}
+	if req.Explain {
+		// the plugin takes the explain switch as a query extension
+		f.Search += " explain:true"
+	}
+	evs, rows, err := r.searchQuery(ctx, reader, f)
+	if err != nil {
+		return snowclaw.SearchResponse{}, err
+	}
+	explain := make(map[string]memsearch.ExplainRow, len(rows))
+	for _, row := range rows {
+		explain[row.ID] = row
+	}
+	v := r.viewerFor(reader)
+	resp := snowclaw.SearchResponse{Query: req.Query, Results: make([]snowclaw.SearchHit, 0, len(evs))}
+	for _, evt := range evs {
+		hit := snowclaw.SearchHit{Event: evt}
+		if isMemory(evt) {
+			mv := v.view(evt)
+			hit.Memory = &mv
+		}
+		if row, ok := explain[evt.ID]; ok {
+			hit.Explain = row
+		}
+		resp.Results = append(resp.Results, hit)
+	}
+	return resp, nil
+}

@@ -1,0 +1,198 @@
+package relay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
+	"github.com/snowclaw/snowclaw/agent/memory"
+	"github.com/snowclaw/snowclaw/plugins/privacy"
+	"github.com/snowclaw/snowclaw/plugins/rights"
+)
+
+// MemoryStore stores a memory for reader. A signed event goes through the
+// relay's write path as a websocket EVENT would, so every write rule
+// holds; text is written by the agent on reader's behalf, in a tier reader
+// may write to (see StoreRequest), and is on the relay when this returns.
+func (r *Relay) MemoryStore(ctx context.Context, reader string, req snowclaw.StoreRequest) (snowclaw.MemoryView, error) {
+	if reader == "" {
+		return snowclaw.MemoryView{}, errors.New("auth-required: storing a memory needs an authenticated key")
+	}
+	if r.agent != nil && r.agent.Frozen(reader) {
+		return snowclaw.MemoryView{}, errors.New("restricted: your memory is frozen; unfreeze it before storing new memories")
+	}
+	if req.Event != nil {
+		return r.storeEvent(ctx, reader, req.Event)
+	}
+	return r.storeText(ctx, reader, req)
+}
+
+func (r *Relay) storeEvent(ctx context.Context, reader string, evt *nostr.Event) (snowclaw.MemoryView, error) {
+	switch {
+	case evt.Kind != snowclaw.KindAppData:
+		return snowclaw.MemoryView{}, fmt.Errorf("invalid: a memory is a kind %d event, not kind %d", snowclaw.KindAppData, evt.Kind)
+	case !isMemory(evt):
+		return snowclaw.MemoryView{}, fmt.Errorf("invalid: a memory's d tag starts with %s", snowclaw.PrefixMemoryItem)
+	case evt.PubKey != reader:
+		return snowclaw.MemoryView{}, errors.New("restricted: the event must be signed by the key that authenticated the request")
+	case !evt.CheckID():
+		return snowclaw.MemoryView{}, errors.New("invalid: event id is not the hash of its content")
+	}
+	if ok, err := evt.CheckSignature(); err != nil || !ok {
+		return snowclaw.MemoryView{}, errors.New("invalid: signature does not verify")
+	}
+	if err := r.add(ctx, evt); err != nil {
+		return snowclaw.MemoryView{}, err
+	}
+	return r.viewerFor(reader).view(evt), nil
+}
+
+// storeText has the agent write the memory. The tier decides who may ask:
+// private (the default) is the caller's own, group needs membership,
+// public and internal are the owner's.
+func (r *Relay) storeText(ctx context.Context, reader string, req snowclaw.StoreRequest) (snowclaw.MemoryView, error) {
+	if r.agent == nil {
+		return snowclaw.MemoryView{}, errors.New("unsupported: the agent is off on this relay; send a signed event instead")
+	}
+	if strings.TrimSpace(req.Text) == "" {
+		return snowclaw.MemoryView{}, errors.New("invalid: send text, or a signed event")
+	}
+	if len(req.Tags) > 0 {
+		// the agent's items carry the first segment of their topic as
+		// their only t tag; dropping the caller's tags silently would lose
+		// what they asked for
+		return snowclaw.MemoryView{}, errors.New("invalid: tags are kept only on signed events; for a text memory name a topic (its first segment becomes the t tag)")
+	}
+	if req.Confidence < 0 || req.Confidence > 1 {
+		return snowclaw.MemoryView{}, errors.New("invalid: confidence is between 0 and 1")
+	}
+	tier := req.Tier
+	if tier == "" {
+		tier = snowclaw.TierPrivate
+	}
+	owner := r.ids.Owner != "" && reader == r.ids.Owner
+	switch tier {
+	case snowclaw.TierPrivate:
+	case snowclaw.TierGroup:
+		if req.Group == "" {
+			return snowclaw.MemoryView{}, errors.New("invalid: a group memory names its group")
+		}
+		if !r.groups.IsMember(req.Group, reader) {
+			return snowclaw.MemoryView{}, fmt.Errorf("restricted: you are not a member of group %s", req.Group)
+		}
+	case snowclaw.TierPublic, snowclaw.TierInternal:
+		if !owner {
+			return snowclaw.MemoryView{}, fmt.Errorf("restricted: only the relay's owner may have the agent store %s memories", tier)
+		}
+	default:
+		return snowclaw.MemoryView{}, fmt.Errorf("invalid: tier %q: want private, group, public or internal", tier)
+	}
+	if tier != snowclaw.TierGroup && req.Group != "" {
+		return snowclaw.MemoryView{}, fmt.Errorf("invalid: group is set but the tier is %s", tier)
+	}
+	source := memory.SourceExplicit
+	if owner {
+		source = memory.SourceOwner
+	}
+	it, err := r.agent.StoreItem(ctx, memory.Item{
+		Text: req.Text, Detail: req.Detail, Topic: strings.Trim(strings.TrimPrefix(req.Topic, snowclaw.PrefixMemoryItem), "/"),
+		Source: source, Tier: tier, Group: req.Group, Subject: reader, Author: reader, Confidence: req.Confidence,
+	})
+	if err != nil {
+		return snowclaw.MemoryView{}, err
+	}
+	evt, err := r.agentItemEvent(ctx, it)
+	if err != nil {
+		return snowclaw.MemoryView{}, err
+	}
+	return r.viewerFor(reader).view(evt), nil
+}
+
+// agentItemEvent finds the stored event of an agent item just flushed.
+func (r *Relay) agentItemEvent(ctx context.Context, it memory.Item) (*nostr.Event, error) {
+	d := snowclaw.PrefixMemoryItem + it.Topic
+	ch, err := r.store.QueryEvents(ctx, nostr.Filter{Kinds: []int{snowclaw.KindAppData}, Authors: []string{r.ids.Agent}, Tags: nostr.TagMap{"d": {d}}, Limit: 1})
+	if err != nil {
+		return nil, fmt.Errorf("error: reading the stored memory: %w", err)
+	}
+	var evt *nostr.Event
+	for e := range ch {
+		if evt == nil || e.CreatedAt > evt.CreatedAt {
+			evt = e
+		}
+	}
+	if evt == nil {
+		return nil, errors.New("error: the agent kept the memory but its event is not on the relay yet")
+	}
+	return evt, nil
+}
+
+// MemoryForget hard-deletes one memory through the rights service (store,
+// index, agent RAM, erasure list, audit). Its person, its author and the
+// owner may; anyone else who can read it is refused, and who cannot read
+// it hears not-found.
+func (r *Relay) MemoryForget(ctx context.Context, reader, id string) (snowclaw.ForgetResponse, error) {
+	if reader == "" {
+		return snowclaw.ForgetResponse{}, errors.New("auth-required: forgetting a memory needs an authenticated key")
+	}
+	id = strings.ToLower(strings.TrimSpace(id))
+	if !isEventID(id) {
+		return snowclaw.ForgetResponse{}, fmt.Errorf("invalid: %q is not an event id (64 hex characters)", id)
+	}
+	ch, err := r.store.QueryEvents(ctx, nostr.Filter{IDs: []string{id}, Limit: 1})
+	if err != nil {
+		return snowclaw.ForgetResponse{}, fmt.Errorf("error: reading the store: %w", err)
+	}
+	var evt *nostr.Event
+	for e := range ch {
+		evt = e
+	}
+	if evt == nil || !isMemory(evt) || !r.canRead(reader, evt) {
+		return snowclaw.ForgetResponse{}, errNotFound
+	}
+	subject, ok := r.forgetSubject(reader, evt)
+	if !ok {
+		return snowclaw.ForgetResponse{}, errors.New("restricted: a memory is forgotten by its person, its author or the relay's owner")
+	}
+	res, err := r.rights.Forget(ctx, rights.Request{Actor: reader, Via: "http", Subject: subject}, privacy.Selector{IDs: []string{id}}, "")
+	if err != nil {
+		return snowclaw.ForgetResponse{}, err
+	}
+	if res.Deleted == 0 {
+		return snowclaw.ForgetResponse{}, errors.New("error: the memory was found but could not be removed; try again")
+	}
+	return snowclaw.ForgetResponse{Deleted: res.Deleted, Message: res.Message}, nil
+}
+
+// forgetSubject names the person the rights service acts for, and whether
+// reader may forget evt at all. The service finds a memory among its
+// subject's holdings: what they wrote, the agent's memories addressed to
+// them (p tag) and the agent's items about them.
+func (r *Relay) forgetSubject(reader string, evt *nostr.Event) (string, bool) {
+	person := ""
+	if evt.PubKey == r.ids.Agent {
+		if ps := snowclaw.TagValues(evt, "p"); len(ps) > 0 {
+			person = ps[0]
+		} else if c, err := memory.NewCodec(r.opts.Keys.AgentSecret); err == nil {
+			// a group item about someone names them inside its content
+			if rec, err := c.Decode(evt); err == nil && rec.Item != nil {
+				person = rec.Item.Subject
+			}
+		}
+	}
+	switch {
+	case reader == evt.PubKey:
+		return reader, true
+	case person != "" && reader == person:
+		return reader, true
+	case r.ids.Owner != "" && reader == r.ids.Owner:
+		if person != "" {
+			return person, true
+		}
+		return evt.PubKey, true
+	}
+	return "", false
+}

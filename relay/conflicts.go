@@ -1,0 +1,155 @@
+package relay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
+)
+
+// The conflict dashboard (seed 003 "Conflict Resolution" step 4): topics
+// on which sources disagree, as the search index finds them, shown to each
+// reader with only the memories that reader may read.
+
+// NIP-32 label namespace and value the agent flags conflicts with.
+const (
+	labelNamespace = "snow.conflict"
+	labelFlagged   = "flagged"
+	kindLabel      = 1985
+)
+
+// ConflictView is one conflict as a reader sees it: memories in the order
+// ranking prefers them (trust, then newest), the first being the one a
+// search would put on top.
+type ConflictView struct {
+	Topic    string                `json:"topic"`
+	Memories []snowclaw.MemoryView `json:"memories"`
+	Flagged  bool                  `json:"flagged"`
+}
+
+func (r *Relay) v1Conflicts(w http.ResponseWriter, req *http.Request, reader string) {
+	cs, err := r.Conflicts(req.Context(), reader, req.URL.Query().Get("topic"))
+	if err != nil {
+		writeErr(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"conflicts": cs})
+}
+
+// Conflicts lists the conflicts on topic ("" = every topic) among the
+// memories reader may read; a conflict of which the reader sees fewer
+// than two memories is no conflict to them.
+func (r *Relay) Conflicts(ctx context.Context, reader, topic string) ([]ConflictView, error) {
+	if r.mem == nil {
+		return nil, errors.New("unsupported: search (NIP-50) is turned off on this relay, and conflicts are found by its index")
+	}
+	topic = strings.TrimPrefix(strings.TrimSpace(topic), snowclaw.PrefixMemoryItem)
+	out := []ConflictView{}
+	v := r.viewerFor(reader)
+	for _, c := range r.mem.Conflicts(reader, topic) {
+		evs, err := r.conflictEvents(ctx, reader, c.Topic, docIDs(c.Docs))
+		if err != nil {
+			return nil, err
+		}
+		if len(evs) < 2 {
+			continue
+		}
+		cv := ConflictView{Topic: c.Topic, Memories: make([]snowclaw.MemoryView, 0, len(evs))}
+		for _, evt := range evs {
+			cv.Memories = append(cv.Memories, v.view(evt))
+		}
+		flagged, err := r.flagged(ctx, eventIDs(evs))
+		if err != nil {
+			return nil, err
+		}
+		cv.Flagged = len(flagged) > 0
+		out = append(out, cv)
+	}
+	return out, nil
+}
+
+// conflictEvents loads the stored events of a conflict's docs in the
+// given order, keeping those reader may read: the index judged
+// visibility from its copy of the tags, the store has the real event.
+func (r *Relay) conflictEvents(ctx context.Context, reader, topic string, ids []string) ([]*nostr.Event, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	ch, err := r.store.QueryEvents(ctx, nostr.Filter{IDs: ids, Limit: len(ids)})
+	if err != nil {
+		return nil, fmt.Errorf("error: loading the memories of %s: %w", topic, err)
+	}
+	byID := make(map[string]*nostr.Event, len(ids))
+	for evt := range ch {
+		byID[evt.ID] = evt
+	}
+	out := make([]*nostr.Event, 0, len(ids))
+	for _, id := range ids {
+		if evt, ok := byID[id]; ok && isMemory(evt) && r.canRead(reader, evt) {
+			out = append(out, evt)
+		}
+	}
+	return out, nil
+}
+
+// flagged returns those of ids that a standing agent label marks as
+// flagged for review. Only the agent's labels count: anyone may publish a
+// kind 1985, but only the owner's resolve call makes the agent sign one.
+func (r *Relay) flagged(ctx context.Context, ids []string) (map[string]bool, error) {
+	labels, err := r.conflictLabels(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, l := range labels {
+		for _, id := range snowclaw.TagValues(l, "e") {
+			if slices.Contains(ids, id) {
+				out[id] = true
+			}
+		}
+	}
+	return out, nil
+}
+
+// conflictLabels are the agent's snow.conflict flags naming any of ids.
+func (r *Relay) conflictLabels(ctx context.Context, ids []string) ([]*nostr.Event, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	ch, err := r.store.QueryEvents(ctx, nostr.Filter{
+		Kinds: []int{kindLabel}, Authors: []string{r.ids.Agent}, Tags: nostr.TagMap{"e": ids}, Limit: 500,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("error: reading conflict flags: %w", err)
+	}
+	var out []*nostr.Event
+	for evt := range ch {
+		if isConflictFlag(evt) {
+			out = append(out, evt)
+		}
+	}
+	return out, nil
+}
+
+func isConflictFlag(evt *nostr.Event) bool {
+	ns := slices.Contains(snowclaw.TagValues(evt, "L"), labelNamespace)
+	for _, t := range evt.Tags {
+		if ns && len(t) >= 3 && t[0] == "l" && t[1] == labelFlagged && t[2] == labelNamespace {
+			return true
+		}
+	}
+	return false
+}
+
+func eventIDs(evs []*nostr.Event) []string {
+	out := make([]string, len(evs))
+	for i, e := range evs {
+		out[i] = e.ID
+	}
+	return out
+}

@@ -1,0 +1,260 @@
+package relay
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
+	"github.com/snowclaw/snowclaw/search"
+)
+
+// ResolveRequest is POST /api/v1/conflicts/resolve: either a winner, or
+// a flag for human review (flag false takes the flag off).
+type ResolveRequest struct {
+	Topic  string   `json:"topic"`
+	Winner string   `json:"winner,omitempty"`
+	IDs    []string `json:"ids,omitempty"`
+	Flag   *bool    `json:"flag,omitempty"`
+}
+
+// ResolveResult says what the agent published.
+type ResolveResult struct {
+	Topic      string               `json:"topic"`
+	Memory     *snowclaw.MemoryView `json:"memory,omitempty"`     // the new memory (winner)
+	Superseded []string             `json:"superseded,omitempty"` // ids it supersedes (winner)
+	Flagged    bool                 `json:"flagged"`
+	Labels     []string             `json:"labels,omitempty"` // label events published, or deleted to unflag
+}
+
+func (r *Relay) v1Resolve(w http.ResponseWriter, req *http.Request, actor string) {
+	var rr ResolveRequest
+	if err := json.NewDecoder(http.MaxBytesReader(w, req.Body, maxAPIBody)).Decode(&rr); err != nil {
+		writeErr(w, fmt.Errorf(`invalid: send {"topic", "winner": id} or {"topic", "ids": [...], "flag": true}: %w`, err))
+		return
+	}
+	res, err := r.ResolveConflict(req.Context(), actor, rr)
+	if err != nil {
+		writeErr(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+// ResolveConflict is the owner's decision on a conflict, carried out by
+// the agent through the relay's write path (so every write rule holds):
+// with a winner, a new memory that copies the winner and supersedes every
+// memory of the conflict; with flag, a NIP-32 label marking it for review.
+func (r *Relay) ResolveConflict(ctx context.Context, actor string, rr ResolveRequest) (ResolveResult, error) {
+	switch {
+	case r.ids.Owner == "" || actor != r.ids.Owner:
+		return ResolveResult{}, errors.New("restricted: only the relay's owner resolves conflicts")
+	case r.mem == nil:
+		return ResolveResult{}, errors.New("unsupported: search (NIP-50) is turned off on this relay, and conflicts are found by its index")
+	}
+	rr.Topic = strings.TrimPrefix(strings.TrimSpace(rr.Topic), snowclaw.PrefixMemoryItem)
+	switch {
+	case rr.Topic == "":
+		return ResolveResult{}, errors.New("invalid: topic is required")
+	case (rr.Winner != "") == (rr.Flag != nil):
+		return ResolveResult{}, errors.New(`invalid: send either "winner" or "flag"`)
+	}
+	var conflict *search.Conflict
+	for _, c := range r.mem.Conflicts(actor, rr.Topic) {
+		if c.Topic == rr.Topic {
+			conflict = &c
+		}
+	}
+	if conflict == nil {
+		return ResolveResult{}, fmt.Errorf("not-found: no conflict on topic %s", rr.Topic)
+	}
+	evs, err := r.conflictEvents(ctx, actor, rr.Topic, docIDs(conflict.Docs))
+	if err != nil {
+		return ResolveResult{}, err
+	}
+	if rr.Flag != nil {
+		return r.flagConflict(ctx, rr, evs)
+	}
+	return r.pickWinner(ctx, rr, evs)
+}
+
+// pickWinner publishes the winner's copy. The copy lives at the agent's
+// address for the topic and keeps the winner's source, so ranking still
+// credits whoever said it.
+func (r *Relay) pickWinner(ctx context.Context, rr ResolveRequest, evs []*nostr.Event) (ResolveResult, error) {
+	winner := findEvent(evs, strings.ToLower(strings.TrimSpace(rr.Winner)))
+	if winner == nil {
+		return ResolveResult{}, fmt.Errorf("invalid: %s is not a memory of the conflict on %s", rr.Winner, rr.Topic)
+	}
+	if snowclaw.IsEncrypted(winner) {
+		return ResolveResult{}, errors.New("invalid: the winner is an encrypted (private or internal) memory; only public and group memories can be copied as a resolution")
+	}
+	g := snowclaw.GroupOf(winner)
+	superseded := []string{winner.ID}
+	for _, e := range evs {
+		if e.ID == winner.ID {
+			continue
+		}
+		// a group winner must not retire a memory more people could read:
+		// they would lose it without seeing its replacement
+		if g != "" && !snowclaw.IsEncrypted(e) && snowclaw.GroupOf(e) != g {
+			return ResolveResult{}, fmt.Errorf("invalid: the winner is readable in group %s only, but %s is readable more widely; promote the winner first", g, e.ID)
+		}
+		superseded = append(superseded, e.ID)
+	}
+	evt, err := r.resolutionEvent(ctx, rr.Topic, winner, superseded)
+	if err != nil {
+		return ResolveResult{}, err
+	}
+	if err := r.add(ctx, evt); err != nil {
+		return ResolveResult{}, err
+	}
+	mv := r.viewerFor(r.ids.Owner).view(evt)
+	r.log.Info("conflict resolved", "topic", rr.Topic, "winner", winner.ID, "memory", evt.ID, "superseded", len(superseded))
+	return ResolveResult{Topic: rr.Topic, Memory: &mv, Superseded: superseded}, nil
+}
+
+// resolutionEvent builds and signs the agent's copy of the winner.
+func (r *Relay) resolutionEvent(ctx context.Context, topic string, winner *nostr.Event, superseded []string) (*nostr.Event, error) {
+	d := snowclaw.PrefixMemoryItem + topic
+	tags := nostr.Tags{{"d", d}}
+	if g := snowclaw.GroupOf(winner); g != "" {
+		tags = append(tags, nostr.Tag{"h", g})
+	}
+	tags = append(tags, nostr.Tag{"snow:tier", string(snowclaw.TierOf(winner))})
+	for _, t := range snowclaw.TagValues(winner, "t") {
+		tags = append(tags, nostr.Tag{"t", t})
+	}
+	tags = append(tags, nostr.Tag{"snow:source", npubOf(firstTag(winner, "snow:source", winner.PubKey))})
+	for _, key := range []string{"snow:model", "snow:confidence"} {
+		if v := firstTag(winner, key, ""); v != "" {
+			tags = append(tags, nostr.Tag{key, v})
+		}
+	}
+	for _, id := range superseded {
+		tags = append(tags, nostr.Tag{"snow:supersedes", id})
+	}
+	// marks it as the owner's ruling, not one of the agent's own items:
+	// the agent does not load it, so compaction can never delete it and
+	// bring the losers back
+	tags = append(tags, nostr.Tag{snowclaw.TagResolution, topic})
+	// a new version must be newer than the agent's stored one at this
+	// address, or the relay keeps the old one
+	stamp := nostr.Now()
+	ch, err := r.store.QueryEvents(ctx, nostr.Filter{Kinds: []int{snowclaw.KindAppData}, Authors: []string{r.ids.Agent}, Tags: nostr.TagMap{"d": {d}}, Limit: 2})
+	if err != nil {
+		return nil, fmt.Errorf("error: reading the agent's memory on %s: %w", topic, err)
+	}
+	for prev := range ch {
+		stamp = max(stamp, prev.CreatedAt+1)
+	}
+	evt := &nostr.Event{Kind: snowclaw.KindAppData, CreatedAt: stamp, Tags: tags, Content: winner.Content}
+	if err := evt.Sign(r.opts.Keys.AgentSecret); err != nil {
+		return nil, fmt.Errorf("error: signing with the agent key: %w", err)
+	}
+	return evt, nil
+}
+
+// flagConflict labels memories of the conflict as flagged (NIP-32), or
+// deletes the agent's flags on it. A label carries the h tag of the group
+// its memories are in, so it is read where they are; encrypted memories
+// cannot be labelled without naming them in the clear.
+func (r *Relay) flagConflict(ctx context.Context, rr ResolveRequest, evs []*nostr.Event) (ResolveResult, error) {
+	targets := evs
+	if len(rr.IDs) > 0 {
+		targets = nil
+		for _, id := range rr.IDs {
+			e := findEvent(evs, strings.ToLower(strings.TrimSpace(id)))
+			if e == nil {
+				return ResolveResult{}, fmt.Errorf("invalid: %s is not a memory of the conflict on %s", id, rr.Topic)
+			}
+			if snowclaw.IsEncrypted(e) {
+				return ResolveResult{}, fmt.Errorf("invalid: %s is encrypted and cannot be flagged", id)
+			}
+			targets = append(targets, e)
+		}
+	}
+	res := ResolveResult{Topic: rr.Topic, Flagged: *rr.Flag}
+	if !*rr.Flag {
+		labels, err := r.conflictLabels(ctx, eventIDs(evs))
+		if err != nil || len(labels) == 0 {
+			return res, err
+		}
+		del := nostr.Tags{}
+		for _, l := range labels {
+			del = append(del, nostr.Tag{"e", l.ID})
+			res.Labels = append(res.Labels, l.ID)
+		}
+		return res, r.publishAsAgent(ctx, snowclaw.KindDeletion, del, "conflict flag removed by the owner")
+	}
+	byGroup := map[string][]string{}
+	var groups []string
+	for _, e := range targets {
+		if snowclaw.IsEncrypted(e) {
+			continue
+		}
+		g := snowclaw.GroupOf(e)
+		if _, ok := byGroup[g]; !ok {
+			groups = append(groups, g)
+		}
+		byGroup[g] = append(byGroup[g], e.ID)
+	}
+	if len(groups) == 0 {
+		return ResolveResult{}, errors.New("invalid: no memory of this conflict can be flagged (all are encrypted)")
+	}
+	for _, g := range groups {
+		tags := nostr.Tags{{"L", labelNamespace}, {"l", labelFlagged, labelNamespace}}
+		for _, id := range byGroup[g] {
+			tags = append(tags, nostr.Tag{"e", id})
+		}
+		if g != "" {
+			tags = append(tags, nostr.Tag{"h", g})
+		}
+		evt, err := r.signAsAgent(kindLabel, tags, "conflicting memories on "+rr.Topic+": flagged for review")
+		if err != nil {
+			return ResolveResult{}, err
+		}
+		if err := r.add(ctx, evt); err != nil {
+			return ResolveResult{}, err
+		}
+		res.Labels = append(res.Labels, evt.ID)
+	}
+	return res, nil
+}
+
+func (r *Relay) signAsAgent(kind int, tags nostr.Tags, content string) (*nostr.Event, error) {
+	evt := &nostr.Event{Kind: kind, CreatedAt: nostr.Now(), Tags: tags, Content: content}
+	if err := evt.Sign(r.opts.Keys.AgentSecret); err != nil {
+		return nil, fmt.Errorf("error: signing with the agent key: %w", err)
+	}
+	return evt, nil
+}
+
+func (r *Relay) publishAsAgent(ctx context.Context, kind int, tags nostr.Tags, content string) error {
+	evt, err := r.signAsAgent(kind, tags, content)
+	if err != nil {
+		return err
+	}
+	return r.add(ctx, evt)
+}
+
+func findEvent(evs []*nostr.Event, id string) *nostr.Event {
+	i := slices.IndexFunc(evs, func(e *nostr.Event) bool { return e.ID == id })
+	if i < 0 {
+		return nil
+	}
+	return evs[i]
+}
+
+func docIDs(docs []search.Doc) []string {
+	out := make([]string, len(docs))
+	for i, d := range docs {
+		out[i] = d.ID
+	}
+	return out
+}

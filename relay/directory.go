@@ -1,0 +1,209 @@
+package relay
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sort"
+
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
+	"github.com/snowclaw/snowclaw/internal/storeq"
+)
+
+// The agent directory, trust and conflict dashboard routes of the web UI
+// (seed 003 "Memory UI"; docs/api.md "Directory, trust and conflicts").
+func (r *Relay) directoryRoutes() {
+	mux := r.khatru.Router()
+	mux.HandleFunc("GET /api/v1/trust", r.v1(r.v1Trust))
+	mux.HandleFunc("GET /api/v1/agents", r.v1(r.v1Agents))
+	mux.HandleFunc("GET /api/v1/conflicts", r.v1(r.v1Conflicts))
+	mux.HandleFunc("POST /api/v1/conflicts/resolve", r.v1(r.v1Resolve))
+}
+
+// AgentEntry is one agent of the directory: a kind 0 profile carrying
+// snow:model (seed 003 "Agent Profile"), with the trust ranking gives it.
+type AgentEntry struct {
+	Pubkey       string   `json:"pubkey"`
+	Npub         string   `json:"npub"`
+	Name         string   `json:"name"`
+	About        string   `json:"about"`
+	Model        string   `json:"model"`
+	Version      string   `json:"version"`
+	Capabilities []string `json:"capabilities"`
+	Operator     string   `json:"operator"` // npub of the human operator, "" if not given
+	Trust        float64  `json:"trust"`    // source weight: preference list, else config file, else default
+	ModelWeight  float64  `json:"model_weight"`
+	Rank         int      `json:"rank"` // 1-based place in the preference list, 0 = not listed
+	IsSelf       bool     `json:"is_self"`
+	UpdatedAt    int64    `json:"updated_at"` // created_at of the profile, 0 for a profile not published
+}
+
+// Directory is GET /api/v1/agents.
+type Directory struct {
+	Agents     []AgentEntry      `json:"agents"`
+	Preference []PreferenceEntry `json:"preference"`
+}
+
+func (r *Relay) v1Agents(w http.ResponseWriter, req *http.Request, reader string) {
+	d, err := r.Agents(req.Context(), reader)
+	if err != nil {
+		writeErr(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, d)
+}
+
+// Agents lists the agents known from stored profiles the reader may read,
+// and this relay's own agent whether or not it published a profile.
+// Order: the preference list first, in its order, then by trust, then by
+// name.
+func (r *Relay) Agents(ctx context.Context, reader string) (Directory, error) {
+	st, err := r.trustState(ctx)
+	if err != nil {
+		return Directory{}, err
+	}
+	rank := make(map[string]int, len(st.list))
+	for i, k := range st.list {
+		rank[k] = i + 1
+	}
+	var agents []AgentEntry
+	selfSeen := false
+	err = storeq.Each(ctx, r.store, nostr.Filter{Kinds: []int{snowclaw.KindProfile}}, func(evt *nostr.Event) bool {
+		if !r.canRead(reader, evt) {
+			return true
+		}
+		a, ok := agentProfile(evt)
+		if evt.PubKey == r.ids.Agent {
+			selfSeen = true
+			if ok || r.agent != nil {
+				a, ok = r.selfEntry(a), true
+			}
+		}
+		if ok {
+			agents = append(agents, a)
+		}
+		return true
+	})
+	if err != nil {
+		return Directory{}, fmt.Errorf("error: reading profiles: %w", err)
+	}
+	if r.agent != nil && !selfSeen {
+		agents = append(agents, r.selfEntry(AgentEntry{Pubkey: r.ids.Agent}))
+	}
+	for i := range agents {
+		a := &agents[i]
+		a.Npub = npubOf(a.Pubkey)
+		a.Trust, _ = st.table.Source(a.Pubkey)
+		a.ModelWeight = st.table.Model(a.Model)
+		a.Rank = rank[a.Pubkey]
+		if a.Capabilities == nil {
+			a.Capabilities = []string{}
+		}
+	}
+	sort.SliceStable(agents, func(i, j int) bool {
+		a, b := agents[i], agents[j]
+		switch {
+		case (a.Rank > 0) != (b.Rank > 0):
+			return a.Rank > 0
+		case a.Rank != b.Rank:
+			return a.Rank < b.Rank
+		case a.Trust != b.Trust:
+			return a.Trust > b.Trust
+		case a.Name != b.Name:
+			return a.Name < b.Name
+		}
+		return a.Pubkey < b.Pubkey
+	})
+	names := r.profileNames(ctx, reader, st.list)
+	if agents == nil {
+		agents = []AgentEntry{}
+	}
+	return Directory{Agents: agents, Preference: r.preferenceView(st, reader, names)}, nil
+}
+
+// selfEntry fills in this relay's agent from its configuration where its
+// profile (if any) is silent: name, model (the configured LLM), version
+// and operator (the owner).
+func (r *Relay) selfEntry(a AgentEntry) AgentEntry {
+	a.IsSelf = true
+	if a.Name == "" {
+		a.Name = r.opts.Agent.Name
+	}
+	if a.Name == "" {
+		a.Name = "Snowclaw"
+	}
+	if a.About == "" {
+		a.About = "the resident agent of " + r.opts.Name
+	}
+	if a.Model == "" && r.opts.Agent.LLM != nil {
+		a.Model = r.opts.Agent.LLM.Name()
+	}
+	if a.Version == "" {
+		a.Version = r.opts.Version
+	}
+	if len(a.Capabilities) == 0 {
+		a.Capabilities = []string{"memory", "search", "nostr"}
+		if r.opts.Agent.LLM != nil {
+			a.Capabilities = append(a.Capabilities, "chat")
+		}
+	}
+	if a.Operator == "" && r.ids.Owner != "" {
+		a.Operator = npubOf(r.ids.Owner)
+	}
+	return a
+}
+
+// agentProfile reads seed 003's agent fields from a kind 0: JSON content
+// keys "snow:model", "snow:version", "snow:capabilities", "snow:operator",
+// or tags of those names (a tag wins). ok is false when the profile names
+// no model, i.e. it is not an agent's.
+func agentProfile(evt *nostr.Event) (AgentEntry, bool) {
+	var c struct {
+		Name         string          `json:"name"`
+		DisplayName  string          `json:"display_name"`
+		About        string          `json:"about"`
+		Model        string          `json:"snow:model"`
+		Version      string          `json:"snow:version"`
+		Capabilities json.RawMessage `json:"snow:capabilities"`
+		Operator     string          `json:"snow:operator"`
+	}
+	// a profile that is not JSON may still carry the tags
+	_ = json.Unmarshal([]byte(evt.Content), &c)
+	a := AgentEntry{Pubkey: evt.PubKey, Name: c.Name, About: c.About, Model: c.Model, Version: c.Version,
+		Operator: c.Operator, UpdatedAt: int64(evt.CreatedAt)}
+	if a.Name == "" {
+		a.Name = c.DisplayName
+	}
+	if len(c.Capabilities) > 0 {
+		var list []string
+		if json.Unmarshal(c.Capabilities, &list) == nil {
+			a.Capabilities = list
+		} else {
+			var one string
+			if json.Unmarshal(c.Capabilities, &one) == nil && one != "" {
+				a.Capabilities = []string{one}
+			}
+		}
+	}
+	for _, t := range evt.Tags {
+		if len(t) < 2 {
+			continue
+		}
+		switch t[0] {
+		case "snow:model":
+			a.Model = t[1]
+		case "snow:version":
+			a.Version = t[1]
+		case "snow:operator":
+			a.Operator = t[1]
+		case "snow:capabilities":
+			a.Capabilities = append([]string(nil), t[1:]...)
+		}
+	}
+	if a.Operator != "" {
+		a.Operator = npubOf(a.Operator)
+	}
+	return a, a.Model != ""
+}

@@ -1,0 +1,181 @@
+package relay
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
+	"github.com/snowclaw/snowclaw/search"
+)
+
+// Live trust: the owner's source preference list (seed 003) is dynamic
+// config, the key source_preference of snowclaw:config:global. The relay
+// turns it into source weights for the search index whenever a version of
+// that event is stored or deleted, and once at start from the stored one.
+// The stored event is the only state: nothing here survives a restart
+// that the event does not carry.
+
+// keySourcePreference is the config key (JSON content or tag).
+const keySourcePreference = "source_preference"
+
+// trustLive serialises applications, so that two config events saved at
+// once cannot leave the older list in force: each application reads the
+// newest stored version rather than trusting the event it was woken by.
+type trustLive struct {
+	r  *Relay
+	mu sync.Mutex
+}
+
+// initTrust attaches the live trust hooks and applies the stored list.
+// It runs in New after the search index is open.
+func (r *Relay) initTrust(ctx context.Context) {
+	t := &trustLive{r: r}
+	k := r.khatru
+	k.RejectEvent = append(k.RejectEvent, r.rejectBadPreference)
+	k.OnEventSaved = append(k.OnEventSaved, func(ctx context.Context, evt *nostr.Event) {
+		if r.isGlobalConfig(evt) {
+			t.apply(ctx)
+		}
+	})
+	// delete hooks run in order, the store's first: the reload below sees
+	// the store without the deleted version
+	k.DeleteEvent = append(k.DeleteEvent, func(ctx context.Context, evt *nostr.Event) error {
+		if r.isGlobalConfig(evt) {
+			t.apply(ctx)
+		}
+		return nil
+	})
+	t.apply(ctx)
+}
+
+// apply reads the stored global config and hands its preference list to
+// the index. A stored list that cannot be read (from before this check
+// existed) is logged and counts as no list.
+func (t *trustLive) apply(ctx context.Context) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	r := t.r
+	if r.mem == nil {
+		return // no ranking to change; the trust API reads the event itself
+	}
+	evt, err := r.globalConfig(ctx)
+	if err != nil {
+		r.log.Error("reading the global config for source_preference", "err", err)
+		return
+	}
+	list, err := preferenceList(evt)
+	if err != nil {
+		r.log.Warn("ignoring the stored source_preference", "event", evt.ID, "err", err)
+		list = nil
+	}
+	if err := r.mem.SetSources(preferenceWeights(list, r.mem.Trust().DefaultTrust)); err != nil {
+		r.log.Error("applying source_preference", "err", err)
+		return
+	}
+	r.log.Info("source preference applied", "sources", len(list))
+}
+
+// rejectBadPreference refuses an owner config event whose
+// source_preference cannot be read, so the list in force stays and the
+// owner learns why at once. Non-owners were refused before this runs.
+func (r *Relay) rejectBadPreference(_ context.Context, evt *nostr.Event) (bool, string) {
+	if evt.Kind != snowclaw.KindAppData || evt.Tags.GetD() != snowclaw.DTagConfigGlobal {
+		return false, ""
+	}
+	if _, err := preferenceList(evt); err != nil {
+		return true, "invalid: " + err.Error()
+	}
+	return false, ""
+}
+
+// isGlobalConfig: the owner's snowclaw:config:global.
+func (r *Relay) isGlobalConfig(evt *nostr.Event) bool {
+	return r.ids.Owner != "" && evt.PubKey == r.ids.Owner && evt.Kind == snowclaw.KindAppData &&
+		evt.Tags.GetD() == snowclaw.DTagConfigGlobal
+}
+
+// globalConfig is the stored owner's global config event, nil when there
+// is none.
+func (r *Relay) globalConfig(ctx context.Context) (*nostr.Event, error) {
+	if r.ids.Owner == "" {
+		return nil, nil
+	}
+	ch, err := r.store.QueryEvents(ctx, nostr.Filter{
+		Kinds: []int{snowclaw.KindAppData}, Authors: []string{r.ids.Owner},
+		Tags: nostr.TagMap{"d": {snowclaw.DTagConfigGlobal}}, Limit: 2,
+	})
+	if err != nil {
+		return nil, err
+	}
+	var newest *nostr.Event
+	for evt := range ch {
+		if newest == nil || evt.CreatedAt > newest.CreatedAt || (evt.CreatedAt == newest.CreatedAt && evt.ID < newest.ID) {
+			newest = evt
+		}
+	}
+	return newest, nil
+}
+
+// preferenceList reads source_preference off a config event: sources as
+// index keys (hex pubkey or "group:<id>"), most trusted first. A tag
+// ["source_preference", a, b, …] wins over the JSON content, as tags do
+// for every config key. No key (or null) is no list; an empty one clears
+// the list. A repeated source keeps its first place.
+func preferenceList(evt *nostr.Event) ([]string, error) {
+	if evt == nil {
+		return nil, nil
+	}
+	var raw []string
+	found := false
+	if c := strings.TrimSpace(evt.Content); strings.HasPrefix(c, "{") {
+		var body map[string]json.RawMessage
+		// content that is not JSON is the agent's to complain about; it
+		// carries no list
+		if json.Unmarshal([]byte(c), &body) == nil {
+			if v, ok := body[keySourcePreference]; ok && string(v) != "null" {
+				if err := json.Unmarshal(v, &raw); err != nil {
+					return nil, errors.New(`source_preference must be a JSON array of strings (npub or "group:<id>"), most trusted first`)
+				}
+				found = true
+			}
+		}
+	}
+	for _, tag := range evt.Tags {
+		if len(tag) >= 1 && tag[0] == keySourcePreference {
+			raw, found = tag[1:], true
+		}
+	}
+	if !found {
+		return nil, nil
+	}
+	if len(raw) > search.MaxPreference {
+		return nil, fmt.Errorf("source_preference lists %d sources, at most %d are allowed", len(raw), search.MaxPreference)
+	}
+	list := make([]string, 0, len(raw))
+	seen := make(map[string]bool, len(raw))
+	for i, s := range raw {
+		key, err := search.NormalizeSource(s)
+		if err != nil {
+			return nil, fmt.Errorf("source_preference entry %d: %w", i+1, err)
+		}
+		if !seen[key] {
+			seen[key] = true
+			list = append(list, key)
+		}
+	}
+	return list, nil
+}
+
+// preferenceWeights maps a list to weights (search.PreferenceWeight).
+func preferenceWeights(list []string, defaultTrust float64) map[string]float64 {
+	m := make(map[string]float64, len(list))
+	for i, key := range list {
+		m[key] = search.PreferenceWeight(i, len(list), defaultTrust)
+	}
+	return m
+}
