@@ -45,6 +45,7 @@ func (r *Relay) routes() {
 	r.mcpRoutes()
 	r.v1Routes()
 	r.directoryRoutes()
+	r.uiRoutes()
 }
 
 func (r *Relay) serveNIP11(w http.ResponseWriter, _ *http.Request) {
@@ -53,7 +54,11 @@ func (r *Relay) serveNIP11(w http.ResponseWriter, _ *http.Request) {
 	json.NewEncoder(w).Encode(infoDocument{RelayInformationDocument: *r.khatru.Info, Self: r.ids.Relay})
 }
 
-func (r *Relay) serveHome(w http.ResponseWriter, _ *http.Request) {
+func (r *Relay) serveHome(w http.ResponseWriter, req *http.Request) {
+	if wantsUI(req) {
+		http.Redirect(w, req, "/ui/", http.StatusFound)
+		return
+	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	fmt.Fprintf(w, "%s: a Nostr relay with NIP-29 groups and an agent memory.\nConnect a Nostr client to this address over websocket.\nRelay information: send Accept: application/nostr+json.\n", r.khatru.Info.Name)
 }

@@ -1,0 +1,53 @@
+// Conflict dashboard: memories on one topic from different sources that
+// say different things, side by side with their provenance. The owner
+// resolves one by picking the winner, or flags it for human review.
+
+import { query } from './api.js'
+import { memoryCard } from './explorer.js'
+import { field, fill, h, status } from './dom.js'
+
+export function mount(root, ctx) {
+  const st = status()
+  const topic = h('input', { name: 'topic', placeholder: 'topic prefix (optional)' })
+  const list = h('div', { class: 'conflicts', id: 'conflict-list' })
+
+  async function load(ev) {
+    if (ev) ev.preventDefault()
+    st.textContent = 'Loading conflicts…'
+    try {
+      const res = await ctx.api('GET', '/api/v1/conflicts' + query({ topic: topic.value.trim() }))
+      const conflicts = res.conflicts || []
+      fill(list, conflicts.map(render))
+      st.textContent = conflicts.length ? `${conflicts.length} topics with conflicting memories.` : 'No conflicts among the memories you can read.'
+    } catch (err) { st.textContent = ''; ctx.error(err) }
+  }
+
+  async function resolve(c, body, what) {
+    try {
+      await ctx.api('POST', '/api/v1/conflicts/resolve', { topic: c.topic, ...body })
+      await load()
+      st.textContent = `${c.topic}: ${what}.`
+    } catch (err) { ctx.error(err) }
+  }
+
+  function render(c) {
+    // in the order ranking prefers them: the first is what a search puts on top
+    const memories = c.memories || []
+    return h('article', { class: 'conflict', dataset: { topic: c.topic } },
+      h('h3', {}, c.topic, c.flagged ? h('span', { class: 'badge warn' }, 'flagged for review') : null),
+      h('ul', { class: 'side-by-side' }, memories.map((m, i) => memoryCard(m, {
+        actions: [i === 0 ? h('span', { class: 'badge' }, 'ranked first') : null,
+          ctx.isOwner ? h('button', { type: 'button', onclick: () => resolve(c, { winner: m.id }, `kept ${m.id.slice(0, 10)}, the others superseded`) }, 'Pick as winner') : null],
+      }))),
+      ctx.isOwner
+        ? h('button', { type: 'button', onclick: () => resolve(c, { flag: !c.flagged }, c.flagged ? 'flag removed' : 'flagged for review') }, c.flagged ? 'Remove flag' : 'Flag for review')
+        : null)
+  }
+
+  fill(root,
+    h('h2', {}, 'Conflicts'),
+    h('form', { class: 'row', onsubmit: load }, field('Topic', topic), h('button', { type: 'submit' }, 'Show conflicts')),
+    ctx.isOwner ? null : h('p', { class: 'hint' }, 'Only the relay owner can resolve conflicts; you see those among memories you can read.'),
+    st, list)
+  return { show: () => load() }
+}

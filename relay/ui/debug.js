@@ -1,0 +1,86 @@
+// Debug view: run a search exactly as the relay ranks it for a reader,
+// with the score breakdown of every result (explain). The reader is the
+// logged-in key, or an agent's key typed here to see the world as that
+// agent does; that key is used for this search only and kept nowhere.
+
+import { RelayConn, call, query } from './api.js'
+import { sessionSigner } from './auth.js'
+import { viewOfEvent } from './explorer.js'
+import { field, fill, h, npub, num, short, status } from './dom.js'
+
+const COLUMNS = [
+  ['bm25_rank', 'BM25 rank', 0], ['bm25_score', 'BM25 score', 3], ['vector_rank', 'vector rank', 0],
+  ['vector_score', 'vector score', 3], ['fused', 'fused', 4], ['trust', 'trust', 3], ['confidence', 'confidence', 3],
+  ['recency', 'recency', 3], ['length', 'length', 3], ['final', 'final', 4],
+]
+
+export function mount(root, ctx) {
+  const q = h('input', { type: 'search', name: 'q', autocomplete: 'off', placeholder: 'what the agent would search for' })
+  const limit = h('input', { type: 'number', name: 'limit', min: '1', max: '100', value: '20' })
+  const asKey = h('input', { type: 'password', name: 'as', autocomplete: 'off', placeholder: 'nsec1… (optional)' })
+  const via = h('select', { name: 'via' }, h('option', { value: 'http' }, 'HTTP API'), h('option', { value: 'ws' }, 'websocket (NIP-50 REQ)'))
+  const st = status()
+  const body = h('tbody')
+  const table = h('table', { class: 'explain', id: 'explain', hidden: true },
+    h('caption', {}, 'Ranking breakdown, best first: final = fused × trust × confidence × recency × length'),
+    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, '#'), h('th', { scope: 'col' }, 'memory'),
+      COLUMNS.map(([, name]) => h('th', { scope: 'col', class: 'num' }, name)), h('th', { scope: 'col' }, 'conflicts with'))),
+    body)
+
+  async function run(ev) {
+    ev.preventDefault()
+    if (!q.value.trim()) return ctx.error(new Error('Type a query to explain.'))
+    let signer = ctx.signer
+    try {
+      if (asKey.value.trim()) signer = sessionSigner(asKey.value)
+    } catch (err) { return ctx.error(err) }
+    fill(body)
+    table.hidden = true
+    st.textContent = `Searching as ${short(npub(signer.pubkey))}…`
+    try {
+      const res = await explainSearch(ctx, signer, q.value, parseInt(limit.value, 10) || 20, via.value)
+      const views = await ctx.decryptAll(res.map((hit) => hit.memory || viewOfEvent(hit.event)), signer)
+      fill(body, res.map((hit, i) => row(views[i], hit.explain || {}, i)))
+      table.hidden = false
+      st.textContent = `${res.length} results for “${q.value}” as ${signer === ctx.signer ? 'you' : short(npub(signer.pubkey))}.`
+    } catch (err) { st.textContent = ''; ctx.error(err) }
+  }
+
+  function row(m, x, i) {
+    return h('tr', { dataset: { id: m.id } },
+      h('td', { class: 'num' }, String(i + 1)),
+      h('td', {}, h('strong', {}, m.topic), ' ', h('span', { class: `tier tier-${m.tier}` }, m.tier), h('br'),
+        h('span', { class: 'mtext' }, m.text || (m.encrypted ? '(encrypted)' : '')), h('br'),
+        h('small', { title: m.source }, `source ${short(m.source)}`, m.model ? ` · ${m.model}` : '', ` · id ${m.id.slice(0, 10)}`)),
+      COLUMNS.map(([k, , digits]) => h('td', { class: 'num', dataset: { col: k } }, digits === 0 ? (x[k] ? String(x[k]) : '–') : num(x[k], digits))),
+      h('td', {}, (x.conflicts_with || []).map((id) => h('span', { class: 'mid', title: id }, id.slice(0, 10) + ' '))))
+  }
+
+  fill(root,
+    h('h2', {}, 'Debug: how the relay ranks a search'),
+    h('form', { class: 'row', onsubmit: run, 'aria-label': 'Explain a search' },
+      field('Query', q), field('Limit', limit),
+      field('Search as another key', asKey, 'kept in this page for this search only'), field('Through', via),
+      h('button', { type: 'submit' }, 'Explain')),
+    st, table)
+  return { show: () => q.focus() }
+}
+
+// explainSearch asks the HTTP API (explain=1), or sends the NIP-50 REQ
+// another agent would send, with explain:true: the relay then adds the
+// breakdown in a NOTICE before EOSE.
+async function explainSearch(ctx, signer, text, limit, via) {
+  if (via === 'http') {
+    const res = await call(signer, 'GET', '/api/v1/search' + query({ q: text, limit, explain: true }))
+    return res.results || []
+  }
+  const conn = signer === ctx.signer ? ctx.conn : new RelayConn(signer)
+  try {
+    const r = await conn.req([{ search: `${text} explain:true`, limit }])
+    if (r.closed) throw new Error(r.closed)
+    const rows = new Map((r.explain || []).map((x) => [x.id, x]))
+    return r.events.map((event) => ({ event, explain: rows.get(event.id) }))
+  } finally {
+    if (conn !== ctx.conn) conn.close()
+  }
+}
