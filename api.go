@@ -27,9 +27,12 @@ type MemoryView struct {
 	Supersedes []string `json:"supersedes,omitempty"`
 	// SupersededBy names the memories that replace this one, as far as the
 	// reader may see them; a superseded memory is history, not current.
-	SupersededBy []string        `json:"superseded_by,omitempty"`
-	Encrypted    bool            `json:"encrypted,omitempty"`
-	CreatedAt    nostr.Timestamp `json:"created_at"`
+	SupersededBy []string `json:"superseded_by,omitempty"`
+	// Encrypted: the text is withheld from this reader (stored NIP-44
+	// encrypted and not theirs to read). A private memory shown to its own
+	// person has its text and Encrypted false; its Tier still says private.
+	Encrypted bool            `json:"encrypted,omitempty"`
+	CreatedAt nostr.Timestamp `json:"created_at"`
 }
 
 // SearchRequest is a NIP-50 search as the API and MCP take it. Query may

@@ -64,3 +64,16 @@ func NpubMatches(subject, pubkeyHex string) bool {
 	}
 	return len(s) == 32 && strings.HasPrefix(pubkeyHex, s)
 }
+
+// NpubOf shows a key (hex or npub) as its npub; anything that is not a key
+// is returned as given, so display code never loses a value it cannot parse.
+func NpubOf(s string) string {
+	pk, err := ParsePubkey(s)
+	if err != nil {
+		return s
+	}
+	if npub, err := nip19.EncodePublicKey(pk); err == nil {
+		return npub
+	}
+	return s
+}

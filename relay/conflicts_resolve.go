@@ -130,7 +130,7 @@ func (r *Relay) resolutionEvent(ctx context.Context, topic string, winner *nostr
 	for _, t := range snowclaw.TagValues(winner, "t") {
 		tags = append(tags, nostr.Tag{"t", t})
 	}
-	tags = append(tags, nostr.Tag{"snow:source", npubOf(firstTag(winner, "snow:source", winner.PubKey))})
+	tags = append(tags, nostr.Tag{"snow:source", snowclaw.NpubOf(firstTag(winner, "snow:source", winner.PubKey))})
 	for _, key := range []string{"snow:model", "snow:confidence"} {
 		if v := firstTag(winner, key, ""); v != "" {
 			tags = append(tags, nostr.Tag{key, v})

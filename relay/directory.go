@@ -94,7 +94,7 @@ func (r *Relay) Agents(ctx context.Context, reader string) (Directory, error) {
 	}
 	for i := range agents {
 		a := &agents[i]
-		a.Npub = npubOf(a.Pubkey)
+		a.Npub = snowclaw.NpubOf(a.Pubkey)
 		a.Trust, _ = st.table.Source(a.Pubkey)
 		a.ModelWeight = st.table.Model(a.Model)
 		a.Rank = rank[a.Pubkey]
@@ -150,7 +150,7 @@ func (r *Relay) selfEntry(a AgentEntry) AgentEntry {
 		}
 	}
 	if a.Operator == "" && r.ids.Owner != "" {
-		a.Operator = npubOf(r.ids.Owner)
+		a.Operator = snowclaw.NpubOf(r.ids.Owner)
 	}
 	return a
 }
@@ -203,7 +203,7 @@ func agentProfile(evt *nostr.Event) (AgentEntry, bool) {
 		}
 	}
 	if a.Operator != "" {
-		a.Operator = npubOf(a.Operator)
+		a.Operator = snowclaw.NpubOf(a.Operator)
 	}
 	return a, a.Model != ""
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/relay"
 )
 
@@ -53,7 +54,7 @@ func TestDirectory_Agents(t *testing.T) {
 		if a.Name != w.Name || a.Model != w.Model || a.Version != w.Version || a.Operator != w.Operator || a.Rank != w.Rank || a.IsSelf != w.IsSelf {
 			t.Errorf("%s: got %+v, want %+v", tc.name, a, w)
 		}
-		if math.Abs(a.Trust-tc.trust) > 1e-9 || a.Npub != npubOf(tc.pk) {
+		if math.Abs(a.Trust-tc.trust) > 1e-9 || a.Npub != snowclaw.NpubOf(tc.pk) {
 			t.Errorf("%s: trust %v npub %s, want %v", tc.name, a.Trust, a.Npub, tc.trust)
 		}
 	}
@@ -73,5 +74,3 @@ func TestDirectory_Agents(t *testing.T) {
 		t.Errorf("agents without auth: %d, want 401", code)
 	}
 }
-
-func npubOf(pk string) string { return npub(user{pk: pk}) }

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/snowclaw/snowclaw/internal/mcptest"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
@@ -98,48 +100,6 @@ func (e *testEnv) mustMCP(rt http.RoundTripper) *mcp.ClientSession {
 	return cs
 }
 
-// mcpCall runs a tool and decodes its structured result into out; it
-// returns the text of a tool error ("" on success).
-func mcpCall(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any, out any) string {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	if res.IsError {
-		return res.Content[0].(*mcp.TextContent).Text
-	}
-	raw, _ := json.Marshal(res.StructuredContent)
-	if err := json.Unmarshal(raw, out); err != nil {
-		t.Fatalf("%s: decoding %s: %v", name, raw, err)
-	}
-	return ""
-}
-
-// mcpFind searches as cs until the memory id shows up (the index takes
-// up to a second) and returns its hit, or nil after the deadline.
-func mcpFind(t *testing.T, cs *mcp.ClientSession, q, id string, wait time.Duration) *snowclaw.SearchHit {
-	t.Helper()
-	deadline := time.Now().Add(wait)
-	for {
-		var res snowclaw.SearchResponse
-		if msg := mcpCall(t, cs, "memory_search", map[string]any{"q": q}, &res); msg != "" {
-			t.Fatalf("memory_search %q: %s", q, msg)
-		}
-		for i, h := range res.Results {
-			if h.Event != nil && h.Event.ID == id {
-				return &res.Results[i]
-			}
-		}
-		if time.Now().After(deadline) {
-			return nil
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
 // TestMCP_NIP98PerRequest: an MCP client signing each request with NIP-98
 // stores, finds, reads and forgets its own private memory; another key
 // neither finds nor reads it; and no session id is handed out, so there
@@ -157,7 +117,7 @@ func TestMCP_NIP98PerRequest(t *testing.T) {
 	}
 
 	var stored struct{ Memory snowclaw.MemoryView }
-	if msg := mcpCall(t, ac, "memory_store", map[string]any{"text": "Alice's cat is called Miso and hates thunderstorms",
+	if msg := mcptest.Call(t, ac, "memory_store", map[string]any{"text": "Alice's cat is called Miso and hates thunderstorms",
 		"topic": "user/alice/pets", "detail": "adopted in March"}, &stored); msg != "" {
 		t.Fatalf("memory_store: %s", msg)
 	}
@@ -165,7 +125,7 @@ func TestMCP_NIP98PerRequest(t *testing.T) {
 	if len(m.ID) != 64 || m.Tier != snowclaw.TierPrivate || m.Person != alice.pk || !strings.Contains(m.Text, "Miso") {
 		t.Fatalf("stored %+v", m)
 	}
-	hit := mcpFind(t, ac, "Miso thunderstorms", m.ID, 5*time.Second)
+	hit := mcptest.Find(t, ac, "Miso thunderstorms", m.ID, 5*time.Second)
 	if hit == nil || hit.Memory == nil || !strings.Contains(hit.Memory.Text, "called Miso") {
 		t.Fatalf("alice does not find her memory: %+v", hit)
 	}
@@ -173,33 +133,33 @@ func TestMCP_NIP98PerRequest(t *testing.T) {
 		t.Fatalf("private memory stored in plaintext: %s", hit.Event.Content)
 	}
 	var detail snowclaw.MemoryDetail
-	if msg := mcpCall(t, ac, "memory_get", map[string]any{"id": m.ID}, &detail); msg != "" || detail.Memory.Detail != "adopted in March" {
+	if msg := mcptest.Call(t, ac, "memory_get", map[string]any{"id": m.ID}, &detail); msg != "" || detail.Memory.Detail != "adopted in March" {
 		t.Fatalf("memory_get: %q %+v", msg, detail.Memory)
 	}
 	var listed struct{ Memories []snowclaw.MemoryView }
-	if msg := mcpCall(t, ac, "memory_list", map[string]any{"tier": "private"}, &listed); msg != "" || len(listed.Memories) == 0 || listed.Memories[0].ID != m.ID {
+	if msg := mcptest.Call(t, ac, "memory_list", map[string]any{"tier": "private"}, &listed); msg != "" || len(listed.Memories) == 0 || listed.Memories[0].ID != m.ID {
 		t.Fatalf("memory_list: %q %+v", msg, listed)
 	}
 
 	bc := e.mustMCP(nip98Transport{sk: bob.sk})
-	if h := mcpFind(t, bc, "Miso thunderstorms", m.ID, 0); h != nil {
+	if h := mcptest.Find(t, bc, "Miso thunderstorms", m.ID, 0); h != nil {
 		t.Fatalf("bob finds alice's private memory: %+v", h.Memory)
 	}
-	if msg := mcpCall(t, bc, "memory_get", map[string]any{"id": m.ID}, &detail); !strings.HasPrefix(msg, "not-found:") {
+	if msg := mcptest.Call(t, bc, "memory_get", map[string]any{"id": m.ID}, &detail); !strings.HasPrefix(msg, "not-found:") {
 		t.Fatalf("bob's memory_get: %q", msg)
 	}
 	var forgot snowclaw.ForgetResponse
-	if msg := mcpCall(t, bc, "memory_forget", map[string]any{"id": m.ID}, &forgot); !strings.HasPrefix(msg, "not-found:") {
+	if msg := mcptest.Call(t, bc, "memory_forget", map[string]any{"id": m.ID}, &forgot); !strings.HasPrefix(msg, "not-found:") {
 		t.Fatalf("bob's memory_forget: %q", msg)
 	}
 
-	if msg := mcpCall(t, ac, "memory_forget", map[string]any{"id": m.ID}, &forgot); msg != "" || forgot.Deleted < 1 {
+	if msg := mcptest.Call(t, ac, "memory_forget", map[string]any{"id": m.ID}, &forgot); msg != "" || forgot.Deleted < 1 {
 		t.Fatalf("memory_forget: %q %+v", msg, forgot)
 	}
-	if msg := mcpCall(t, ac, "memory_get", map[string]any{"id": m.ID}, &detail); !strings.HasPrefix(msg, "not-found:") {
+	if msg := mcptest.Call(t, ac, "memory_get", map[string]any{"id": m.ID}, &detail); !strings.HasPrefix(msg, "not-found:") {
 		t.Fatalf("memory_get after forget: %q", msg)
 	}
-	if h := mcpFind(t, ac, "Miso thunderstorms", m.ID, 0); h != nil {
+	if h := mcptest.Find(t, ac, "Miso thunderstorms", m.ID, 0); h != nil {
 		t.Fatalf("forgotten memory still found: %+v", h.Memory)
 	}
 }
@@ -259,7 +219,7 @@ func TestMCP_BearerToken(t *testing.T) {
 		cs := e.mustMCP(bearerTransport{token})
 		// public memories are the owner's to store: this succeeds only as the owner
 		var stored struct{ Memory snowclaw.MemoryView }
-		if msg := mcpCall(t, cs, "memory_store", map[string]any{"text": "The relay moves to the new datacenter on May 3", "tier": "public", "topic": "project/infra"}, &stored); msg != "" {
+		if msg := mcptest.Call(t, cs, "memory_store", map[string]any{"text": "The relay moves to the new datacenter on May 3", "tier": "public", "topic": "project/infra"}, &stored); msg != "" {
 			t.Fatalf("owner's public store: %s", msg)
 		}
 		if stored.Memory.Tier != snowclaw.TierPublic {
@@ -267,7 +227,7 @@ func TestMCP_BearerToken(t *testing.T) {
 		}
 		// and anyone can find it
 		other := e.mustMCP(nip98Transport{sk: newUser().sk})
-		if h := mcpFind(t, other, "datacenter", stored.Memory.ID, 5*time.Second); h == nil || !strings.Contains(h.Memory.Text, "May 3") {
+		if h := mcptest.Find(t, other, "datacenter", stored.Memory.ID, 5*time.Second); h == nil || !strings.Contains(h.Memory.Text, "May 3") {
 			t.Fatalf("public memory not found by another key: %+v", h)
 		}
 	})
@@ -276,16 +236,16 @@ func TestMCP_BearerToken(t *testing.T) {
 		e := startMCPEnv(t, func(o *relay.Options) { o.MCP.Token, o.MCP.Identity = token, alice.pk })
 		cs := e.mustMCP(bearerTransport{token})
 		var stored struct{ Memory snowclaw.MemoryView }
-		if msg := mcpCall(t, cs, "memory_store", map[string]any{"text": "x", "tier": "public"}, &stored); !strings.HasPrefix(msg, "restricted:") {
+		if msg := mcptest.Call(t, cs, "memory_store", map[string]any{"text": "x", "tier": "public"}, &stored); !strings.HasPrefix(msg, "restricted:") {
 			t.Fatalf("alice's public store: %q", msg)
 		}
-		if msg := mcpCall(t, cs, "memory_store", map[string]any{"text": "Alice prefers tea over coffee"}, &stored); msg != "" || stored.Memory.Person != alice.pk {
+		if msg := mcptest.Call(t, cs, "memory_store", map[string]any{"text": "Alice prefers tea over coffee"}, &stored); msg != "" || stored.Memory.Person != alice.pk {
 			t.Fatalf("alice's private store: %q %+v", msg, stored.Memory)
 		}
 		// alice herself, over NIP-98, reads what the token stored
 		ac := e.mustMCP(nip98Transport{sk: alice.sk})
 		var detail snowclaw.MemoryDetail
-		if msg := mcpCall(t, ac, "memory_get", map[string]any{"id": stored.Memory.ID}, &detail); msg != "" || detail.Memory.Text != "Alice prefers tea over coffee" {
+		if msg := mcptest.Call(t, ac, "memory_get", map[string]any{"id": stored.Memory.ID}, &detail); msg != "" || detail.Memory.Text != "Alice prefers tea over coffee" {
 			t.Fatalf("memory_get as alice: %q %+v", msg, detail.Memory)
 		}
 	})
@@ -306,7 +266,7 @@ func TestMCP_BehindProxy(t *testing.T) {
 	alice := newUser()
 	cs := e.mustMCP(nip98Transport{sk: alice.sk, public: "https://relay.example.com/mcp"})
 	var stored struct{ Memory snowclaw.MemoryView }
-	if msg := mcpCall(t, cs, "memory_store", map[string]any{"text": "Alice is on call the first week of June"}, &stored); msg != "" || stored.Memory.Person != alice.pk {
+	if msg := mcptest.Call(t, cs, "memory_store", map[string]any{"text": "Alice is on call the first week of June"}, &stored); msg != "" || stored.Memory.Person != alice.pk {
 		t.Fatalf("memory_store through the proxy: %q %+v", msg, stored.Memory)
 	}
 	// a header signed for another site, replayed here under that site's Host

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/nbd-wtf/go-nostr"
-	"github.com/nbd-wtf/go-nostr/nip19"
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/agent/memory"
 )
@@ -67,7 +66,7 @@ func (v *viewer) view(evt *nostr.Event) snowclaw.MemoryView {
 		Tier:       snowclaw.TierOf(evt),
 		Group:      snowclaw.GroupOf(evt),
 		Tags:       snowclaw.TagValues(evt, "t"),
-		Source:     npubOf(firstTag(evt, "snow:source", evt.PubKey)),
+		Source:     snowclaw.NpubOf(firstTag(evt, "snow:source", evt.PubKey)),
 		Model:      firstTag(evt, "snow:model", ""),
 		Supersedes: snowclaw.TagValues(evt, "snow:supersedes"),
 		CreatedAt:  evt.CreatedAt,
@@ -134,16 +133,4 @@ func firstTag(evt *nostr.Event, key, fallback string) string {
 		return v[0]
 	}
 	return fallback
-}
-
-// npubOf shows a key as an npub; anything that is not a key stays as is.
-func npubOf(s string) string {
-	pk, err := snowclaw.ParsePubkey(s)
-	if err != nil {
-		return s
-	}
-	if npub, err := nip19.EncodePublicKey(pk); err == nil {
-		return npub
-	}
-	return s
 }

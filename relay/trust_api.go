@@ -123,7 +123,7 @@ func (r *Relay) preferenceView(st trustState, reader string, names map[string]st
 }
 
 func (r *Relay) entry(key string, w float64, names map[string]string) PreferenceEntry {
-	e := PreferenceEntry{Source: npubOf(key), Weight: w, Name: names[key]}
+	e := PreferenceEntry{Source: snowclaw.NpubOf(key), Weight: w, Name: names[key]}
 	if g, ok := strings.CutPrefix(key, "group:"); ok {
 		e.Source = key
 		if snap, ok := r.groups.Snapshot(g); ok {

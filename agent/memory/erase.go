@@ -46,7 +46,7 @@ func (s *Store) ErasePerson(pk string) bool {
 	r := ref{KindNpub, pk}
 	delete(s.dirty, r)
 	delete(s.stamps, r)
-	npub := memberNpub(pk)
+	npub := snowclaw.NpubOf(pk)
 	for id, g := range s.groups {
 		n := len(g.Members)
 		g.Members = slices.DeleteFunc(g.Members, func(m Member) bool { return m.Npub == npub })

@@ -3,6 +3,8 @@ package memory
 import (
 	"slices"
 	"strings"
+
+	"github.com/snowclaw/snowclaw"
 )
 
 // Group returns a copy of a group's record.
@@ -68,7 +70,7 @@ func (s *Store) SetGroupInfo(id, name, purpose string) bool {
 // SeeMember records a member of a group (npub or hex) and their current
 // name; it reports whether the member or the name is new.
 func (s *Store) SeeMember(id, npub, name string) bool {
-	npub, name = memberNpub(strings.TrimSpace(npub)), strings.TrimSpace(name)
+	npub, name = snowclaw.NpubOf(strings.TrimSpace(npub)), strings.TrimSpace(name)
 	if id == "" || npub == "" {
 		return false
 	}

@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/nbd-wtf/go-nostr/nip19"
 	"github.com/snowclaw/snowclaw"
 )
 
@@ -173,19 +172,6 @@ func (s *Store) DropNpub(pk string) bool {
 	delete(s.npubs, pk)
 	s.markRemovedLocked(keyOf(KindNpub, pk, ""))
 	return true
-}
-
-// memberNpub turns a hex pubkey or npub into the bech32 form group records
-// use; anything else is kept as given.
-func memberNpub(s string) string {
-	pk, err := snowclaw.ParsePubkey(s)
-	if err != nil {
-		return s
-	}
-	if npub, err := nip19.EncodePublicKey(pk); err == nil {
-		return npub
-	}
-	return s
 }
 
 // containsNormalized reports whether list holds s up to Normalize.

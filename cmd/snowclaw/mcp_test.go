@@ -2,12 +2,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"os/exec"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/snowclaw/snowclaw/internal/mcptest"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowclaw/snowclaw"
@@ -38,48 +39,6 @@ func logText(w *lockedWriter) string {
 	return w.b.String()
 }
 
-// toolCall runs a tool and decodes its structured result into out; it
-// returns the text of a tool error ("" on success).
-func toolCall(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any, out any) string {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	if res.IsError {
-		return res.Content[0].(*mcp.TextContent).Text
-	}
-	raw, _ := json.Marshal(res.StructuredContent)
-	if err := json.Unmarshal(raw, out); err != nil {
-		t.Fatalf("%s: decoding %s: %v", name, raw, err)
-	}
-	return ""
-}
-
-// findMemory searches until id shows up (indexing takes up to a second)
-// and returns its hit, or nil once wait is over.
-func findMemory(t *testing.T, cs *mcp.ClientSession, q, id string, wait time.Duration) *snowclaw.SearchHit {
-	t.Helper()
-	deadline := time.Now().Add(wait)
-	for {
-		var res snowclaw.SearchResponse
-		if msg := toolCall(t, cs, "memory_search", map[string]any{"q": q, "limit": 10}, &res); msg != "" {
-			t.Fatalf("memory_search %q: %s", q, msg)
-		}
-		for i, h := range res.Results {
-			if h.Event != nil && h.Event.ID == id {
-				return &res.Results[i]
-			}
-		}
-		if time.Now().After(deadline) {
-			return nil
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
 // TestCLI_MCPStdio drives `snowclaw mcp` over stdio against a real relay
 // process: the five tools, a private memory stored, found, read and
 // forgotten by its person, and invisible to another key's MCP process.
@@ -107,43 +66,43 @@ func TestCLI_MCPStdio(t *testing.T) {
 	}
 
 	var stored struct{ Memory snowclaw.MemoryView }
-	if msg := toolCall(t, ac, "memory_store", map[string]any{"text": "Alice's locker code at the climbing gym is 4471", "topic": "user/alice/gym"}, &stored); msg != "" {
+	if msg := mcptest.Call(t, ac, "memory_store", map[string]any{"text": "Alice's locker code at the climbing gym is 4471", "topic": "user/alice/gym"}, &stored); msg != "" {
 		t.Fatalf("memory_store: %s\nrelay:\n%s", msg, logText(c.cmd.Stderr.(*lockedWriter)))
 	}
 	m := stored.Memory
 	if len(m.ID) != 64 || m.Tier != snowclaw.TierPrivate || m.Person != alice.pk {
 		t.Fatalf("stored %+v", m)
 	}
-	hit := findMemory(t, ac, "climbing gym locker", m.ID, 5*time.Second)
+	hit := mcptest.Find(t, ac, "climbing gym locker", m.ID, 5*time.Second)
 	if hit == nil || hit.Memory == nil || hit.Memory.Text != "Alice's locker code at the climbing gym is 4471" {
 		t.Fatalf("alice does not find her memory: %+v", hit)
 	}
 	var detail snowclaw.MemoryDetail
-	if msg := toolCall(t, ac, "memory_get", map[string]any{"id": m.ID}, &detail); msg != "" || detail.Memory.ID != m.ID || !strings.Contains(detail.Memory.Text, "4471") {
+	if msg := mcptest.Call(t, ac, "memory_get", map[string]any{"id": m.ID}, &detail); msg != "" || detail.Memory.ID != m.ID || !strings.Contains(detail.Memory.Text, "4471") {
 		t.Fatalf("memory_get: %q %+v", msg, detail.Memory)
 	}
 	var listed struct{ Memories []snowclaw.MemoryView }
-	if msg := toolCall(t, ac, "memory_list", map[string]any{"topic": "user/alice/gym"}, &listed); msg != "" || len(listed.Memories) != 1 || listed.Memories[0].ID != m.ID {
+	if msg := mcptest.Call(t, ac, "memory_list", map[string]any{"topic": "user/alice/gym"}, &listed); msg != "" || len(listed.Memories) != 1 || listed.Memories[0].ID != m.ID {
 		t.Fatalf("memory_list: %q %+v", msg, listed)
 	}
 
 	// bob's MCP process (key from the environment) sees none of it
 	bc, _ := startMCP(t, []string{"SNOWCLAW_SEC=" + bob.nsec}, "--relay", c.url)
-	if h := findMemory(t, bc, "climbing gym locker", m.ID, 0); h != nil {
+	if h := mcptest.Find(t, bc, "climbing gym locker", m.ID, 0); h != nil {
 		t.Fatalf("bob finds alice's private memory: %+v", h.Memory)
 	}
-	if msg := toolCall(t, bc, "memory_get", map[string]any{"id": m.ID}, &detail); !strings.HasPrefix(msg, "not-found:") {
+	if msg := mcptest.Call(t, bc, "memory_get", map[string]any{"id": m.ID}, &detail); !strings.HasPrefix(msg, "not-found:") {
 		t.Fatalf("bob's memory_get: %q", msg)
 	}
 
 	var forgot snowclaw.ForgetResponse
-	if msg := toolCall(t, ac, "memory_forget", map[string]any{"id": m.ID}, &forgot); msg != "" || forgot.Deleted < 1 {
+	if msg := mcptest.Call(t, ac, "memory_forget", map[string]any{"id": m.ID}, &forgot); msg != "" || forgot.Deleted < 1 {
 		t.Fatalf("memory_forget: %q %+v", msg, forgot)
 	}
-	if msg := toolCall(t, ac, "memory_get", map[string]any{"id": m.ID}, &detail); !strings.HasPrefix(msg, "not-found:") {
+	if msg := mcptest.Call(t, ac, "memory_get", map[string]any{"id": m.ID}, &detail); !strings.HasPrefix(msg, "not-found:") {
 		t.Fatalf("memory_get after forget: %q", msg)
 	}
-	if h := findMemory(t, ac, "climbing gym locker", m.ID, 0); h != nil {
+	if h := mcptest.Find(t, ac, "climbing gym locker", m.ID, 0); h != nil {
 		t.Fatalf("forgotten memory still found: %+v", h.Memory)
 	}
 	if logs := logText(alogs); !strings.Contains(logs, "level=") {
