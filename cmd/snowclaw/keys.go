@@ -23,19 +23,7 @@ func runKeygen(stdout io.Writer) error {
 }
 
 func runKeys(args, environ []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("keys", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var fl serveFlags
-	fs.StringVar(&fl.data, "data", "", "data directory (default ./snowclaw-data)")
-	fs.StringVar(&fl.config, "config", "", "TOML config file")
-	if err := fs.Parse(args); err != nil {
-		return errUsageShown
-	}
-	cfg, err := resolveConfig(&fl, environ)
-	if err != nil {
-		return err
-	}
-	keys, err := relay.LoadKeys(cfg.Data, false)
+	_, keys, err := dataDirKeys("keys", args, environ, stderr)
 	if err != nil {
 		return err
 	}
@@ -48,4 +36,23 @@ func runKeys(args, environ []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "%s: %s %s\n", k.name, npub, pk)
 	}
 	return nil
+}
+
+// dataDirKeys parses the flags of the commands that work on a stopped
+// relay's data directory (--data, --config) and loads its keys.
+func dataDirKeys(name string, args, environ []string, stderr io.Writer) (Config, relay.Keys, error) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var fl serveFlags
+	fs.StringVar(&fl.data, "data", "", "data directory (default ./snowclaw-data)")
+	fs.StringVar(&fl.config, "config", "", "TOML config file")
+	if err := fs.Parse(args); err != nil {
+		return Config{}, relay.Keys{}, errUsageShown
+	}
+	cfg, err := resolveConfig(&fl, environ)
+	if err != nil {
+		return Config{}, relay.Keys{}, err
+	}
+	keys, err := relay.LoadKeys(cfg.Data, false)
+	return cfg, keys, err
 }

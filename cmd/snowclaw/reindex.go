@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -14,19 +13,7 @@ import (
 // runReindex rebuilds the search index from the stored events. The relay
 // must be stopped: the store is opened exclusively.
 func runReindex(ctx context.Context, args, environ []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("reindex", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var fl serveFlags
-	fs.StringVar(&fl.data, "data", "", "data directory (default ./snowclaw-data)")
-	fs.StringVar(&fl.config, "config", "", "TOML config file")
-	if err := fs.Parse(args); err != nil {
-		return errUsageShown
-	}
-	cfg, err := resolveConfig(&fl, environ)
-	if err != nil {
-		return err
-	}
-	keys, err := relay.LoadKeys(cfg.Data, false)
+	cfg, keys, err := dataDirKeys("reindex", args, environ, stderr)
 	if err != nil {
 		return err
 	}

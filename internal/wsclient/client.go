@@ -110,26 +110,7 @@ func (c *Client) waitFrom(from int, label, id string, timeout time.Duration) ([]
 }
 
 // Events returns the events received for subscription sub, in order.
-func (c *Client) Events(sub string) []*nostr.Event {
-	var out []*nostr.Event
-	for _, m := range c.Frames() {
-		var arr []json.RawMessage
-		if json.Unmarshal(m, &arr) != nil || len(arr) < 3 {
-			continue
-		}
-		var l, id string
-		json.Unmarshal(arr[0], &l)
-		json.Unmarshal(arr[1], &id)
-		if l != "EVENT" || id != sub {
-			continue
-		}
-		var evt nostr.Event
-		if json.Unmarshal(arr[2], &evt) == nil {
-			out = append(out, &evt)
-		}
-	}
-	return out
-}
+func (c *Client) Events(sub string) []*nostr.Event { return c.eventsFrom(0, sub) }
 
 // EventIDs is Events as a set of ids.
 func (c *Client) EventIDs(sub string) map[string]bool {
