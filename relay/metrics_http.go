@@ -56,6 +56,11 @@ func (r *Relay) writeMetrics(w *bufio.Writer) {
 	family := func(name, typ, help string) {
 		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, typ)
 	}
+	// one is a family with a single unlabelled value
+	one := func(name, typ, help string, v any) {
+		family(name, typ, help)
+		fmt.Fprintf(w, "%s %v\n", name, v)
+	}
 
 	family("snowclaw_events_stored_total", "counter", "Events stored through the write pipeline, by kind class.")
 	for i, name := range kindClassNames {
@@ -83,28 +88,19 @@ func (r *Relay) writeMetrics(w *bufio.Writer) {
 	fmt.Fprintf(w, "snowclaw_search_duration_seconds_sum %s\n", strconv.FormatFloat(seconds(m.search.sumNS.Load()), 'g', -1, 64))
 	fmt.Fprintf(w, "snowclaw_search_duration_seconds_count %d\n", cum)
 
-	family("snowclaw_connections", "gauge", "Open websocket connections.")
-	fmt.Fprintf(w, "snowclaw_connections %d\n", len(r.subs.all()))
+	one("snowclaw_connections", "gauge", "Open websocket connections.", len(r.subs.all()))
 
 	if r.mem != nil {
-		family("snowclaw_search_index_docs", "gauge", "Documents in the search index.")
-		fmt.Fprintf(w, "snowclaw_search_index_docs %d\n", r.mem.Count())
+		one("snowclaw_search_index_docs", "gauge", "Documents in the search index.", r.mem.Count())
 	}
 	if r.agent != nil {
 		s := r.agent.Stats()
-		family("snowclaw_agent_queue_depth", "gauge", "Events waiting in the agent's input queue.")
-		fmt.Fprintf(w, "snowclaw_agent_queue_depth %d\n", s.QueueDepth)
-		family("snowclaw_agent_queue_capacity", "gauge", "Size of the agent's input queue.")
-		fmt.Fprintf(w, "snowclaw_agent_queue_capacity %d\n", s.QueueCap)
-		family("snowclaw_agent_dropped_total", "counter", "Events dropped because the agent's queue was full.")
-		fmt.Fprintf(w, "snowclaw_agent_dropped_total %d\n", s.Dropped)
-		family("snowclaw_agent_handled_total", "counter", "Events the agent has handled.")
-		fmt.Fprintf(w, "snowclaw_agent_handled_total %d\n", s.Handled)
-		family("snowclaw_agent_replies_total", "counter", "Replies the agent has written.")
-		fmt.Fprintf(w, "snowclaw_agent_replies_total %d\n", s.Replies)
-		family("snowclaw_agent_llm_errors_total", "counter", "Failed model calls.")
-		fmt.Fprintf(w, "snowclaw_agent_llm_errors_total %d\n", s.LLMErrors)
-		family("snowclaw_agent_flushed_total", "counter", "Memory records the agent has written to the relay.")
-		fmt.Fprintf(w, "snowclaw_agent_flushed_total %d\n", s.Flushed)
+		one("snowclaw_agent_queue_depth", "gauge", "Events waiting in the agent's input queue.", s.QueueDepth)
+		one("snowclaw_agent_queue_capacity", "gauge", "Size of the agent's input queue.", s.QueueCap)
+		one("snowclaw_agent_dropped_total", "counter", "Events dropped because the agent's queue was full.", s.Dropped)
+		one("snowclaw_agent_handled_total", "counter", "Events the agent has handled.", s.Handled)
+		one("snowclaw_agent_replies_total", "counter", "Replies the agent has written.", s.Replies)
+		one("snowclaw_agent_llm_errors_total", "counter", "Failed model calls.", s.LLMErrors)
+		one("snowclaw_agent_flushed_total", "counter", "Memory records the agent has written to the relay.", s.Flushed)
 	}
 }

@@ -21,10 +21,7 @@ func (s *Store) Erase(match func(Item) bool) []Item {
 	for id, it := range s.items {
 		if match(*it) {
 			out = append(out, *it)
-			delete(s.items, id)
-			r := ref{KindItem, id}
-			delete(s.dirty, r)
-			delete(s.stamps, r)
+			s.dropItemLocked(id)
 		}
 	}
 	sortNewest(out)
@@ -93,4 +90,14 @@ func (r *Ring) Remove(match func(HistoryMessage) bool) int {
 	copy(r.buf, kept)
 	r.start, r.n = 0, len(kept)
 	return len(msgs) - len(kept)
+}
+
+// dropItemLocked takes an item out of RAM and out of the pending writes,
+// without queueing a deletion of its event: the caller has its own plan
+// for the event (hard delete, or keeping it as a superseded version).
+func (s *Store) dropItemLocked(id string) {
+	delete(s.items, id)
+	r := ref{KindItem, id}
+	delete(s.dirty, r)
+	delete(s.stamps, r)
 }

@@ -65,10 +65,7 @@ func (s *Store) Replace(oldID string, next Item) (Item, error) {
 	if _, taken := s.items[prepared.ID]; taken {
 		return Item{}, fmt.Errorf("memory: the new version is already stored as item %s", prepared.ID)
 	}
-	delete(s.items, oldID)
-	r := ref{KindItem, oldID}
-	delete(s.dirty, r)
-	delete(s.stamps, r)
+	s.dropItemLocked(oldID)
 	s.items[prepared.ID] = &prepared
 	s.markDirtyLocked(keyOf(KindItem, prepared.ID, prepared.Topic))
 	return prepared, nil
