@@ -35,3 +35,35 @@ func TierOf(evt *nostr.Event) Tier {
 
 // IsEncrypted reports whether the event is marked ["encrypted", ...].
 func IsEncrypted(evt *nostr.Event) bool { return HasTag(evt, "encrypted") }
+
+// PersonOf names the person an encrypted, p-tagged event (a private
+// memory, the agent's record of someone) belongs to, and whether that
+// claim can be trusted. Anyone can write a p tag, so the tag alone proves
+// nothing: the claim holds only when the event names exactly one person
+// (every p tag the same canonical hex key) and is signed by the agent
+// (agentPubkey, hex; "" trusts no agent) or by that person. Every reader
+// that decides whose private memory an event is — the read rule, the
+// write rule, decryption for a reader, the agent's RAM, exports, the
+// search index — asks this function and nothing else.
+func PersonOf(evt *nostr.Event, agentPubkey string) (string, bool) {
+	if evt == nil || !IsEncrypted(evt) {
+		return "", false
+	}
+	ps := TagValues(evt, "p")
+	if len(ps) == 0 {
+		return "", false
+	}
+	person := ps[0]
+	for _, p := range ps[1:] {
+		if p != person {
+			return "", false
+		}
+	}
+	if pk, err := ParsePubkey(person); err != nil || pk != person {
+		return "", false
+	}
+	if evt.PubKey != person && (agentPubkey == "" || evt.PubKey != agentPubkey) {
+		return "", false
+	}
+	return person, true
+}
