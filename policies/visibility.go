@@ -80,7 +80,9 @@ func (v *Visibility) canReadAppData(reader string, evt *nostr.Event) (ok bool, w
 	case snowclaw.NamespaceMemoryItem:
 		switch snowclaw.TierOf(evt) {
 		case snowclaw.TierPrivate:
-			if reader != "" && (reader == evt.PubKey || slices.Contains(snowclaw.TagValues(evt, "p"), reader)) {
+			// whose it is comes from the signature (snowclaw.PersonOf),
+			// never from a p tag alone: a forged one is its author's only
+			if person, ok := snowclaw.PersonOf(evt, v.IDs.Agent); reader != "" && (reader == evt.PubKey || ok && reader == person) {
 				return true, "", true
 			}
 			return false, "private memories are readable by the agent and their user only", true

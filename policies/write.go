@@ -2,7 +2,6 @@ package policies
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
@@ -58,8 +57,10 @@ func (w *WriteRules) checkAppData(evt *nostr.Event) (bool, string) {
 	case snowclaw.NamespaceMemoryItem:
 		switch snowclaw.TierOf(evt) {
 		case snowclaw.TierPrivate:
-			if author != w.IDs.Agent && !slices.Contains(snowclaw.TagValues(evt, "p"), author) {
-				return true, "restricted: a private memory is written by the agent or by the person it belongs to (its p tag)"
+			// the same rule every reader applies (snowclaw.PersonOf), so
+			// nothing is stored that would be shown as someone else's
+			if _, ok := snowclaw.PersonOf(evt, w.IDs.Agent); !ok {
+				return true, "restricted: a private memory names exactly one person (its p tag, 64 lowercase hex) and is written by the agent or by that person"
 			}
 		case snowclaw.TierInternal:
 			if author != w.IDs.Agent {
