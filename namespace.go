@@ -72,14 +72,6 @@ func NamespaceOf(evt *nostr.Event) (Namespace, string) {
 	return ClassifyD(evt.Tags.GetD())
 }
 
-// GroupOf returns the value of the first h tag, or "" when there is none.
-func GroupOf(evt *nostr.Event) string {
-	if t := evt.Tags.Find("h"); len(t) >= 2 {
-		return t[1]
-	}
-	return ""
-}
-
 // HasTag reports whether the event carries a tag with this exact key (and
 // any or no value), e.g. ["encrypted","nip44"] or ["private"].
 func HasTag(evt *nostr.Event, key string) bool {

@@ -28,4 +28,8 @@ type GroupInfo struct {
 type GroupView interface {
 	GroupInfo(id string) (GroupInfo, bool)
 	IsMember(group, pubkey string) bool
+	// Moderates reports whether pubkey holds moderation powers in group
+	// (admin or moderator role, the owner, the relay's keys): those who
+	// may create its invite codes, and so read them.
+	Moderates(group, pubkey string) bool
 }

@@ -21,6 +21,8 @@ func (g fakeGroups) GroupInfo(id string) (GroupInfo, bool) {
 
 func (g fakeGroups) IsMember(group, pubkey string) bool { return g.members[group][pubkey] }
 
+func (g fakeGroups) Moderates(group, pubkey string) bool { return false }
+
 // nip01Prefixes are the machine-readable prefixes of NIP-01 OK and CLOSED
 // messages.
 var nip01Prefixes = []string{"invalid", "blocked", "restricted", "auth-required", "rate-limited", "duplicate", "unsupported", "error", "pow"}

@@ -17,17 +17,19 @@ import (
 func (v *Visibility) CheckFilter(reader string, f nostr.Filter) (reject bool, msg string) {
 	for _, g := range f.Tags["h"] {
 		info, exists := v.Groups.GroupInfo(g)
-		if exists && !info.Private && !asksForMemories(f) {
+		if exists && !info.Private && !info.Hidden && !asksForMemories(f) {
 			continue
+		}
+		if v.Groups.IsMember(g, reader) || v.IDs.IsSystem(reader) {
+			continue
+		}
+		if !seesGroup(v.Groups, v.IDs, g, reader) {
+			return true, UnseenGroup(g, reader)
 		}
 		if reader == "" {
 			return true, fmt.Sprintf("auth-required: group %s is readable by its members only; authenticate with NIP-42", g)
 		}
-		if !v.Groups.IsMember(g, reader) && !v.IDs.IsSystem(reader) {
-			// the same words for a missing and a hidden group, so the
-			// answer does not reveal which ids exist
-			return true, fmt.Sprintf("restricted: you are not a member of group %s", g)
-		}
+		return true, fmt.Sprintf("restricted: you are not a member of group %s", g)
 	}
 	if slices.Contains(f.Kinds, snowclaw.KindGiftWrap) || slices.Contains(f.Kinds, snowclaw.KindLegacyDM) {
 		if reader == "" {

@@ -36,6 +36,21 @@ func (v *Visibility) CanRead(reader string, evt *nostr.Event) (bool, string) {
 	if v.IDs.IsSystem(reader) {
 		return true, ""
 	}
+	if _, err := snowclaw.ParseGroup(evt); err != nil {
+		// stored before writes were checked: it names no group it could
+		// be shown in, so only those who see everything, and its author
+		if reader != "" && (reader == evt.PubKey || reader == v.IDs.Owner) {
+			return true, ""
+		}
+		return false, "events with malformed h tags are served to their author only"
+	}
+	if carriesInvite(evt) {
+		g := snowclaw.GroupOf(evt)
+		if reader != "" && (reader == evt.PubKey || v.Groups.Moderates(g, reader)) {
+			return true, ""
+		}
+		return false, fmt.Sprintf("invite codes of group %s are readable by its moderators only", g)
+	}
 
 	if ok, why, decided := v.canReadAppData(reader, evt); decided {
 		return ok, why
@@ -107,9 +122,18 @@ func (v *Visibility) memberOnly(reader string, evt *nostr.Event, g string) (bool
 	return false, fmt.Sprintf("group memories of %s are readable by its members only", g), true
 }
 
+// carriesInvite reports whether evt holds a group's invite code: a
+// create-invite, or a join request that presented one. Whoever reads it
+// can join a closed group, so both are for the group's moderators.
+func carriesInvite(evt *nostr.Event) bool {
+	return evt.Kind == snowclaw.KindCreateInvite || (evt.Kind == snowclaw.KindJoinRequest && snowclaw.HasTag(evt, "code"))
+}
+
+// canReadGroup: a hidden group is read like a private one, since serving
+// its messages to anyone would show that it exists.
 func (v *Visibility) canReadGroup(reader string, evt *nostr.Event, g string) (bool, string) {
 	info, exists := v.Groups.GroupInfo(g)
-	if exists && !info.Private {
+	if exists && !info.Private && !info.Hidden {
 		return true, ""
 	}
 	if reader != "" && (reader == evt.PubKey || v.Groups.IsMember(g, reader)) {

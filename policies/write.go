@@ -19,6 +19,13 @@ type WriteRules struct {
 // Check returns whether evt must be refused and why.
 func (w *WriteRules) Check(evt *nostr.Event) (reject bool, msg string) {
 	author := evt.PubKey
+	// first, for every kind and every author (the relay's and the agent's
+	// own events too): readers match #h against any h tag, so an event
+	// naming two groups would be judged by one and delivered to both
+	g, err := snowclaw.ParseGroup(evt)
+	if err != nil {
+		return true, "invalid: " + err.Error()
+	}
 	if snowclaw.IsGroupMetadataKind(evt.Kind) && author != w.IDs.Relay {
 		return true, "restricted: group metadata (kinds 39000-39003) is signed by the relay itself; send moderation events (9000-9009) instead"
 	}
@@ -28,13 +35,11 @@ func (w *WriteRules) Check(evt *nostr.Event) (reject bool, msg string) {
 	if snowclaw.IsGroupStateKind(evt.Kind) {
 		return false, "" // the groups plugin decides
 	}
-	if g := snowclaw.GroupOf(evt); g != "" && !w.IDs.IsSystem(author) {
-		if _, ok := w.Groups.GroupInfo(g); !ok {
-			return true, fmt.Sprintf("restricted: there is no group %s on this relay", g)
+	if g != "" && !w.IDs.IsSystem(author) && !w.Groups.IsMember(g, author) {
+		if !seesGroup(w.Groups, w.IDs, g, author) {
+			return true, UnseenGroup(g, author)
 		}
-		if !w.Groups.IsMember(g, author) {
-			return true, fmt.Sprintf("restricted: you are not a member of group %s; send a join request (kind 9021) first", g)
-		}
+		return true, fmt.Sprintf("restricted: you are not a member of group %s; send a join request (kind 9021) first", g)
 	}
 	return false, ""
 }

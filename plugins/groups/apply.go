@@ -36,7 +36,10 @@ func (s *Groups) OnEventSaved(ctx context.Context, evt *nostr.Event) {
 // apply changes the state for one event. live is false while replaying the
 // store at start-up, when consequences already happened and are skipped.
 func (s *Groups) apply(evt *nostr.Event, live bool) effect {
-	gid := snowclaw.GroupOf(evt)
+	gid, err := snowclaw.ParseGroup(evt)
+	if err != nil || gid == "" {
+		return effect{} // refused on write; stored before that, it names no group
+	}
 	eff := effect{group: gid, metadata: true}
 	g := s.groups[gid]
 	if g == nil && evt.Kind != snowclaw.KindCreateGroup {
@@ -64,6 +67,9 @@ func (s *Groups) apply(evt *nostr.Event, live bool) effect {
 	case snowclaw.KindRemoveUser:
 		if p := evt.Tags.Find("p"); len(p) >= 2 {
 			delete(g.Members, p[1])
+			if evt.PubKey != s.opts.IDs.Relay {
+				g.Removed[p[1]] = true
+			}
 		}
 	case snowclaw.KindEditMetadata:
 		g.applyMetadataTags(evt.Tags)
@@ -82,6 +88,9 @@ func (s *Groups) apply(evt *nostr.Event, live bool) effect {
 	case snowclaw.KindJoinRequest:
 		if _, ok := g.Members[evt.PubKey]; !ok {
 			g.Members[evt.PubKey] = nil
+		}
+		if code := joinCode(evt); code != "" && !slices.Contains(g.JoinedWith[evt.PubKey], code) {
+			g.JoinedWith[evt.PubKey] = append(g.JoinedWith[evt.PubKey], code)
 		}
 		// the relay's 9000 answer triggers the metadata update
 		eff.metadata, eff.putUser = false, evt.PubKey
@@ -135,7 +144,9 @@ func (s *Groups) deleteMatching(ctx context.Context, f nostr.Filter, group strin
 		return
 	}
 	for _, evt := range events {
-		if group != "" && snowclaw.GroupOf(evt) != group {
+		// NamesGroup, not GroupOf: events stored with several h tags
+		// before they were refused go with every group they name
+		if group != "" && !snowclaw.NamesGroup(evt, group) {
 			continue
 		}
 		if err := s.opts.Delete(ctx, evt); err != nil {

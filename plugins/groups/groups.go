@@ -7,6 +7,8 @@ package groups
 import (
 	"context"
 	"log/slog"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -91,6 +93,22 @@ func (s *Groups) IsMember(group, pubkey string) bool {
 	return member
 }
 
+// Moderates implements policies.GroupView: pubkey may act as a moderator
+// of group (and so create and read its invite codes).
+func (s *Groups) Moderates(group, pubkey string) bool {
+	if pubkey == "" {
+		return false
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	g, ok := s.groups[group]
+	if !ok {
+		return false
+	}
+	_, mod := s.powers(g, pubkey)
+	return mod
+}
+
 // Snapshot returns a copy of one group for callers outside the plugin
 // (tests, the agent, the UI).
 func (s *Groups) Snapshot(id string) (Group, bool) {
@@ -120,9 +138,11 @@ func (g *Group) clone() Group {
 	for k, v := range g.Members {
 		c.Members[k] = append([]string(nil), v...)
 	}
-	c.Invites = make(map[string]bool, len(g.Invites))
-	for k, v := range g.Invites {
-		c.Invites[k] = v
+	c.Invites = maps.Clone(g.Invites)
+	c.JoinedWith = make(map[string][]string, len(g.JoinedWith))
+	for k, v := range g.JoinedWith {
+		c.JoinedWith[k] = slices.Clone(v)
 	}
+	c.Removed = maps.Clone(g.Removed)
 	return c
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
+	"github.com/snowclaw/snowclaw/policies"
 )
 
 // RejectEvent judges NIP-29 moderation events and join/leave requests
@@ -17,7 +18,10 @@ func (s *Groups) RejectEvent(ctx context.Context, evt *nostr.Event) (bool, strin
 	if !snowclaw.IsGroupStateKind(evt.Kind) {
 		return false, ""
 	}
-	gid := snowclaw.GroupOf(evt)
+	gid, err := snowclaw.ParseGroup(evt)
+	if err != nil {
+		return true, "invalid: " + err.Error()
+	}
 	if gid == "" {
 		return true, "invalid: NIP-29 group events need an h tag naming the group"
 	}
@@ -36,17 +40,40 @@ func (s *Groups) RejectEvent(ctx context.Context, evt *nostr.Event) (bool, strin
 	case snowclaw.KindCreateGroup:
 		return s.checkCreate(evt, gid, g)
 	case snowclaw.KindJoinRequest:
-		return checkJoin(evt, gid, g)
-	case snowclaw.KindLeaveRequest:
-		if g == nil || !hasMember(g, evt.PubKey) {
+		reject, msg := checkJoin(evt, gid, g)
+		if reject && (g == nil || g.Hidden) {
+			msg = policies.UnseenGroup(gid, evt.PubKey)
+		}
+		return reject, msg
+	}
+	if !s.seen(g, evt.PubKey) {
+		return true, policies.UnseenGroup(gid, evt.PubKey)
+	}
+	if evt.Kind == snowclaw.KindLeaveRequest {
+		if !hasMember(g, evt.PubKey) {
 			return true, fmt.Sprintf("invalid: you are not a member of group %s", gid)
 		}
 		return false, ""
 	}
-	if g == nil {
-		return true, fmt.Sprintf("invalid: there is no group %s on this relay", gid)
-	}
 	return s.checkModeration(ctx, evt, g)
+}
+
+// seen reports whether pk may learn that g exists: the same rule as the
+// read and write policies (a missing group is seen by nobody).
+func (s *Groups) seen(g *Group, pk string) bool {
+	if g == nil {
+		return false
+	}
+	admin, _ := s.powers(g, pk)
+	return !g.Hidden || hasMember(g, pk) || admin
+}
+
+// joinCode is the invite code a join request presents, or "".
+func joinCode(evt *nostr.Event) string {
+	if c := evt.Tags.Find("code"); len(c) >= 2 {
+		return c[1]
+	}
+	return ""
 }
 
 func hasMember(g *Group, pk string) bool {
@@ -68,18 +95,25 @@ func (s *Groups) checkCreate(evt *nostr.Event, gid string, g *Group) (bool, stri
 	return false, ""
 }
 
+// checkJoin: an open group takes anyone; a closed one, and a hidden one
+// (whose refusals RejectEvent words as for a missing group), takes an
+// invite code that is still valid, from someone no moderator removed:
+// after a removal only a moderator's put-user brings a person back.
 func checkJoin(evt *nostr.Event, gid string, g *Group) (bool, string) {
 	if g == nil {
-		return true, fmt.Sprintf("invalid: there is no group %s on this relay", gid)
+		return true, "restricted: no such group"
 	}
 	if hasMember(g, evt.PubKey) {
 		return true, fmt.Sprintf("duplicate: you are already a member of group %s", gid)
 	}
-	if g.Closed {
-		if code := evt.Tags.Find("code"); len(code) >= 2 && g.Invites[code[1]] {
-			return false, ""
-		}
+	if !g.Closed && !g.Hidden {
+		return false, ""
+	}
+	if !g.InviteValid(joinCode(evt)) {
 		return true, fmt.Sprintf("restricted: group %s is closed; ask an admin for an invite code and send it in a code tag", gid)
+	}
+	if g.Removed[evt.PubKey] {
+		return true, fmt.Sprintf("restricted: a moderator removed you from group %s; only a moderator can add you back", gid)
 	}
 	return false, ""
 }
@@ -154,7 +188,7 @@ func (s *Groups) checkDeleteTargets(ctx context.Context, evt *nostr.Event, g *Gr
 		if reject {
 			continue
 		}
-		if snowclaw.GroupOf(target) != g.ID {
+		if !snowclaw.NamesGroup(target, g.ID) {
 			reject, msg = true, fmt.Sprintf("invalid: event %s is not in group %s", target.ID, g.ID)
 		} else if snowclaw.IsGroupStateKind(target.Kind) {
 			reject, msg = true, "invalid: moderation events are the group's history and cannot be deleted"

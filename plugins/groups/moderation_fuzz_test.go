@@ -249,6 +249,9 @@ func FuzzModerationEvent(f *testing.F) {
 		{9021, fz.stranger, 0, `[["h","pub"]]`},
 		{9021, fz.stranger, 0, `[["h","club"],["code","abc"]]`},
 		{9021, fz.stranger, 0, `[["h","club"],["code","wrong"]]`},
+		{9001, fz.mod, 0, `[["h","club"],["p","` + pub(fz.member) + `"]]`},
+		{9021, fz.member, 0, `[["h","club"],["code","abc"]]`},
+		{9021, fz.stranger, 0, `[["h","club"],["code","abc"],["h","pub"]]`},
 		{9021, fz.stranger, 0, `[["h","club"]]`},
 		{9021, fz.member, 0, `[["h","pub"]]`},
 		{9021, fz.stranger, 0, `[["h","nosuch"]]`},
@@ -392,6 +395,14 @@ func groupDiff(live, rebuilt groups.Group) string {
 	}
 	if !maps.Equal(live.Invites, rebuilt.Invites) {
 		return fmt.Sprintf("invites live %v, rebuilt %v", live.Invites, rebuilt.Invites)
+	}
+	for code := range live.Invites {
+		if live.InviteValid(code) != rebuilt.InviteValid(code) {
+			return fmt.Sprintf("invite %q valid live %v, rebuilt %v", code, live.InviteValid(code), rebuilt.InviteValid(code))
+		}
+	}
+	if !maps.Equal(live.Removed, rebuilt.Removed) {
+		return fmt.Sprintf("removed live %v, rebuilt %v", live.Removed, rebuilt.Removed)
 	}
 	return ""
 }

@@ -33,6 +33,13 @@ type Group struct {
 	Members map[string][]string // pubkey → roles (empty for plain members)
 	Invites map[string]bool     // invite codes from create-invite (9009)
 
+	// JoinedWith and Removed make revocation derivable from the stored
+	// events in any order: the codes each pubkey presented in an accepted
+	// join (9021), and the pubkeys a moderator removed (a 9001 not signed
+	// by the relay, whose own 9001 only acknowledges a leave).
+	JoinedWith map[string][]string
+	Removed    map[string]bool
+
 	// lastEvent is the newest created_at among the events applied, so the
 	// metadata snapshot can be dated no earlier than what it reflects
 	lastEvent nostr.Timestamp
@@ -43,9 +50,29 @@ func newGroup(id string, defaults policies.GroupInfo) *Group {
 		ID:        id,
 		Name:      id,
 		GroupInfo: defaults,
-		Members:   make(map[string][]string),
-		Invites:   make(map[string]bool),
+		Members:    make(map[string][]string),
+		Invites:    make(map[string]bool),
+		JoinedWith: make(map[string][]string),
+		Removed:    make(map[string]bool),
 	}
+}
+
+// InviteValid reports whether code lets someone join. A code is revoked
+// once anyone who joined with it has been removed by a moderator, so the
+// removed member cannot come back with it, nor hand it to someone else.
+// The rule reads two sets, not the order of events, so a restart (which
+// replays by created_at, a date the senders chose) rebuilds the same
+// answer the live relay gave.
+func (g *Group) InviteValid(code string) bool {
+	if code == "" || !g.Invites[code] {
+		return false
+	}
+	for pk := range g.Removed {
+		if slices.Contains(g.JoinedWith[pk], code) {
+			return false
+		}
+	}
+	return true
 }
 
 func (g *Group) hasRole(pk, role string) bool {
