@@ -43,8 +43,9 @@ func isChat(evt *nostr.Event) bool {
 	return false
 }
 
-// seeProfile records a kind 0 display name of someone the agent knows (or
-// will know: names are kept for everyone who has a record).
+// seeProfile records a kind 0 display name of someone the agent knows;
+// for anyone else the store only caches it in RAM until they interact
+// (memory.Store.SeeName), so profile spam creates no records.
 func (a *Agent) seeProfile(evt *nostr.Event) {
 	var p struct {
 		Name        string `json:"name"`
@@ -61,7 +62,6 @@ func (a *Agent) seeProfile(evt *nostr.Event) {
 		return
 	}
 	name = a.keys.Sanitize(name).Text
-	a.mem.TouchNpub(evt.PubKey, int64(evt.CreatedAt), "")
 	if a.mem.SeeName(evt.PubKey, name, int64(evt.CreatedAt)) {
 		a.dirtied()
 	}

@@ -58,12 +58,43 @@ func (a *Agent) learn(t turn) string {
 		if !a.correctsAgent(t) {
 			return ""
 		}
-		l, _ := a.mem.Learn(memory.Lesson{Text: fmt.Sprintf("%s corrected you: %s", t.msg.Sender, in.text), Source: "correction", Enabled: true})
-		a.log.Info("lesson learnt from a correction", "id", l.ID)
+		if a.frozen(t.sender) {
+			return "The sender is correcting you, but their memory is frozen: the correction was not saved. Acknowledge it."
+		}
+		l, _ := a.mem.Learn(a.lessonFrom(t, fmt.Sprintf("%s corrected you: %s", t.msg.Sender, in.text)))
+		a.log.Info("lesson learnt from a correction", "id", l.ID, "tier", l.LessonTier())
 		a.dirtied()
 		return "The sender is correcting you; the correction was saved as a lesson. Acknowledge it."
 	}
 	return ""
+}
+
+// lessonFrom makes a lesson of someone's words with the scope of the place
+// they were said (issue 11): what the owner teaches in private is global;
+// anything said in a group stays that group's, anything else said in
+// private stays that person's, and either way it remembers whose words
+// it holds, so their forget, export and destroy reach it.
+func (a *Agent) lessonFrom(t turn, text string) memory.Lesson {
+	l := memory.Lesson{Text: text, Source: "correction", Subject: t.sender, Enabled: true}
+	switch {
+	case t.private && a.o.Owner != "" && t.sender == a.o.Owner:
+	case t.private:
+		l.Tier = snowclaw.TierPrivate
+	default:
+		l.Tier, l.Group = snowclaw.TierGroup, t.group
+	}
+	return l
+}
+
+// lessonMayShow is the audience rule of lessons, the same as that of
+// items (audienceMayRead): a group lesson only in its group, a private one
+// only in its person's private conversation; global ones are the owner's
+// or the agent's own (failures), never another person's words.
+func (a *Agent) lessonMayShow(l memory.Lesson, t turn) bool {
+	if l.LessonTier() == snowclaw.TierInternal {
+		return l.Subject == "" || a.o.Owner != "" && l.Subject == a.o.Owner
+	}
+	return audienceMayRead(memory.Item{Tier: l.LessonTier(), Group: l.Group, Subject: l.Subject}, t)
 }
 
 // correctsAgent tells a correction of the agent from one between people:

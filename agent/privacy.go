@@ -17,6 +17,7 @@ import (
 type PersonData struct {
 	Npub     *memory.Npub
 	Items    []memory.Item           // memories about them (their subject)
+	Lessons  []memory.Lesson         // lessons made of their words
 	Messages []memory.HistoryMessage // their messages in the buffers
 }
 
@@ -29,6 +30,11 @@ func (a *Agent) Person(pk string) PersonData {
 	for _, it := range a.mem.Items() {
 		if it.Subject == pk {
 			d.Items = append(d.Items, it)
+		}
+	}
+	for _, l := range a.mem.Lessons() {
+		if l.Subject == pk {
+			d.Lessons = append(d.Lessons, l)
 		}
 	}
 	a.mu.Lock()
@@ -75,6 +81,15 @@ func (a *Agent) EraseItems(match func(memory.Item) bool) []memory.Item {
 	return a.mem.Erase(match)
 }
 
+// LessonD is the d tag of a lesson's event.
+func LessonD(l memory.Lesson) string { return "snow:memory:" + memory.LessonTopic(l.ID) }
+
+// EraseLessons removes matching lessons from RAM without publishing NIP-09
+// deletions: the caller hard-deletes their events.
+func (a *Agent) EraseLessons(match func(memory.Lesson) bool) []memory.Lesson {
+	return a.mem.EraseLessons(match)
+}
+
 // ForgetNotes removes matching notes from a person's record; the record
 // is rewritten at once.
 func (a *Agent) ForgetNotes(ctx context.Context, pk string, match func(string) bool) (int, error) {
@@ -90,6 +105,7 @@ func (a *Agent) ForgetNotes(ctx context.Context, pk string, match func(string) b
 // their place in group records. It returns how many messages went.
 func (a *Agent) ErasePerson(ctx context.Context, pk string) (items, messages int, err error) {
 	items = len(a.mem.Erase(func(it memory.Item) bool { return it.Subject == pk || it.Author == pk }))
+	items += len(a.mem.EraseLessons(func(l memory.Lesson) bool { return l.Subject == pk }))
 	a.mem.ErasePerson(pk)
 	a.mu.Lock()
 	delete(a.rings, dmKey(pk))

@@ -122,7 +122,7 @@ func (a *Agent) buildPrompt(t turn) prompt.Prompt {
 		Instructions: a.o.Instructions,
 		Sender:       a.senderContext(t.sender),
 		Current:      line(t.msg),
-		Lessons:      a.mem.TopLessons(5),
+		Lessons:      a.mem.TopLessons(5, func(l memory.Lesson) bool { return a.lessonMayShow(l, t) }),
 		Memories:     a.recall(t),
 		Budget:       a.o.TokenBudget,
 	}

@@ -27,10 +27,15 @@ const MaxContentBytes = 64 * 1024
 // secret with the other side of the conversation. A Codec is safe for
 // concurrent use once its exported fields are set; do not copy it.
 type Codec struct {
-	AgentSecret string           // hex
-	AgentPubkey string           // hex
-	Model       string           // optional snow:model tag on memory items
-	Now         func() time.Time // nil: time.Now
+	AgentSecret string // hex
+	AgentPubkey string // hex
+	// TrustAgent is the agent whose signature makes a private memory its
+	// p person's (snowclaw.PersonOf); "" means AgentPubkey, which is
+	// right whenever the codec holds the agent key. A codec holding a
+	// person's key sets it to the agent's pubkey.
+	TrustAgent string
+	Model      string           // optional snow:model tag on memory items
+	Now        func() time.Time // nil: time.Now
 
 	mu   sync.Mutex
 	last map[string]int64 // newest created_at used or seen per d tag
@@ -177,15 +182,25 @@ func (c *Codec) encodeItem(it *Item) (nostr.Event, error) {
 }
 
 func (c *Codec) encodeLesson(l *Lesson) (nostr.Event, error) {
-	if l.ID == "" || strings.TrimSpace(l.Text) == "" {
-		return nostr.Event{}, errors.New("lesson has no id or text")
+	if l.ID == "" {
+		return nostr.Event{}, errors.New("lesson has no id")
+	}
+	if err := l.Valid(); err != nil {
+		return nostr.Event{}, err
+	}
+	subject := l.Subject
+	if pk, err := snowclaw.ParsePubkey(subject); err == nil {
+		subject = pk
 	}
 	on := l.Enabled
 	body := itemContent{Summary: l.Text, Snowclaw: &itemMeta{
-		Kind: "lesson", ID: l.ID, Source: l.Source, Hits: l.Hits, Enabled: &on,
+		Kind: "lesson", ID: l.ID, Source: l.Source, Subject: subject, Hits: l.Hits, Enabled: &on,
 		CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt,
 	}}
-	return c.memoryEvent(LessonTopic(l.ID), snowclaw.TierInternal, "", "", 1, body)
+	// the lesson's tier and scope are its event's markers, so the relay
+	// serves it only where its words may be read (a private one is
+	// encrypted between the agent and its person)
+	return c.memoryEvent(LessonTopic(l.ID), l.LessonTier(), l.Group, subject, 1, body)
 }
 
 // memoryEvent builds a seed 003 memory event with the tier markers the
@@ -227,6 +242,14 @@ func (c *Codec) memoryEvent(topic string, tier snowclaw.Tier, group, subject str
 		return nostr.Event{}, err
 	}
 	return nostr.Event{Content: content, Tags: tags}, nil
+}
+
+// trusted is the agent key PersonOf trusts (see TrustAgent).
+func (c *Codec) trusted() string {
+	if c.TrustAgent != "" {
+		return c.TrustAgent
+	}
+	return c.AgentPubkey
 }
 
 // encrypt is NIP-44 with the conversation key of the agent and peer; with

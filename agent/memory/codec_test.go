@@ -208,6 +208,7 @@ func TestCodec_PersonReadsOwnRecords(t *testing.T) {
 
 			// The same through a Codec holding the reader's key.
 			c, _ := NewCodec(tc.reader)
+			c.TrustAgent = p.agentPK
 			rec, err := c.Decode(tc.evt)
 			if tc.want == "" {
 				if !errors.Is(err, ErrDecrypt) {

@@ -30,7 +30,7 @@ func TestStore_Concurrent(t *testing.T) {
 				s.Remember(Item{Text: fmt.Sprintf("fact %d from %d", i%60, w%2), Group: "g", Detail: "d"})
 				s.AddNote(pk, fmt.Sprintf("note %d", i%7), w%2 == 0)
 				s.SeeMember("g", pk, fmt.Sprintf("name %d", i%3))
-				s.Learn(Lesson{Text: fmt.Sprintf("lesson %d", i%5)})
+				s.Learn(Lesson{Text: fmt.Sprintf("lesson %d", i%5), Source: "owner"})
 				ring.Push(HistoryMessage{Content: "m"})
 				if i%25 == 0 {
 					ring.Resize(5 + i%10)
@@ -69,7 +69,7 @@ func TestStore_Concurrent(t *testing.T) {
 			if n, ok := s.Npub(pk); ok && len(n.Notes) > 0 {
 				n.Notes[0] = "mutated"
 			}
-			s.TopLessons(3)
+			s.TopLessons(3, func(Lesson) bool { return true })
 			_ = ring.Messages()
 			select {
 			case <-stop:

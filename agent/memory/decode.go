@@ -21,6 +21,10 @@ var (
 	// ErrDecrypt: the content is encrypted for a conversation this codec's
 	// key is not part of (or is corrupt). Callers loading at start skip it.
 	ErrDecrypt = errors.New("memory: cannot decrypt")
+	// ErrForged: a private memory whose signature does not make it its p
+	// person's (snowclaw.PersonOf): neither the agent nor that person
+	// wrote it, so it is nobody's memory and is never read as one.
+	ErrForged = errors.New("memory: private memory not signed by the agent or its person")
 )
 
 // Decode reads a record back from a kind 30078 event: the reverse of
@@ -107,8 +111,11 @@ func (c *Codec) decodeGroup(evt *nostr.Event, id string) (*Group, error) {
 func (c *Codec) decodeItem(evt *nostr.Event, topic string) (*Item, *Lesson, error) {
 	tier := snowclaw.TierOf(evt)
 	var subject string
-	if ps := snowclaw.TagValues(evt, "p"); tier == snowclaw.TierPrivate {
-		subject = ps[0]
+	if tier == snowclaw.TierPrivate {
+		var ok bool
+		if subject, ok = snowclaw.PersonOf(evt, c.trusted()); !ok {
+			return nil, nil, ErrForged
+		}
 	}
 	content, err := c.open(evt, subject)
 	if err != nil {
@@ -133,10 +140,19 @@ func (c *Codec) decodeItem(evt *nostr.Event, topic string) (*Item, *Lesson, erro
 			ID:        cmp.Or(meta.ID, strings.TrimPrefix(topic, "lesson/")),
 			Text:      body.Summary,
 			Source:    cmp.Or(meta.Source, "correction"),
+			Subject:   cmp.Or(subject, meta.Subject),
 			Enabled:   meta.Enabled == nil || *meta.Enabled,
 			Hits:      meta.Hits,
 			CreatedAt: cmp.Or(meta.CreatedAt, created),
 			UpdatedAt: cmp.Or(meta.UpdatedAt, created),
+		}
+		switch tier {
+		case snowclaw.TierGroup:
+			l.Tier, l.Group = tier, snowclaw.GroupOf(evt)
+		case snowclaw.TierPrivate:
+			l.Tier = tier
+		case snowclaw.TierPublic:
+			return nil, nil, errors.New("a lesson is never public")
 		}
 		return nil, l, nil
 	}

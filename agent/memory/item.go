@@ -110,18 +110,74 @@ func DefaultTopic(it Item) string {
 
 // Lesson is a self-improvement lesson (seed 002): learned from corrections
 // and failures, shown to the model while enabled.
+//
+// A lesson is made of someone's words, so it keeps the tier and scope of
+// the place they were said, like any memory: a correction in a private
+// conversation with P is a private lesson of P's (Subject P), shown only
+// when answering P in private; one said in group G is G's (Group G), shown
+// only in G. Only the internal tier is global: the owner's lessons and the
+// agent's own failures.
 type Lesson struct {
-	ID        string `json:"id"`
-	Text      string `json:"text"`
-	Source    string `json:"source"` // "correction", "llm_failure", "owner"
-	Enabled   bool   `json:"enabled"`
-	Hits      int    `json:"hits"`
-	CreatedAt int64  `json:"created_at"`
-	UpdatedAt int64  `json:"updated_at"`
+	ID        string        `json:"id"`
+	Text      string        `json:"text"`
+	Source    string        `json:"source"` // "correction", "llm_failure", "owner"
+	Tier      snowclaw.Tier `json:"tier,omitempty"`    // "" means internal
+	Group     string        `json:"group,omitempty"`   // group tier: where it was said
+	Subject   string        `json:"subject,omitempty"` // hex pubkey whose words taught it; private tier: its only reader
+	Enabled   bool          `json:"enabled"`
+	Hits      int           `json:"hits"`
+	CreatedAt int64         `json:"created_at"`
+	UpdatedAt int64         `json:"updated_at"`
+}
+
+// LessonTier is the lesson's tier, internal when unset.
+func (l Lesson) LessonTier() snowclaw.Tier {
+	if l.Tier == "" {
+		return snowclaw.TierInternal
+	}
+	return l.Tier
+}
+
+// Scope is the group of a group lesson and the person of a private one.
+func (l Lesson) Scope() string {
+	return Item{Tier: l.LessonTier(), Group: l.Group, Subject: l.Subject}.Scope()
+}
+
+// Valid reports why a lesson cannot be kept: a scoped lesson without its
+// scope would have to be widened to be stored or shown. Lessons are never
+// public: a public one would be the words of someone shown everywhere.
+func (l Lesson) Valid() error {
+	if strings.TrimSpace(l.Text) == "" {
+		return errors.New("lesson has no text")
+	}
+	switch l.LessonTier() {
+	case snowclaw.TierInternal, snowclaw.TierGroup, snowclaw.TierPrivate:
+		return Item{Text: l.Text, Tier: l.LessonTier(), Group: l.Group, Subject: l.Subject}.Valid()
+	}
+	return fmt.Errorf("lesson has tier %q: want internal, group or private", l.Tier)
+}
+
+// Unscoped reports a lesson stored before lessons had a scope (issue 11):
+// a correction with no tier and no person recorded. Whose words it holds
+// is unknown, so it cannot be shown anywhere safely; the store drops it
+// on load and deletes its event.
+func (l Lesson) Unscoped() bool {
+	return l.Source == "correction" && l.LessonTier() == snowclaw.TierInternal && l.Subject == ""
 }
 
 // LessonTopic is the topic of a lesson's event.
 func LessonTopic(id string) string { return "lesson/" + id }
+
+// LessonID is the id of a lesson: derived from its text, and for a scoped
+// lesson from its scope too, so the same words said in two groups are two
+// lessons (each erased with its own). Global lessons keep the id they
+// always had.
+func LessonID(l Lesson) string {
+	if l.LessonTier() == snowclaw.TierInternal {
+		return ItemID(snowclaw.TierInternal, "lesson", l.Text)
+	}
+	return ItemID(l.LessonTier(), "lesson|"+l.Scope(), l.Text)
+}
 
 // Normalize is the dedupe key of a text: lowercase, punctuation removed,
 // whitespace collapsed. "Likes tea!" and "likes  tea" are the same fact.

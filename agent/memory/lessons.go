@@ -10,21 +10,33 @@ import (
 )
 
 // Learn stores a lesson and reports whether it is new. Its id derives from
-// the normalized text, so learning the same lesson again bumps its Hits
-// instead of adding a copy, and leaves its wording and Enabled alone: a
-// lesson the owner switched off stays off. A new lesson starts enabled.
-// Beyond MaxLessons the least useful lessons (disabled first, then fewest
-// hits, then oldest) are dropped and reported through Removed.
+// the normalized text and its scope (LessonID), so learning the same lesson
+// again in the same place bumps its Hits instead of adding a copy, and
+// leaves its wording and Enabled alone: a lesson the owner switched off
+// stays off. A new lesson starts enabled. A lesson without the scope its
+// tier needs is refused (the zero Lesson). Beyond MaxLessons the least
+// useful lessons (disabled first, then fewest hits, then oldest) are
+// dropped and reported through Removed.
 func (s *Store) Learn(l Lesson) (Lesson, bool) {
 	l.Text = truncate(strings.TrimSpace(l.Text), maxTextBytes)
 	if Normalize(l.Text) == "" {
+		return Lesson{}, false
+	}
+	if pk, err := snowclaw.ParsePubkey(l.Subject); err == nil {
+		l.Subject = pk
+	}
+	if l.Tier == snowclaw.TierInternal {
+		l.Tier = ""
+	}
+	l.Source = cmp.Or(l.Source, "correction")
+	if l.Valid() != nil || l.Unscoped() {
 		return Lesson{}, false
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
 	if l.ID == "" {
-		l.ID = ItemID(snowclaw.TierInternal, "lesson", l.Text)
+		l.ID = LessonID(l)
 	}
 	if old, ok := s.lessons[l.ID]; ok {
 		old.Hits++
@@ -130,13 +142,14 @@ func (s *Store) DeleteLesson(id string) (Lesson, error) {
 }
 
 // TopLessons returns the texts of the n enabled lessons that were needed
-// most often, newest first among equals: what goes into the prompt.
-func (s *Store) TopLessons(n int) []string {
+// most often, newest first among equals, among those may accepts: what
+// goes into the prompt of one reply, whose audience may decides.
+func (s *Store) TopLessons(n int, may func(Lesson) bool) []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var on []Lesson
 	for _, l := range s.lessons {
-		if l.Enabled {
+		if l.Enabled && may(*l) {
 			on = append(on, *l)
 		}
 	}
@@ -152,5 +165,24 @@ func (s *Store) TopLessons(n int) []string {
 	for _, l := range on[:min(max(n, 0), len(on))] {
 		out = append(out, l.Text)
 	}
+	return out
+}
+
+// EraseLessons removes the matching lessons without queueing deletions
+// (see Erase) and returns them.
+func (s *Store) EraseLessons(match func(Lesson) bool) []Lesson {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Lesson
+	for id, l := range s.lessons {
+		if match(*l) {
+			out = append(out, *l)
+			delete(s.lessons, id)
+			r := ref{KindLesson, id}
+			delete(s.dirty, r)
+			delete(s.stamps, r)
+		}
+	}
+	slices.SortFunc(out, func(a, b Lesson) int { return strings.Compare(a.ID, b.ID) })
 	return out
 }

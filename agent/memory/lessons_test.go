@@ -9,22 +9,22 @@ import (
 
 func TestStore_Lessons(t *testing.T) {
 	s, clk := newTestStore(t, Options{})
-	a, isNew := s.Learn(Lesson{Text: "Answer in the user's language", Source: "correction"})
+	a, isNew := s.Learn(Lesson{Text: "Answer in the user's language", Source: "owner"})
 	if !isNew || !a.Enabled || a.ID == "" {
 		t.Fatalf("Learn = %+v new=%v", a, isNew)
 	}
 	clk.Add(time.Minute)
 	b, _ := s.Learn(Lesson{Text: "Never guess pubkeys", Source: "owner"})
 	clk.Add(time.Minute)
-	c, _ := s.Learn(Lesson{Text: "Keep answers short"})
-	again, isNew := s.Learn(Lesson{Text: "answer in the user’s language!"})
+	c, _ := s.Learn(Lesson{Text: "Keep answers short", Source: "owner"})
+	again, isNew := s.Learn(Lesson{Text: "answer in the user’s language!", Source: "owner"})
 	if isNew || again.ID != a.ID || again.Hits != 1 {
 		t.Errorf("relearn = %+v new=%v", again, isNew)
 	}
 	if err := s.SetLessonEnabled(b.ID, false); err != nil {
 		t.Fatal(err)
 	}
-	if l, _ := s.Learn(Lesson{Text: b.Text}); l.Enabled {
+	if l, _ := s.Learn(Lesson{Text: b.Text, Source: "owner"}); l.Enabled {
 		t.Errorf("relearning re-enabled a disabled lesson")
 	}
 	tests := []struct {
@@ -37,7 +37,7 @@ func TestStore_Lessons(t *testing.T) {
 		{"zero", 0, nil},
 	}
 	for _, tc := range tests {
-		got := s.TopLessons(tc.n)
+		got := s.TopLessons(tc.n, func(Lesson) bool { return true })
 		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
 			t.Errorf("%s: TopLessons = %q, want %q", tc.name, got, tc.want)
 		}
@@ -59,13 +59,13 @@ func TestStore_Lessons(t *testing.T) {
 
 func TestStore_LessonCap(t *testing.T) {
 	s, clk := newTestStore(t, Options{MaxLessons: 3})
-	first, _ := s.Learn(Lesson{Text: "lesson zero"})
-	s.Learn(Lesson{Text: "lesson zero"}) // one hit: worth keeping
-	off, _ := s.Learn(Lesson{Text: "lesson off"})
+	first, _ := s.Learn(Lesson{Text: "lesson zero", Source: "owner"})
+	s.Learn(Lesson{Text: "lesson zero", Source: "owner"}) // one hit: worth keeping
+	off, _ := s.Learn(Lesson{Text: "lesson off", Source: "owner"})
 	s.SetLessonEnabled(off.ID, false)
 	for i := 1; i <= 3; i++ {
 		clk.Add(time.Second)
-		s.Learn(Lesson{Text: fmt.Sprintf("lesson %d", i)})
+		s.Learn(Lesson{Text: fmt.Sprintf("lesson %d", i), Source: "owner"})
 	}
 	ls := s.Lessons()
 	if len(ls) != 3 {

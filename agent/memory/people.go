@@ -67,13 +67,19 @@ func (s *Store) npubLocked(pk string, at int64, group string) *Npub {
 		Preferences:     map[string]string{},
 		IsOwner:         pk == s.opts.Owner,
 	}
+	if cn, ok := s.names.take(pk); ok {
+		n.DisplayNames = []DisplayName{{Name: cn.name, At: cn.at}}
+	}
 	s.npubs[pk] = n
 	s.markDirtyLocked(keyOf(KindNpub, pk, ""))
 	return n
 }
 
 // SeeName records the name a person currently goes by (from a kind 0
-// profile or a message) and reports whether it is new.
+// profile) and reports whether their record changed. It never creates a
+// record: a profile is not an interaction, and anyone can publish one from
+// a fresh key. The name of someone without a record waits in a bounded RAM
+// cache (Options.NameCache) and goes into their record when one is made.
 func (s *Store) SeeName(pk, name string, at int64) bool {
 	pk, err := snowclaw.ParsePubkey(pk)
 	name = strings.TrimSpace(name)
@@ -82,7 +88,14 @@ func (s *Store) SeeName(pk, name string, at int64) bool {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	n := s.npubLocked(pk, at, "")
+	n, ok := s.npubs[pk]
+	if !ok {
+		if at == 0 {
+			at = s.now()
+		}
+		s.names.put(pk, name, at)
+		return false
+	}
 	if k := len(n.DisplayNames); k > 0 && n.DisplayNames[k-1].Name == name {
 		return false
 	}

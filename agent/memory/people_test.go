@@ -42,6 +42,7 @@ func TestStore_TouchNpub(t *testing.T) {
 func TestStore_SeeName(t *testing.T) {
 	_, pk := keypair(t)
 	s, _ := newTestStore(t, Options{})
+	s.TouchNpub(pk, 1, "") // names go into records of people the agent knows
 	steps := []struct {
 		name string
 		want bool
@@ -205,5 +206,42 @@ func TestStore_DropNpubAndGroup(t *testing.T) {
 		if k.Kind != KindItem {
 			t.Errorf("dropped record still dirty: %+v", k)
 		}
+	}
+}
+
+// TestStore_SeeNameWithoutRecord: a profile of someone without a record
+// creates none; the name waits in a bounded cache, newest profile wins,
+// and goes into the record once the person interacts.
+func TestStore_SeeNameWithoutRecord(t *testing.T) {
+	s, _ := newTestStore(t, Options{NameCache: 3})
+	var pks []string
+	for i := range 5 {
+		_, pk := keypair(t)
+		pks = append(pks, pk)
+		if s.SeeName(pk, "spam"+string(rune('a'+i)), int64(10+i)) {
+			t.Errorf("SeeName reported a change for someone without a record")
+		}
+	}
+	if len(s.Npubs()) != 0 || s.Dirty() != 0 {
+		t.Fatalf("profiles created records: %d, dirty %d", len(s.Npubs()), s.Dirty())
+	}
+	if s.CachedNames() != 3 {
+		t.Fatalf("cache holds %d names, want its cap 3", s.CachedNames())
+	}
+	s.SeeName(pks[4], "older", 1) // an older profile does not replace the newer
+	s.SeeName(pks[3], "dee", 20)
+	for _, tc := range []struct {
+		pk, want string
+	}{
+		{pks[0], ""}, // evicted: least recently seen
+		{pks[4], "spame"},
+		{pks[3], "dee"},
+	} {
+		if n := s.TouchNpub(tc.pk, 30, "g"); n.Name() != tc.want && !(tc.want == "" && len(n.DisplayNames) == 0) {
+			t.Errorf("record of %s has name %q (names %+v), want %q", tc.pk[:8], n.Name(), n.DisplayNames, tc.want)
+		}
+	}
+	if s.CachedNames() != 1 {
+		t.Errorf("names taken into records are still cached: %d left", s.CachedNames())
 	}
 }

@@ -12,6 +12,7 @@ import (
 type Options struct {
 	MaxItems   int    // long-term items kept; 0 means 500
 	MaxLessons int    // lessons kept; 0 means 200
+	NameCache  int    // profile names of people without a record kept in RAM; 0 means DefaultNameCache
 	Owner      string // owner pubkey (hex or npub); marks the owner's Npub record
 	Now        func() time.Time
 }
@@ -27,6 +28,7 @@ type Store struct {
 	groups  map[string]*Group
 	items   map[string]*Item
 	lessons map[string]*Lesson
+	names   *nameCache // names of people without a record (see SeeName)
 
 	dirty   map[ref]Key
 	removed []Key
@@ -41,6 +43,9 @@ func NewStore(o Options) *Store {
 	if o.MaxLessons <= 0 {
 		o.MaxLessons = 200
 	}
+	if o.NameCache <= 0 {
+		o.NameCache = DefaultNameCache
+	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -53,6 +58,7 @@ func NewStore(o Options) *Store {
 		groups:  map[string]*Group{},
 		items:   map[string]*Item{},
 		lessons: map[string]*Lesson{},
+		names:   newNameCache(o.NameCache),
 		dirty:   map[ref]Key{},
 		stamps:  map[ref]int64{},
 	}
@@ -185,6 +191,12 @@ func (s *Store) Load(rec Record) {
 		s.items[it.ID] = &it
 	case rec.Lesson != nil:
 		l := *rec.Lesson
+		if l.Unscoped() || l.Valid() != nil {
+			// whose words it holds is unknown: shown nowhere, and its
+			// event goes (see Lesson.Unscoped)
+			s.markRemovedLocked(k)
+			return
+		}
 		if old, ok := s.lessons[l.ID]; ok && (l.UpdatedAt < old.UpdatedAt || l.UpdatedAt == old.UpdatedAt && older) {
 			return
 		}

@@ -15,7 +15,7 @@ func TestStore_DirtyBookkeeping(t *testing.T) {
 	s.AddNote(pk, "m", false) // same record: one key
 	s.TouchGroup("g", 0)
 	it, _ := s.Remember(Item{Text: "fact", Tier: snowclaw.TierPublic})
-	l, _ := s.Learn(Lesson{Text: "lesson"})
+	l, _ := s.Learn(Lesson{Text: "lesson", Source: "owner"})
 
 	if s.Dirty() != 4 {
 		t.Fatalf("Dirty = %d, want 4", s.Dirty())
@@ -139,7 +139,7 @@ func TestCodec_StoreRoundTrip(t *testing.T) {
 	s.Remember(Item{Text: "likes tea", Subject: p.person, Source: SourceExplicit})
 	s.Remember(Item{Text: "deploys friday", Group: "g"})
 	s.Remember(Item{Text: "relay uses badger", Tier: snowclaw.TierPublic, Source: SourceOwner})
-	s.Learn(Lesson{Text: "be brief"})
+	s.Learn(Lesson{Text: "be brief", Source: "owner"})
 
 	fresh, _ := newTestStore(t, Options{})
 	for _, k := range s.TakeDirty() {

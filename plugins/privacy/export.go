@@ -2,7 +2,6 @@ package privacy
 
 import (
 	"cmp"
-	"slices"
 	"strings"
 	"time"
 
@@ -60,6 +59,11 @@ type Export struct {
 	ExportedAt    time.Time            `json:"exported_at"`
 	RecordCount   int                  `json:"record_count"`
 	Categories    map[string]*Category `json:"categories"`
+
+	// Agent is the agent's pubkey (hex): a private memory it signed for
+	// this person is theirs (snowclaw.PersonOf). "" trusts only what the
+	// person wrote themselves.
+	Agent string `json:"-"`
 
 	pubkey  string            // hex of UserID; "" refuses all scoped data
 	alias   map[string]string // "id:<memory id>" or "addr:<d tag>" → memory id of the record
@@ -271,5 +275,6 @@ func (x *Export) mayRead(evt *nostr.Event) bool {
 	if strings.EqualFold(evt.PubKey, x.pubkey) {
 		return true
 	}
-	return snowclaw.TierOf(evt) == snowclaw.TierPrivate && slices.Contains(snowclaw.TagValues(evt, "p"), x.pubkey)
+	person, ok := snowclaw.PersonOf(evt, x.Agent)
+	return ok && person == x.pubkey
 }

@@ -85,7 +85,7 @@ func TestExport_JSONShape(t *testing.T) {
 }
 
 func TestExport_Dedupe(t *testing.T) {
-	agentSK, _, _ := newKey(t)
+	agentSK, agentPK, _ := newKey(t)
 	_, alice, _ := newKey(t)
 	codec, err := memory.NewCodec(agentSK)
 	if err != nil {
@@ -115,6 +115,7 @@ func TestExport_Dedupe(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			x := NewExport(alice, exportNow)
+			x.Agent = agentPK
 			tc.add(x)
 			var all []ExportRecord
 			for _, c := range x.Categories {
@@ -136,7 +137,7 @@ func TestExport_Dedupe(t *testing.T) {
 func TestExport_CategoriesAndGuards(t *testing.T) {
 	agentSK, agent, _ := newKey(t)
 	aliceSK, alice, aliceNpub := newKey(t)
-	_, bob, _ := newKey(t)
+	bobSK, bob, _ := newKey(t)
 	codec, err := memory.NewCodec(agentSK)
 	if err != nil {
 		t.Fatal(err)
@@ -146,6 +147,11 @@ func TestExport_CategoriesAndGuards(t *testing.T) {
 	toBob := stored(t, codec, agentSK, memory.Record{Item: &memory.Item{ID: "b0b0b0b0b0b0", Topic: "user/bob/notes/b0b0b0b0b0b0", Text: "Bob's secret", Tier: snowclaw.TierPrivate, Subject: bob}})
 	aliceWrote := &nostr.Event{ID: fakeID("dm"), PubKey: alice, Kind: 30078, Tags: nostr.Tags{{"d", "snow:memory:fact/x"}, {"encrypted", "nip44"}}, Content: "cipher"}
 	if err := aliceWrote.Sign(aliceSK); err != nil {
+		t.Fatal(err)
+	}
+	// Bob forges a private memory "for" Alice: p-tagged to her, signed by him
+	forged := &nostr.Event{Kind: 30078, Tags: nostr.Tags{{"d", "snow:memory:user/alice/notes/x"}, {"p", alice}, {"encrypted", "nip44"}}, Content: "cipher"}
+	if err := forged.Sign(bobSK); err != nil {
 		t.Fatal(err)
 	}
 
@@ -171,6 +177,7 @@ func TestExport_CategoriesAndGuards(t *testing.T) {
 		}, true, CategoryLearnedContext},
 		{"encrypted event for someone else", func(x *Export) bool { return x.AddEvent(toBob, "Bob's secret") }, false, ""},
 		{"encrypted event they wrote", func(x *Export) bool { return x.AddEvent(aliceWrote, "") }, true, CategoryLearnedContext},
+		{"private memory forged for them by someone else", func(x *Export) bool { return x.AddEvent(forged, "planted") }, false, ""},
 		{"npub record event", func(x *Export) bool { return x.AddEvent(npubEvt, "{}") }, true, CategoryProfile},
 		{"kind 0", func(x *Export) bool {
 			return x.AddEvent(&nostr.Event{ID: fakeID("k0"), PubKey: alice, Kind: 0, Content: `{"name":"alice"}`}, "")
@@ -184,6 +191,7 @@ func TestExport_CategoriesAndGuards(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			x := NewExport(aliceNpub, exportNow)
+			x.Agent = agent
 			if got := tc.add(x); got != tc.want {
 				t.Fatalf("added = %v, want %v", got, tc.want)
 			}

@@ -61,12 +61,16 @@ func (s *Service) collect(ctx context.Context, pk string, all bool) (holdings, e
 			nostr.Filter{Authors: []string{s.agentPK}, Tags: nostr.TagMap{"p": {pk}}},
 		)
 	}
-	// items about them kept in group tier carry no p tag: find them by the
-	// d tags the agent knows
+	// items about them and lessons of their words kept in group tier
+	// carry no p tag: find them by the d tags the agent knows
 	if s.o.Agent != nil {
 		var ds []string
-		for _, it := range s.o.Agent.Person(pk).Items {
+		p := s.o.Agent.Person(pk)
+		for _, it := range p.Items {
 			ds = append(ds, agent.ItemD(it))
+		}
+		for _, l := range p.Lessons {
+			ds = append(ds, agent.LessonD(l))
 		}
 		if len(ds) > 0 {
 			filters = append(filters, nostr.Filter{Kinds: []int{snowclaw.KindAppData}, Authors: []string{s.agentPK}, Tags: nostr.TagMap{"d": ds}})
@@ -101,6 +105,9 @@ func (s *Service) read(evt *nostr.Event) held {
 	rec, err := s.codec.Decode(evt)
 	if err == nil && rec.Item != nil {
 		return held{evt: evt, text: rec.Item.Text, item: rec.Item}
+	}
+	if err == nil && rec.Lesson != nil {
+		return held{evt: evt, text: rec.Lesson.Text}
 	}
 	if snowclaw.IsEncrypted(evt) {
 		return held{evt: evt, text: "(encrypted; not readable by the agent)"}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip19"
+	"github.com/snowclaw/snowclaw/agent"
 	"github.com/snowclaw/snowclaw/agent/memory"
 	"github.com/snowclaw/snowclaw/plugins/privacy"
 )
@@ -25,6 +26,7 @@ func (s *Service) Export(ctx context.Context, r Request) (*privacy.Export, error
 	}
 	npub, _ := nip19.EncodePublicKey(r.Subject)
 	x := privacy.NewExport(npub, s.o.Now())
+	x.Agent = s.agentPK
 	for _, m := range h.memories {
 		x.AddEvent(m.evt, m.text)
 	}
@@ -35,6 +37,9 @@ func (s *Service) Export(ctx context.Context, r Request) (*privacy.Export, error
 		}
 		for _, it := range p.Items {
 			x.AddItem(it, "")
+		}
+		for _, l := range p.Lessons {
+			x.AddItem(lessonItem(l), "")
 		}
 		for _, m := range p.Messages {
 			x.AddMessage(m)
@@ -134,6 +139,7 @@ func (s *Service) forgetIDs(ctx context.Context, r Request, sel privacy.Selector
 	res := Result{}
 	if s.o.Agent != nil {
 		s.o.Agent.EraseItems(func(it memory.Item) bool { return ds[agentItemD(it)] })
+		s.o.Agent.EraseLessons(func(l memory.Lesson) bool { return ds[agent.LessonD(l)] })
 		if sel.Kind() == "query" {
 			res.Notes, err = s.o.Agent.ForgetNotes(ctx, r.Subject, func(note string) bool { return sel.Match(&nostr.Event{Kind: 1}, note) })
 			if err != nil {
@@ -205,3 +211,14 @@ func (s *Service) Destroy(ctx context.Context, r Request, token string) (Result,
 }
 
 func agentItemD(it memory.Item) string { return "snow:memory:" + it.Topic }
+
+// lessonItem shows a lesson in an export the way an item is shown: the
+// person's words the agent learnt from, with the topic (and so the d tag)
+// of its event, which merges the two into one record.
+func lessonItem(l memory.Lesson) memory.Item {
+	return memory.Item{
+		ID: l.ID, Topic: memory.LessonTopic(l.ID), Text: l.Text, Source: l.Source,
+		Tier: l.LessonTier(), Group: l.Group, Subject: l.Subject,
+		CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt,
+	}
+}
