@@ -57,10 +57,10 @@ func (s *Service) Promote(ctx context.Context, r Request, ref string, tier snowc
 			return Change{}, errors.New("invalid: name the group to share the memory with")
 		}
 		if s.o.HasGroup == nil || !s.o.HasGroup(group) {
-			return Change{}, fmt.Errorf("invalid: there is no group %q on this relay", group)
+			return Change{}, fmt.Errorf("restricted: group %q does not exist or you are not a member", group) // the same words as below: a hidden group must not show
 		}
 		if r.Actor != s.o.Owner && (s.o.IsMember == nil || !s.o.IsMember(group, r.Actor)) {
-			return Change{}, fmt.Errorf("restricted: you are not a member of group %q", group)
+			return Change{}, fmt.Errorf("restricted: group %q does not exist or you are not a member", group)
 		}
 	} else {
 		group = ""
