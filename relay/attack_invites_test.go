@@ -89,9 +89,9 @@ func TestAttack_InviteCodes_ReadableByModeratorsOnly(t *testing.T) {
 
 func TestAttack_InviteCodes_RemovalRevokes(t *testing.T) {
 	e := startEnv(t)
-	mod, member, mallory, puppet, carol, dave, erin, frank := newUser(), newUser(), newUser(), newUser(), newUser(), newUser(), newUser(), newUser()
+	mod, member, mallory, puppet, carol, dave, erin, frank, gina := newUser(), newUser(), newUser(), newUser(), newUser(), newUser(), newUser(), newUser(), newUser()
 	c := closedClub(t, e, mod, member)
-	for _, code := range []string{"sesame", "other", "shared", "future"} {
+	for _, code := range []string{"sesame", "other", "shared", "future", "past"} {
 		e.mustPublish(c, mkEvent(mod, 9009, nostr.Tags{{"h", "club"}, {"code", code}}, ""))
 	}
 	join := func(u user, code string) nostr.Event {
@@ -107,6 +107,13 @@ func TestAttack_InviteCodes_RemovalRevokes(t *testing.T) {
 	early.Sign(erin.sk)
 	e.mustPublish(c, early)
 	e.mustPublish(c, mkEvent(mod, 9001, nostr.Tags{{"h", "club"}, {"p", erin.pk}}, ""))
+	// or dating it before the group was created, which a replay by
+	// created_at skips
+	backdated := join(gina, "past")
+	backdated.CreatedAt = nostr.Now() - 30*60
+	backdated.Sign(gina.sk)
+	e.mustPublish(c, backdated)
+	e.mustPublish(c, mkEvent(mod, 9001, nostr.Tags{{"h", "club"}, {"p", gina.pk}}, ""))
 	// leaving of one's own accord revokes nothing
 	e.mustPublish(c, join(dave, "shared"))
 	e.mustPublish(c, mkEvent(dave, 9022, nostr.Tags{{"h", "club"}}, ""))
@@ -120,6 +127,7 @@ func TestAttack_InviteCodes_RemovalRevokes(t *testing.T) {
 			"mallory with a code she never used": join(mallory, "other"),
 			"erin with her future-dated code":    join(erin, "future"),
 			"frank with erin's code":             join(frank, "future"),
+			"frank with gina's code":             join(frank, "past"),
 		} {
 			err := publish(c, evt)
 			if err == nil || !strings.HasPrefix(err.Error(), "msg: restricted: ") {

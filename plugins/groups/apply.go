@@ -67,10 +67,8 @@ func (s *Groups) apply(evt *nostr.Event, live bool) effect {
 	case snowclaw.KindRemoveUser:
 		if p := evt.Tags.Find("p"); len(p) >= 2 {
 			delete(g.Members, p[1])
-			if evt.PubKey != s.opts.IDs.Relay {
-				g.Removed[p[1]] = true
-			}
 		}
+		g.noteInvite(evt, s.opts.IDs.Relay)
 	case snowclaw.KindEditMetadata:
 		g.applyMetadataTags(evt.Tags)
 	case snowclaw.KindDeleteEvent:
@@ -81,17 +79,13 @@ func (s *Groups) apply(evt *nostr.Event, live bool) effect {
 		eff.metadata = false
 		eff.deleteGroup = true
 	case snowclaw.KindCreateInvite:
-		for _, c := range snowclaw.TagValues(evt, "code") {
-			g.Invites[c] = true
-		}
+		g.noteInvite(evt, s.opts.IDs.Relay)
 		eff.metadata = false
 	case snowclaw.KindJoinRequest:
 		if _, ok := g.Members[evt.PubKey]; !ok {
 			g.Members[evt.PubKey] = nil
 		}
-		if code := joinCode(evt); code != "" && !slices.Contains(g.JoinedWith[evt.PubKey], code) {
-			g.JoinedWith[evt.PubKey] = append(g.JoinedWith[evt.PubKey], code)
-		}
+		g.noteInvite(evt, s.opts.IDs.Relay)
 		// the relay's 9000 answer triggers the metadata update
 		eff.metadata, eff.putUser = false, evt.PubKey
 	case snowclaw.KindLeaveRequest:
@@ -195,13 +189,12 @@ func (s *Groups) Load(ctx context.Context) error {
 			}
 		}
 	}
-	// invite codes are not in the snapshot and their order does not
-	// matter; a 9009 dated before its group's 9007 was skipped above
+	// invite codes and their revocations are not in the snapshot and
+	// their order does not matter; a 9009, 9021 or 9001 dated before its
+	// group's 9007 was skipped above
 	for _, evt := range events {
-		if g := s.groups[snowclaw.GroupOf(evt)]; g != nil && evt.Kind == snowclaw.KindCreateInvite {
-			for _, c := range snowclaw.TagValues(evt, "code") {
-				g.Invites[c] = true
-			}
+		if g := s.groups[snowclaw.GroupOf(evt)]; g != nil {
+			g.noteInvite(evt, s.opts.IDs.Relay)
 		}
 	}
 	ids := make([]string, 0, len(s.groups))

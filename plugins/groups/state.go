@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/policies"
 )
 
@@ -54,6 +55,28 @@ func newGroup(id string, defaults policies.GroupInfo) *Group {
 		Invites:    make(map[string]bool),
 		JoinedWith: make(map[string][]string),
 		Removed:    make(map[string]bool),
+	}
+}
+
+// noteInvite records what a stored event says about invite codes: a code
+// created (9009), a code a joiner presented (9021), a person a moderator
+// removed (9001). None of it depends on order, so Load applies it to every
+// stored event of the group, including those dated before its creation,
+// which the replay by created_at skips.
+func (g *Group) noteInvite(evt *nostr.Event, relay string) {
+	switch evt.Kind {
+	case snowclaw.KindCreateInvite:
+		for _, c := range snowclaw.TagValues(evt, "code") {
+			g.Invites[c] = true
+		}
+	case snowclaw.KindJoinRequest:
+		if code := joinCode(evt); code != "" && !slices.Contains(g.JoinedWith[evt.PubKey], code) {
+			g.JoinedWith[evt.PubKey] = append(g.JoinedWith[evt.PubKey], code)
+		}
+	case snowclaw.KindRemoveUser:
+		if p := evt.Tags.Find("p"); len(p) >= 2 && evt.PubKey != relay {
+			g.Removed[p[1]] = true
+		}
 	}
 }
 
