@@ -68,8 +68,8 @@ func (r *Relay) memories(ctx context.Context, reader string) (*memorySet, error)
 // owner may retire it, or a stranger could hide anyone's memory.
 func (r *Relay) maySupersede(newer, older *nostr.Event) bool {
 	pk := newer.PubKey
-	return pk == older.PubKey || pk == r.ids.Agent || (r.ids.Owner != "" && pk == r.ids.Owner) ||
-		slices.Contains(snowclaw.TagValues(older, "p"), pk)
+	person, ok := snowclaw.PersonOf(older, r.ids.Agent)
+	return pk == older.PubKey || pk == r.ids.Agent || (r.ids.Owner != "" && pk == r.ids.Owner) || ok && pk == person
 }
 
 // supersededBy lists the readable memories that replace id, newest first.

@@ -174,8 +174,8 @@ func (r *Relay) MemoryForget(ctx context.Context, reader, id string) (snowclaw.F
 func (r *Relay) forgetSubject(reader string, evt *nostr.Event) (string, bool) {
 	person := ""
 	if evt.PubKey == r.ids.Agent {
-		if ps := snowclaw.TagValues(evt, "p"); len(ps) > 0 {
-			person = ps[0]
+		if p, ok := snowclaw.PersonOf(evt, r.ids.Agent); ok {
+			person = p
 		} else if c, err := memory.NewCodec(r.opts.Keys.AgentSecret); err == nil {
 			// a group item about someone names them inside its content
 			if rec, err := c.Decode(evt); err == nil && rec.Item != nil {

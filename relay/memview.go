@@ -2,7 +2,6 @@ package relay
 
 import (
 	"encoding/json"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -19,6 +18,7 @@ import (
 type viewer struct {
 	reader string
 	owner  string
+	agent  string        // hex; whose a private memory is depends on it
 	codec  *memory.Codec // nil: the agent key is unusable, nothing is decrypted
 }
 
@@ -26,7 +26,7 @@ type viewer struct {
 // because Decode remembers every d tag it sees, which a long-lived one
 // would accumulate without bound.
 func (r *Relay) viewerFor(reader string) *viewer {
-	v := &viewer{reader: reader, owner: r.ids.Owner}
+	v := &viewer{reader: reader, owner: r.ids.Owner, agent: r.ids.Agent}
 	if c, err := memory.NewCodec(r.opts.Keys.AgentSecret); err == nil {
 		v.codec = c
 	}
@@ -41,15 +41,17 @@ func isMemory(evt *nostr.Event) bool {
 }
 
 // mayDecrypt is the plaintext rule: a private memory's text is its
-// person's (the p tag), an internal one the owner's. The agent holds the
-// other end of every such conversation, so it can decrypt for them.
+// person's (snowclaw.PersonOf: the p tag of an event signed by the agent or
+// that person), an internal one the owner's. The agent holds the other end
+// of every such conversation, so it can decrypt for them.
 func (v *viewer) mayDecrypt(evt *nostr.Event) bool {
 	if v.reader == "" || v.codec == nil {
 		return false
 	}
 	switch snowclaw.TierOf(evt) {
 	case snowclaw.TierPrivate:
-		return slices.Contains(snowclaw.TagValues(evt, "p"), v.reader)
+		person, ok := snowclaw.PersonOf(evt, v.agent)
+		return ok && person == v.reader
 	case snowclaw.TierInternal:
 		return v.owner != "" && v.reader == v.owner
 	}
@@ -72,7 +74,7 @@ func (v *viewer) view(evt *nostr.Event) snowclaw.MemoryView {
 		CreatedAt:  evt.CreatedAt,
 	}
 	if mv.Tier == snowclaw.TierPrivate {
-		mv.Person = firstTag(evt, "p", "")
+		mv.Person, _ = snowclaw.PersonOf(evt, v.agent)
 	}
 	if c, err := strconv.ParseFloat(firstTag(evt, "snow:confidence", ""), 64); err == nil && c >= 0 && c <= 1 {
 		mv.Confidence = c
