@@ -259,7 +259,7 @@ func (e *testEnv) httpURL(path string) string {
 
 // nip98 is the Authorization header of u for method and url.
 func (e *testEnv) nip98(u user, method, full string) string {
-	auth := nostr.Event{Kind: 27235, CreatedAt: nostr.Now(), Tags: nostr.Tags{{"u", full}, {"method", method}}}
+	auth := nostr.Event{Kind: 27235, CreatedAt: nostr.Now(), Tags: nostr.Tags{{"u", full}, {"method", method}, nonceTag()}}
 	auth.Sign(u.sk)
 	raw, _ := json.Marshal(auth)
 	return "Nostr " + base64.StdEncoding.EncodeToString(raw)

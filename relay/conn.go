@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/fasthttp/websocket"
 	"github.com/nbd-wtf/go-nostr"
-	"github.com/nbd-wtf/go-nostr/nip42"
 	"github.com/nbd-wtf/go-nostr/nip70"
 	"github.com/snowclaw/snowclaw/plugins/memsearch"
 	"github.com/snowclaw/snowclaw/policies"
@@ -33,10 +31,11 @@ const (
 type client struct {
 	r         *Relay
 	conn      *websocket.Conn
-	wmu       sync.Mutex
+	out       *outbox       // frames for writer, the socket's only data writer
+	wdone     chan struct{} // closed when writer returns
 	ip        string
 	challenge string
-	url       string // the relay URL NIP-42 auth events must name
+	self      selfOrigin // the relay's name NIP-42 auth events must carry
 
 	amu    sync.RWMutex
 	authed string
@@ -56,16 +55,6 @@ func (c *client) reader() string {
 	c.amu.RLock()
 	defer c.amu.RUnlock()
 	return c.authed
-}
-
-// send writes one frame; errors end the connection through the read loop.
-func (c *client) send(v any) {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	c.conn.SetWriteDeadline(time.Now().Add(writeWait))
-	if err := c.conn.WriteJSON(v); err != nil {
-		c.cancel()
-	}
 }
 
 func (c *client) closed(id, reason string) {
@@ -88,7 +77,7 @@ func (c *client) sendChallenge() {
 
 // serveWS upgrades and runs one client connection until it ends.
 func (r *Relay) serveWS(w http.ResponseWriter, req *http.Request) {
-	ip := clientIP(req)
+	ip := r.remoteIP(req)
 	if r.connLimit(ip) {
 		http.Error(w, "rate-limited: too many new connections from your address", http.StatusTooManyRequests)
 		return
@@ -101,7 +90,8 @@ func (r *Relay) serveWS(w http.ResponseWriter, req *http.Request) {
 	ch := make([]byte, 16)
 	rand.Read(ch)
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &client{r: r, conn: conn, ip: ip, challenge: hex.EncodeToString(ch), url: r.authURL(req), ctx: ctx, cancel: cancel}
+	c := &client{r: r, conn: conn, ip: ip, challenge: hex.EncodeToString(ch), self: r.origin(req), ctx: ctx, cancel: cancel,
+		out: newOutbox(r.opts.HTTP.withDefaults().SendQueueBytes), wdone: make(chan struct{})}
 	c.info = &policies.Conn{IP: ip, Reader: c.reader}
 	c.ctx = policies.WithConn(ctx, c.info)
 	r.subs.add(c)
@@ -110,6 +100,7 @@ func (r *Relay) serveWS(w http.ResponseWriter, req *http.Request) {
 		cancel()
 		conn.Close()
 	}()
+	go c.writer()
 	go c.pinger()
 	c.sendChallenge()
 	c.readLoop()
@@ -121,14 +112,12 @@ func (c *client) pinger() {
 	for {
 		select {
 		case <-c.ctx.Done():
-			c.wmu.Lock()
+			c.out.close()
 			c.conn.Close()
-			c.wmu.Unlock()
 			return
 		case <-t.C:
-			c.wmu.Lock()
+			// WriteControl may run beside the writer's data frames
 			err := c.conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(writeWait))
-			c.wmu.Unlock()
 			if err != nil {
 				c.cancel()
 				return
@@ -315,49 +304,13 @@ func (c *client) handleCount(id string, filters nostr.Filters) {
 }
 
 func (c *client) handleAuth(evt *nostr.Event) {
-	pk, ok := nip42.ValidateAuthEvent(evt, c.challenge, c.url)
-	if !ok {
-		c.ok(evt.ID, false, "invalid: auth event must be kind 22242, recent, signed, with this connection's challenge and relay "+c.url)
+	pk, err := c.checkAuth(evt, time.Now())
+	if err != nil {
+		c.ok(evt.ID, false, err.Error())
 		return
 	}
 	c.amu.Lock()
 	c.authed = pk
 	c.amu.Unlock()
 	c.ok(evt.ID, true, "")
-}
-
-// authURL is the URL auth events must name: the configured public URL
-// behind a proxy, otherwise what the client dialled.
-func (r *Relay) authURL(req *http.Request) string {
-	if r.opts.ServiceURL != "" {
-		return r.opts.ServiceURL
-	}
-	scheme := "ws"
-	if req.TLS != nil || req.Header.Get("X-Forwarded-Proto") == "https" {
-		scheme = "wss"
-	}
-	host := req.Host
-	if h := req.Header.Get("X-Forwarded-Host"); h != "" {
-		host = h
-	}
-	return scheme + "://" + host
-}
-
-// clientIP is the peer address. X-Forwarded-For is trusted only from a
-// loopback peer (a local reverse proxy); anyone else could forge it to
-// dodge rate limits.
-func clientIP(req *http.Request) string {
-	host, _, err := net.SplitHostPort(req.RemoteAddr)
-	if err != nil {
-		host = req.RemoteAddr
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
-		if xff := req.Header.Get("X-Forwarded-For"); xff != "" {
-			first, _, _ := strings.Cut(xff, ",")
-			if fip := net.ParseIP(strings.TrimSpace(first)); fip != nil {
-				return fip.String()
-			}
-		}
-	}
-	return host
 }

@@ -20,7 +20,7 @@ type infoDocument struct {
 // Handler is the relay's HTTP handler: websocket upgrades and everything
 // else khatru routes, our NIP-11 document, and a plain page for browsers.
 func (r *Relay) Handler() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+	return r.guardHTTP(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		switch {
 		case websocket.IsWebSocketUpgrade(req):
 			r.serveWS(w, req)
@@ -29,7 +29,7 @@ func (r *Relay) Handler() http.Handler {
 		default:
 			r.khatru.Router().ServeHTTP(w, req)
 		}
-	})
+	}))
 }
 
 // routes registers the plain HTTP endpoints on khatru's mux, once.

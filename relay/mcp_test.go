@@ -45,7 +45,7 @@ func (t nip98Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		req.Host = pu.Host
 		u = t.public
 	}
-	evt := nostr.Event{Kind: 27235, CreatedAt: nostr.Now(), Tags: nostr.Tags{{"u", u}, {"method", req.Method}}}
+	evt := nostr.Event{Kind: 27235, CreatedAt: nostr.Now(), Tags: nostr.Tags{{"u", u}, {"method", req.Method}, nonceTag()}}
 	if len(body) > 0 {
 		sum := sha256.Sum256(body)
 		evt.Tags = append(evt.Tags, nostr.Tag{"payload", hex.EncodeToString(sum[:])})
@@ -170,7 +170,7 @@ func TestMCP_Refused(t *testing.T) {
 	init := []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`)
 	alice := newUser()
 	signed := func(u, method string, body []byte) string {
-		evt := nostr.Event{Kind: 27235, CreatedAt: nostr.Now(), Tags: nostr.Tags{{"u", u}, {"method", method}}}
+		evt := nostr.Event{Kind: 27235, CreatedAt: nostr.Now(), Tags: nostr.Tags{{"u", u}, {"method", method}, nonceTag()}}
 		sum := sha256.Sum256(body)
 		evt.Tags = append(evt.Tags, nostr.Tag{"payload", hex.EncodeToString(sum[:])})
 		evt.Sign(alice.sk)

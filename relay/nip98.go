@@ -47,10 +47,16 @@ func (r *Relay) httpAuth(req *http.Request) (string, error) {
 	if evt.Kind != kindHTTPAuth {
 		return "", fmt.Errorf("invalid: authorization event must be kind %d", kindHTTPAuth)
 	}
+	// the id is what the replay cache remembers: it must be the hash of
+	// what was signed, or one signed header could pass under many ids
+	if !evt.CheckID() {
+		return "", errors.New("invalid: the authorization event's id is not the hash of its content")
+	}
 	if ok, _ := evt.CheckSignature(); !ok {
 		return "", errors.New("invalid: bad signature on the authorization event")
 	}
-	if d := time.Since(evt.CreatedAt.Time()); d > nip98Window || d < -nip98Window {
+	now := time.Now()
+	if d := now.Sub(evt.CreatedAt.Time()); d > nip98Window || d < -nip98Window {
 		return "", errors.New("invalid: authorization event is too old or in the future")
 	}
 	if m := tagValue(&evt, "method"); !strings.EqualFold(m, req.Method) {
@@ -59,42 +65,55 @@ func (r *Relay) httpAuth(req *http.Request) (string, error) {
 	if err := r.checkAuthURL(tagValue(&evt, "u"), req); err != nil {
 		return "", err
 	}
-	// a chunked body has ContentLength -1: it is read and checked too, or
-	// a captured header could carry another body
-	if want := tagValue(&evt, "payload"); want != "" || req.ContentLength != 0 {
-		body, err := io.ReadAll(io.LimitReader(req.Body, maxAPIBody+1))
-		if err != nil {
-			return "", errors.New("invalid: could not read the request body")
-		}
-		if len(body) > maxAPIBody {
-			return "", errors.New("invalid: request body too large")
-		}
-		req.Body = io.NopCloser(bytes.NewReader(body))
-		if sum := sha256.Sum256(body); len(body) > 0 && want != hex.EncodeToString(sum[:]) {
-			return "", errors.New("invalid: the payload tag does not match the body's sha256")
-		}
+	if err := checkPayload(&evt, req); err != nil {
+		return "", err
+	}
+	if err := r.replays.use(evt.ID, evt.CreatedAt.Time(), now); err != nil {
+		return "", err
 	}
 	return evt.PubKey, nil
 }
 
-// checkAuthURL compares the signed URL with the request: path and query
-// must match exactly; the host must be the request's or the configured
-// public one (behind a proxy the relay sees another host).
+// checkPayload holds the body to the payload tag. With a tag, the body
+// received must hash to it, an empty one included: a header signed for a
+// body must not authorize a request without it. Without one, NIP-98 makes
+// the tag a SHOULD, so only an empty body passes. The body is read whole
+// and put back (guardHTTP has already capped and buffered it).
+func checkPayload(evt *nostr.Event, req *http.Request) error {
+	var body []byte
+	if req.Body != nil && req.Body != http.NoBody {
+		b, err := io.ReadAll(io.LimitReader(req.Body, maxAPIBody+1))
+		if err != nil {
+			return errors.New("invalid: could not read the request body")
+		}
+		if len(b) > maxAPIBody {
+			return errors.New("invalid: request body too large")
+		}
+		req.Body = io.NopCloser(bytes.NewReader(b))
+		body = b
+	}
+	sum := sha256.Sum256(body)
+	if t := evt.Tags.Find("payload"); t != nil {
+		if len(t) < 2 || !strings.EqualFold(t[1], hex.EncodeToString(sum[:])) {
+			return errors.New("invalid: the payload tag does not match the sha256 of the body received")
+		}
+		return nil
+	}
+	if len(body) > 0 {
+		return errors.New("invalid: the Authorization event needs a payload tag with the sha256 of the body")
+	}
+	return nil
+}
+
+// checkAuthURL compares the signed URL with the request: scheme and host
+// must name this relay as the request reached it (origin.go, the rule
+// NIP-42 uses too), path and query must match exactly.
 func (r *Relay) checkAuthURL(signed string, req *http.Request) error {
 	u, err := url.Parse(signed)
 	if err != nil || u.Host == "" {
 		return errors.New("invalid: authorization u tag is not an absolute URL")
 	}
-	// The Host header is the sender's to choose, so with a public URL
-	// configured only that host counts (loopback stays usable for local
-	// tools): a header someone signed for another site cannot be replayed
-	// here under that site's name. Without one the relay knows no other
-	// name for itself than the one it was reached by.
-	hostOK := strings.EqualFold(u.Host, req.Host)
-	if public := r.publicHost(); public != "" {
-		hostOK = strings.EqualFold(u.Host, public) || hostOK && isLoopbackHost(req.Host)
-	}
-	if !hostOK || u.EscapedPath() != req.URL.EscapedPath() || u.RawQuery != req.URL.RawQuery {
+	if r.origin(req).names(u) != nil || u.EscapedPath() != req.URL.EscapedPath() || u.RawQuery != req.URL.RawQuery {
 		return fmt.Errorf("invalid: authorization is for %s, not this URL", signed)
 	}
 	return nil

@@ -13,9 +13,14 @@ import (
 	"github.com/snowclaw/snowclaw/relay"
 )
 
+// nonceTag makes each authorization event unique: the relay accepts an
+// event id once, and go-nostr signs deterministically, so two identical
+// requests within a second would otherwise carry one id.
+func nonceTag() nostr.Tag { return nostr.Tag{"nonce", nostr.GeneratePrivateKey()[:16]} }
+
 // nip98Header signs a kind 27235 authorization for url and method.
 func nip98Header(u user, url, method string, extra ...nostr.Tag) string {
-	evt := nostr.Event{Kind: 27235, CreatedAt: nostr.Now(), Tags: append(nostr.Tags{{"u", url}, {"method", method}}, extra...)}
+	evt := nostr.Event{Kind: 27235, CreatedAt: nostr.Now(), Tags: append(nostr.Tags{{"u", url}, {"method", method}, nonceTag()}, extra...)}
 	evt.Sign(u.sk)
 	raw, _ := json.Marshal(evt)
 	return "Nostr " + base64.StdEncoding.EncodeToString(raw)

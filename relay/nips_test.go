@@ -195,7 +195,14 @@ func TestNIP42_ServiceURL(t *testing.T) {
 	for _, tc := range []struct {
 		url  string
 		want bool
-	}{{e.url, false}, {"wss://relay.example.com", true}} {
+	}{
+		{"wss://relay.example.com", true},
+		{"ws://relay.example.com", false},
+		{"wss://evil.example", false},
+		// a local tool may name the loopback address it dialled: only a
+		// client on this machine can be made to sign it
+		{e.url, true},
+	} {
 		rc := e.raw()
 		arr, _ := rc.waitFor("AUTH", "", 2*time.Second)
 		var challenge string

@@ -33,7 +33,7 @@ func (e *testEnv) api(u *user, method, path string, body any) (int, map[string]a
 	}
 	req, _ := http.NewRequest(method, full, bytes.NewReader(payload))
 	if u != nil {
-		auth := nostr.Event{Kind: 27235, CreatedAt: nostr.Now(), Tags: nostr.Tags{{"u", full}, {"method", method}}}
+		auth := nostr.Event{Kind: 27235, CreatedAt: nostr.Now(), Tags: nostr.Tags{{"u", full}, {"method", method}, nonceTag()}}
 		if len(payload) > 0 {
 			sum := sha256.Sum256(payload)
 			auth.Tags = append(auth.Tags, nostr.Tag{"payload", hex.EncodeToString(sum[:])})

@@ -66,6 +66,10 @@ type Options struct {
 
 	MetricsToken string // bearer token for GET /metrics; "" = only the owner over NIP-98
 
+	// HTTP is the connection side: trusted proxies, timeouts, body and
+	// send-queue caps (httpserver.go).
+	HTTP HTTPOptions
+
 	Logger *slog.Logger
 }
 
@@ -127,6 +131,7 @@ type Relay struct {
 	maxMessage int64
 	connLimit  func(ip string) bool
 	filterRate func(context.Context, nostr.Filter) (bool, string)
+	replays    replayCache // NIP-98 event ids already used (nip98_replay.go)
 }
 
 // New opens the store in opts.DataDir, rebuilds derived state from it and

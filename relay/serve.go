@@ -16,7 +16,10 @@ import (
 // clients to hang up before the rest are cut. The store stays open until
 // Close.
 func (r *Relay) Serve(ctx context.Context, ln net.Listener) error {
-	srv := &http.Server{Handler: r.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	srv := r.httpServer()
+	if r.opts.ServiceURL == "" {
+		r.log.Info("no relay.service_url: NIP-42 AUTH and NIP-98 accept only the address a connection was accepted on (or a trusted proxy's X-Forwarded-Host); set service_url when clients use a DNS name")
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -40,9 +43,7 @@ func (r *Relay) Serve(ctx context.Context, ln net.Listener) error {
 func (r *Relay) CloseConnections(grace time.Duration) {
 	msg := websocket.FormatCloseMessage(websocket.CloseGoingAway, "relay shutting down")
 	for _, c := range r.subs.all() {
-		c.wmu.Lock()
 		c.conn.WriteControl(websocket.CloseMessage, msg, time.Now().Add(time.Second))
-		c.wmu.Unlock()
 	}
 	deadline := time.Now().Add(grace)
 	for len(r.subs.all()) > 0 && time.Now().Before(deadline) {

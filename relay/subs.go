@@ -96,7 +96,7 @@ func (r *Relay) broadcast(evt *nostr.Event) int {
 			readable[d.c] = ok
 		}
 		if ok {
-			d.c.send(nostr.EventEnvelope{SubscriptionID: &d.sub, Event: *evt})
+			d.c.deliver(nostr.EventEnvelope{SubscriptionID: &d.sub, Event: *evt})
 			n++
 		}
 	}

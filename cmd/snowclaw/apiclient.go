@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
@@ -127,9 +128,13 @@ func (c *ownerClient) call(ctx context.Context, method, path string, body, out a
 	return json.Unmarshal(raw, out)
 }
 
-// authHeader is a NIP-98 authorization for one request.
+// authHeader is a NIP-98 authorization for one request. The relay takes
+// each event id once and signing is deterministic, so a nonce keeps two
+// identical requests within one second from sharing an id.
 func (c *ownerClient) authHeader(method, full string, payload []byte) (string, error) {
-	evt := nostr.Event{Kind: 27235, CreatedAt: nostr.Now(), Tags: nostr.Tags{{"u", full}, {"method", method}}}
+	nonce := make([]byte, 8)
+	rand.Read(nonce)
+	evt := nostr.Event{Kind: 27235, CreatedAt: nostr.Now(), Tags: nostr.Tags{{"u", full}, {"method", method}, {"nonce", hex.EncodeToString(nonce)}}}
 	if len(payload) > 0 {
 		sum := sha256.Sum256(payload)
 		evt.Tags = append(evt.Tags, nostr.Tag{"payload", hex.EncodeToString(sum[:])})

@@ -15,6 +15,7 @@ import (
 	"github.com/BurntSushi/toml"
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/policies"
+	"github.com/snowclaw/snowclaw/relay"
 )
 
 // Config is everything `snowclaw serve` can be told. Sources, each
@@ -120,6 +121,9 @@ type RelayConfig struct {
 	Contact     string `toml:"contact"`
 	Icon        string `toml:"icon"`
 	ServiceURL  string `toml:"service_url"`
+	// TrustedProxies may set X-Forwarded-For, -Host and -Proto: CIDRs or
+	// single addresses.
+	TrustedProxies []string `toml:"trusted_proxies"`
 }
 
 type LimitsConfig struct {
@@ -175,8 +179,9 @@ func DefaultConfig() Config {
 		Data:     "./snowclaw-data",
 		LogLevel: "info",
 		Relay: RelayConfig{
-			Name:        "snowclaw",
-			Description: "Nostr relay with NIP-29 groups and an agent memory",
+			Name:           "snowclaw",
+			Description:    "Nostr relay with NIP-29 groups and an agent memory",
+			TrustedProxies: []string{},
 		},
 		Limits: LimitsConfig{
 			MaxMessageBytes:  256 * 1024,
@@ -410,6 +415,9 @@ func (c *Config) Validate() error {
 		if err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
 			bad("relay.service_url", "%q is not a ws:// or wss:// URL", c.Relay.ServiceURL)
 		}
+	}
+	if _, err := relay.ParseTrustedProxies(c.Relay.TrustedProxies); err != nil {
+		bad("relay.trusted_proxies", "%v", err)
 	}
 	l := c.Limits
 	for key, v := range map[string]int{

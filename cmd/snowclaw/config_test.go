@@ -198,6 +198,7 @@ func TestConfig_EnvCoversEveryKey(t *testing.T) {
 	want := DefaultConfig()
 	want.Owner = ownerHex
 	want.Groups.Creators = []string{ownerHex, otherHex}
+	want.Relay.TrustedProxies = []string{"127.0.0.1", "10.0.0.0/8"}
 	fields := make(map[string]reflect.Value)
 	configFields(reflect.ValueOf(&want).Elem(), "", fields)
 	var environ []string
@@ -325,6 +326,8 @@ func TestConfig_BadConfigNamesTheKey(t *testing.T) {
 		{name: "ZeroDuration", file: "[groups]\nmax_moderation_age = \"0s\"\n", want: []string{"groups.max_moderation_age", "positive"}},
 		{name: "BadServiceURL", file: "[relay]\nservice_url = \"http://relay.example.com\"\n", want: []string{"relay.service_url", "http://relay.example.com"}},
 		{name: "ServiceURLNoHost", env: []string{"SNOWCLAW_RELAY_SERVICE_URL=wss://"}, want: []string{"relay.service_url"}},
+		{name: "BadTrustedProxyFile", file: "[relay]\ntrusted_proxies = [\"10.0.0.0/8\", \"proxy.local\"]\n", want: []string{"relay.trusted_proxies", "proxy.local"}},
+		{name: "BadTrustedProxyEnv", env: []string{"SNOWCLAW_RELAY_TRUSTED_PROXIES=127.0.0.1, 10.0.0.0/40"}, want: []string{"relay.trusted_proxies", "10.0.0.0/40"}},
 		{name: "BadLogLevel", flags: serveFlags{logLevel: "loud"}, want: []string{"log_level", "loud"}},
 		{name: "NegativeRate", file: "[rate_limits]\nevents_burst_ip = -1\n", want: []string{"rate_limits.events_", "negative"}},
 		{name: "BurstZeroWithRate", env: []string{"SNOWCLAW_RATE_LIMITS_QUERIES_BURST_IP=0"}, want: []string{"rate_limits.queries_", "burst"}},

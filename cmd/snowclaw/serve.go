@@ -106,6 +106,7 @@ func newLogger(w io.Writer, level string) *slog.Logger {
 // relayOptions hands the parsed config down to the relay package.
 func relayOptions(c Config, keys relay.Keys, logger *slog.Logger) relay.Options {
 	l, r := c.Limits, c.RateLimits
+	proxies, _ := relay.ParseTrustedProxies(c.Relay.TrustedProxies) // checked by Validate
 	return relay.Options{
 		DataDir:     c.Data,
 		ServiceURL:  c.Relay.ServiceURL,
@@ -153,6 +154,7 @@ func relayOptions(c Config, keys relay.Keys, logger *slog.Logger) relay.Options 
 		MaxModerationAge: c.Groups.MaxModerationAge.Duration,
 		MetricsToken:     c.HTTP.MetricsToken,
 		MCP:              relay.MCPOptions{Token: c.HTTP.MCPToken, Identity: c.HTTP.MCPIdentity},
+		HTTP:             relay.HTTPOptions{TrustedProxies: proxies},
 		Logger:           logger,
 	}
 }

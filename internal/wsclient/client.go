@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,9 +34,24 @@ type Client struct {
 }
 
 // Dial connects to url.
-func Dial(url string) (*Client, error) {
-	conn, _, err := websocket.DefaultDialer.Dial(url, nil)
+func Dial(url string) (*Client, error) { return DialHeader(url, nil) }
+
+// HandshakeError is a refused upgrade: the relay answered HTTP Status.
+type HandshakeError struct{ Status int }
+
+func (e *HandshakeError) Error() string {
+	return fmt.Sprintf("websocket handshake refused: HTTP %d", e.Status)
+}
+
+// DialHeader connects to url sending extra request headers (a Host or
+// X-Forwarded-* a test forges). A refused upgrade is a *HandshakeError.
+func DialHeader(url string, h http.Header) (*Client, error) {
+	conn, resp, err := websocket.DefaultDialer.Dial(url, h)
 	if err != nil {
+		if resp != nil {
+			resp.Body.Close()
+			return nil, &HandshakeError{Status: resp.StatusCode}
+		}
 		return nil, err
 	}
 	c := &Client{URL: url, conn: conn, got: make(chan struct{}, 1), done: make(chan struct{})}

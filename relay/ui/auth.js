@@ -62,10 +62,16 @@ export function authEvent(signer, relayURL, challenge) {
 // the object whose JSON.stringify is the body: hashPayload hashes exactly
 // that string for the payload tag.
 export async function httpAuth(signer, url, method, payload) {
-  const tags = [['u', url], ['method', method]]
+  // the relay takes each event id once: a nonce keeps two identical
+  // requests within one second apart
+  const tags = [['u', url], ['method', method], ['nonce', nonce()]]
   if (payload !== undefined) tags.push(['payload', NT.nip98.hashPayload(payload)])
   const evt = await signer.sign({ kind: 27235, created_at: now(), content: '', tags })
   return 'Nostr ' + base64(JSON.stringify(evt))
+}
+
+function nonce() {
+  return Array.from(crypto.getRandomValues(new Uint8Array(8)), b => b.toString(16).padStart(2, '0')).join('')
 }
 
 function base64(text) {

@@ -4,6 +4,7 @@
 // this node process.
 
 import { execFileSync, spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
@@ -114,7 +115,7 @@ export function memory(sk, topic, summary, { tier = 'public', model, confidence 
 // api calls the HTTP API signed by sk (NIP-98) and returns {status, body}.
 export async function api(base, sk, method, path, payload) {
   const url = base + path
-  const tags = [['u', url], ['method', method]]
+  const tags = [['u', url], ['method', method], ['nonce', randomBytes(8).toString('hex')]]
   const init = { method, headers: {} }
   if (payload !== undefined) {
     tags.push(['payload', hashPayload(payload)])
