@@ -56,11 +56,16 @@ func (s *Store) Learn(l Lesson) (Lesson, bool) {
 	return l, true
 }
 
+// trimLessonsLocked keeps the limit most useful lessons. Global ones (the
+// owner's, the agent's failures) rank above scoped ones, so that anyone
+// who can send the agent corrections in private cannot push the owner's
+// lessons out by sending many.
 func (s *Store) trimLessonsLocked(limit int) {
 	all := s.lessonsLocked()
 	slices.SortFunc(all, func(a, b Lesson) int {
 		return cmp.Or(
 			boolRank(b.Enabled, a.Enabled),
+			boolRank(b.LessonTier() == snowclaw.TierInternal, a.LessonTier() == snowclaw.TierInternal),
 			cmp.Compare(b.Hits, a.Hits),
 			cmp.Compare(b.UpdatedAt, a.UpdatedAt),
 			strings.Compare(a.ID, b.ID),

@@ -3,8 +3,10 @@ package memory
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip44"
@@ -148,5 +150,21 @@ func TestDecode_ForgedPrivateMemory(t *testing.T) {
 		if rec, err := p.codec.Decode(evt); !errors.Is(err, ErrForged) {
 			t.Errorf("%s: Decode = %+v, %v; want ErrForged", name, rec, err)
 		}
+	}
+}
+
+// TestLesson_ScopedSpamKeepsGlobal: someone sending the agent many
+// corrections in private fills the cap with their own lessons, never at
+// the cost of the owner's.
+func TestLesson_ScopedSpamKeepsGlobal(t *testing.T) {
+	_, pk := keypair(t)
+	s, clk := newTestStore(t, Options{MaxLessons: 3})
+	owner, _ := s.Learn(Lesson{Text: "owner: be brief", Source: "owner"})
+	for i := range 10 {
+		clk.Add(time.Second)
+		s.Learn(Lesson{Text: fmt.Sprintf("spam correction %d", i), Tier: snowclaw.TierPrivate, Subject: pk})
+	}
+	if _, ok := s.Lesson(owner.ID); !ok || len(s.Lessons()) != 3 {
+		t.Errorf("after private spam: owner's lesson kept %v, %d lessons", ok, len(s.Lessons()))
 	}
 }
