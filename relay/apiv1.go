@@ -77,11 +77,15 @@ type health struct {
 	AgentOn bool           `json:"agent_enabled"`
 	You     string         `json:"you,omitempty"`
 	Counts  map[string]int `json:"counts,omitempty"`
+
+	// SearchRebuilding: the index is being rebuilt after damage; searches
+	// answer "error: search index is being rebuilt" until it is false.
+	SearchRebuilding bool `json:"search_rebuilding"`
 }
 
 func (r *Relay) v1Health(w http.ResponseWriter, req *http.Request) {
 	h := health{Status: "ok", Version: r.opts.Version, Relay: r.ids.Relay, Agent: r.ids.Agent, Owner: r.ids.Owner,
-		Search: r.mem != nil, AgentOn: r.agent != nil}
+		Search: r.mem != nil, SearchRebuilding: r.mem != nil && r.mem.Rebuilding(), AgentOn: r.agent != nil}
 	if req.Header.Get("Authorization") != "" {
 		if you, err := r.httpAuth(req); err == nil {
 			h.You = you
@@ -90,7 +94,9 @@ func (r *Relay) v1Health(w http.ResponseWriter, req *http.Request) {
 				h.Counts["memories"] = len(set.readable)
 			}
 			if r.mem != nil {
-				h.Counts["index_docs"] = r.mem.Count()
+				// only the docs this reader may read: a total would tell
+				// them when others store what they cannot see
+				h.Counts["index_docs"] = r.mem.CountFor(you)
 			}
 		}
 	}

@@ -49,9 +49,13 @@ func (r *Relay) Conflicts(ctx context.Context, reader, topic string) ([]Conflict
 		return nil, errors.New("unsupported: search (NIP-50) is turned off on this relay, and conflicts are found by its index")
 	}
 	topic = strings.TrimPrefix(strings.TrimSpace(topic), snowclaw.PrefixMemoryItem)
+	cs, err := r.mem.Conflicts(reader, topic)
+	if err != nil {
+		return nil, err
+	}
 	out := []ConflictView{}
 	v := r.viewerFor(reader)
-	for _, c := range r.mem.Conflicts(reader, topic) {
+	for _, c := range cs {
 		evs, err := r.conflictEvents(ctx, reader, c.Topic, docIDs(c.Docs))
 		if err != nil {
 			return nil, err

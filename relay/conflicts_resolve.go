@@ -64,8 +64,12 @@ func (r *Relay) ResolveConflict(ctx context.Context, actor string, rr ResolveReq
 	case (rr.Winner != "") == (rr.Flag != nil):
 		return ResolveResult{}, errors.New(`invalid: send either "winner" or "flag"`)
 	}
+	cs, err := r.mem.Conflicts(actor, rr.Topic)
+	if err != nil {
+		return ResolveResult{}, err
+	}
 	var conflict *search.Conflict
-	for _, c := range r.mem.Conflicts(actor, rr.Topic) {
+	for _, c := range cs {
 		if c.Topic == rr.Topic {
 			conflict = &c
 		}

@@ -165,7 +165,12 @@ func (a *annIndex) Get(id string) ([]float32, bool) {
 // or scans all when that is cheaper (hnswParams.ScanFactor). Both rank by
 // the 8-bit codes; the head of that ranking is scored again on the float
 // vectors with dot, so scores equal the flat index's.
-func (a *annIndex) Search(q []float32, k int) []vectorHit {
+func (a *annIndex) Search(q []float32, k int) []vectorHit { return a.SearchAccept(q, k, nil) }
+
+// SearchAccept with an accept filter keeps the graph walk's accepted nodes;
+// when the walk finds fewer than k it scans every node exactly, so a
+// reader who may read few docs still gets their k best.
+func (a *annIndex) SearchAccept(q []float32, k int, accept func(string) bool) []vectorHit {
 	if len(q) != a.dim || k <= 0 {
 		return nil
 	}
@@ -186,13 +191,21 @@ func (a *annIndex) Search(q []float32, k int) []vectorHit {
 		cs := g.search(q, ef, s)
 		// The walk ranks by the 8-bit codes; only the head of its list can
 		// make the top k on the float vectors.
-		for _, c := range cs[:min(len(cs), rescoreDepth(k))] {
-			rows = append(rows, c.node)
+		for _, c := range cs {
+			if len(rows) == rescoreDepth(k) {
+				break
+			}
+			if accept == nil || accept(g.ids[c.node]) {
+				rows = append(rows, c.node)
+			}
 		}
 		scratchPool.Put(s)
 		scanFrom = g.built
+		if accept != nil && len(rows) < k {
+			rows, scanFrom = rows[:0], 0
+		}
 	}
-	for _, c := range g.scan(q, k, scanFrom, g.len()) {
+	for _, c := range g.scan(q, k, scanFrom, g.len(), accept) {
 		rows = append(rows, c.node)
 	}
 	hits := make([]vectorHit, len(rows))
@@ -232,7 +245,7 @@ func rescoreDepth(k int) int { return 2*k + 32 }
 // vectors this finds all of the exact top 100 (TestHNSW_Measure) in a
 // quarter of the time a scan of the float vectors takes: it reads 512
 // bytes per vector instead of 2 KB.
-func (g *hnswGraph) scan(q []float32, k, lo, hi int) []cand {
+func (g *hnswGraph) scan(q []float32, k, lo, hi int, accept func(string) bool) []cand {
 	n := hi - lo
 	if n <= 0 {
 		return nil
@@ -241,19 +254,19 @@ func (g *hnswGraph) scan(q []float32, k, lo, hi int) []cand {
 	qp := probe{code, quantize(q, code)}
 	depth := rescoreDepth(k)
 	if n < parallelMin {
-		return g.scanPart(qp, depth, lo, hi)
+		return g.scanPart(qp, depth, lo, hi, accept)
 	}
 	parts := min(runtime.GOMAXPROCS(0), 8)
 	res := make([][]cand, parts)
 	var wg sync.WaitGroup
 	for p := range parts {
-		wg.Go(func() { res[p] = g.scanPart(qp, depth, lo+p*n/parts, lo+(p+1)*n/parts) })
+		wg.Go(func() { res[p] = g.scanPart(qp, depth, lo+p*n/parts, lo+(p+1)*n/parts, accept) })
 	}
 	wg.Wait()
 	return slices.Concat(res...)
 }
 
-func (g *hnswGraph) scanPart(qp probe, depth, lo, hi int) []cand {
+func (g *hnswGraph) scanPart(qp probe, depth, lo, hi int, accept func(string) bool) []cand {
 	v := g.view()
 	h := make(farHeap, 0, depth+1)
 	for i := lo; i < hi; i++ {
@@ -261,6 +274,12 @@ func (g *hnswGraph) scanPart(qp probe, depth, lo, hi int) []cand {
 			continue
 		}
 		s := v.sim(qp, uint32(i))
+		if len(h) == depth && s <= h[0].sim {
+			continue
+		}
+		if accept != nil && !accept(g.ids[i]) {
+			continue
+		}
 		if len(h) < depth {
 			h.push(cand{s, uint32(i)})
 		} else if s > h[0].sim {

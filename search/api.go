@@ -30,6 +30,11 @@ type Doc struct {
 	// KeywordOnly docs (short chat lines, seed 001 §5 "cache only") get no
 	// embedding: they are found by BM25 alone.
 	KeywordOnly bool
+	// Scope names the partition the doc is ranked in: docs of one scope are
+	// readable by the same readers. The caller derives it from its read
+	// rule; a search only ranks over the scopes Query.Readable admits, so
+	// statistics never include a doc its reader may not read.
+	Scope string
 }
 
 // Embedder turns texts into vectors. Name and Dim are recorded with the
@@ -73,7 +78,13 @@ type Query struct {
 	// Accept is called in rank order on candidates; only accepted docs are
 	// returned, so the limit applies after the caller's filters and
 	// visibility rule. nil accepts everything.
-	Accept            func(Doc) bool
+	Accept func(Doc) bool
+	// Readable tells whether the reader may read the docs of a scope (see
+	// Doc.Scope); it is asked once per scope per search, and everything the
+	// search computes — BM25 statistics, vector ranks and the mean vector,
+	// the length prior, fusion — covers readable scopes only. nil reads
+	// every scope (the agent). Accept still applies per doc afterwards.
+	Readable          func(scope string) bool
 	IncludeSuperseded bool
 }
 

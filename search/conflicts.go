@@ -15,24 +15,33 @@ type Conflict struct {
 }
 
 // Conflicts lists the conflicts on topic, or on every topic when topic is
-// "". Old versions (superseded, or replaced at their address) never
-// conflict with their successors. Volatile docs take part, so the caller
-// must apply its visibility rule to the result as to search results.
-func (ix *Index) Conflicts(topic string) []Conflict {
+// "", among the docs in scopes readable admits (nil: all) that accept
+// takes (nil: all). Both filters apply before disagreement is judged: a
+// doc the reader may not read neither makes nor counts towards a
+// conflict. Old versions (superseded, or replaced at their address) never
+// conflict with their successors.
+func (ix *Index) Conflicts(topic string, readable func(scope string) bool, accept func(Doc) bool) (out []Conflict, err error) {
+	defer recoverAs(&err, "conflicts")
+	if ix.broken.Load() {
+		return nil, ErrBroken
+	}
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	if ix.closed {
-		return nil
+		return nil, ErrClosed
 	}
 	st := ix.st
+	v := st.parts.view(readable)
 	byTopic := make(map[string][]*Doc)
 	for _, d := range st.docs {
-		if d.Topic == "" || (topic != "" && d.Topic != topic) || st.hidden(d) {
+		if d.Topic == "" || (topic != "" && d.Topic != topic) || st.hidden(d) || !v.has(d.ID) {
+			continue
+		}
+		if accept != nil && !accept(*d) {
 			continue
 		}
 		byTopic[d.Topic] = append(byTopic[d.Topic], d)
 	}
-	var out []Conflict
 	for t, docs := range byTopic {
 		if !disagree(docs) {
 			continue
@@ -54,7 +63,7 @@ func (ix *Index) Conflicts(topic string) []Conflict {
 		out = append(out, c)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Topic < out[j].Topic })
-	return out
+	return out, nil
 }
 
 // disagree: at least two sources, and two docs from different sources

@@ -37,7 +37,10 @@ func TestConflicts_Cases(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ix := openTest(t, Options{Sources: map[string]float64{"s1": 1, "s2": 0.5}})
 			mustIndex(t, ix, tc.docs...)
-			cs := ix.Conflicts(tc.topic)
+			cs, err := ix.Conflicts(tc.topic, nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if tc.want == nil {
 				if len(cs) != 0 {
 					t.Fatalf("unexpected conflicts %+v", cs)

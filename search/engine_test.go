@@ -102,7 +102,7 @@ func TestIndex_Concurrent(t *testing.T) {
 						return
 					}
 				}
-				_ = ix.Conflicts("")
+				_, _ = ix.Conflicts("", nil, nil)
 				_ = ix.Count()
 			}
 		}(w)
@@ -129,19 +129,6 @@ func TestIndex_Closed(t *testing.T) {
 	}
 	if err := ix.Close(); err != nil {
 		t.Fatalf("second Close: %v", err)
-	}
-}
-
-func TestIndex_MemCompaction(t *testing.T) {
-	ix := openTest(t, Options{})
-	for i := 0; i < memCompactBatches+5; i++ {
-		mustIndex(t, ix, Doc{ID: fmt.Sprint("v", i), Text: fmt.Sprint("secret ", i), Volatile: true})
-	}
-	if ix.st.memBatches >= memCompactBatches {
-		t.Fatalf("RAM index not compacted: %d batches", ix.st.memBatches)
-	}
-	if res := search(t, ix, Query{Text: "secret 3", Limit: 1}); len(res) != 1 || res[0].Doc.ID != "v3" {
-		t.Fatalf("after compaction: %v", ids(res))
 	}
 }
 

@@ -55,7 +55,7 @@ func (ix *Index) queryTerms(text string) []weightedTerm {
 // candidates pulls depth hits from BM25 and from the vectors, spreads scores
 // to thread neighbours and fuses the two lists. exhausted tells that no
 // deeper pull can find more.
-func (ix *Index) candidates(ctx context.Context, st *state, terms []weightedTerm, qvec []float32, depth int) ([]*candidate, bool, error) {
+func (ix *Index) candidates(ctx context.Context, st *state, v *view, terms []weightedTerm, qvec []float32, depth int) ([]*candidate, bool, error) {
 	tn := ix.tune
 	exhausted := true
 	byID := make(map[string]*candidate)
@@ -64,8 +64,8 @@ func (ix *Index) candidates(ctx context.Context, st *state, terms []weightedTerm
 			return c
 		}
 		d, ok := st.docs[id]
-		if !ok {
-			return nil // indexed in bleve a moment before the maps
+		if !ok || !v.has(id) {
+			return nil // a thread neighbour the reader may not read
 		}
 		c := &candidate{doc: d}
 		byID[id] = c
@@ -73,10 +73,10 @@ func (ix *Index) candidates(ctx context.Context, st *state, terms []weightedTerm
 	}
 
 	if ix.opts.BM25Weight > 0 {
-		hits, err := searchText(ctx, st.alias, terms, depth)
-		if err != nil {
+		if err := ctx.Err(); err != nil {
 			return nil, false, err
 		}
+		hits := v.searchText(terms, depth)
 		if len(hits) == depth {
 			exhausted = false
 		}
@@ -84,7 +84,7 @@ func (ix *Index) candidates(ctx context.Context, st *state, terms []weightedTerm
 		for _, h := range hits {
 			scores[h.ID] = h.Score
 		}
-		ranked := ix.spread(st, scores, tn)
+		ranked := ix.spread(st, v, scores, tn)
 		for i, r := range ranked {
 			if c := get(r.ID); c != nil {
 				c.ex.BM25Rank = i + 1
@@ -96,9 +96,9 @@ func (ix *Index) candidates(ctx context.Context, st *state, terms []weightedTerm
 	if qvec != nil && ix.opts.VectorWeight > 0 {
 		rankBy := qvec
 		if tn.center > 0 {
-			rankBy = centered(qvec, st.vecs.Mean(), tn.center)
+			rankBy = centered(qvec, v.mean(), tn.center)
 		}
-		hits := st.vecs.Search(rankBy, depth)
+		hits := st.vecs.SearchAccept(rankBy, depth, v.accept())
 		if len(hits) == depth {
 			exhausted = false
 		}
@@ -110,7 +110,7 @@ func (ix *Index) candidates(ctx context.Context, st *state, terms []weightedTerm
 				scores[h.ID] = h.Score
 			}
 		}
-		ranked := ix.spread(st, scores, tn)
+		ranked := ix.spread(st, v, scores, tn)
 		for i, r := range ranked {
 			if c := get(r.ID); c != nil {
 				c.ex.VectorRank = i + 1
@@ -137,7 +137,7 @@ type scored struct {
 // returns the docs by descending score. Neighbours without a score of their
 // own join the list, which is how a reply that never repeats the question's
 // words can still be found.
-func (ix *Index) spread(st *state, scores map[string]float64, tn tuning) []scored {
+func (ix *Index) spread(st *state, v *view, scores map[string]float64, tn tuning) []scored {
 	out := make(map[string]float64, len(scores))
 	for id, s := range scores {
 		out[id] += s
@@ -149,6 +149,9 @@ func (ix *Index) spread(st *state, scores map[string]float64, tn tuning) []score
 			continue
 		}
 		st.threads.neighbours(d, tn.ctxWindow, func(nb string, dist int) {
+			if !v.has(nb) {
+				return // neither lends nor borrows across what the reader may read
+			}
 			w := tn.ctxWeight
 			if dist < 0 {
 				dist = -dist

@@ -556,9 +556,12 @@ func (s qscan) Remove(string)                {}
 func (s qscan) Get(string) ([]float32, bool) { return nil, false }
 func (s qscan) Len() int                     { return 0 }
 func (s qscan) Mean() []float32              { return nil }
+func (s qscan) SearchAccept(q []float32, k int, _ func(string) bool) []vectorHit {
+	return s.Search(q, k)
+}
 func (s qscan) Search(q []float32, k int) []vectorHit {
 	var hits []vectorHit
-	for _, c := range s.a.g.scan(q, k, 0, s.a.g.len()) {
+	for _, c := range s.a.g.scan(q, k, 0, s.a.g.len(), nil) {
 		hits = append(hits, vectorHit{s.a.g.ids[c.node], float64(dot(q, s.a.g.vec(int(c.node))))})
 	}
 	sortHits(hits)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/blevesearch/bleve/v2/analysis"
@@ -29,6 +30,7 @@ type Index struct {
 	mu     sync.RWMutex // guards st and closed; st's maps change under Lock
 	st     *state
 	closed bool
+	broken atomic.Bool // a write panicked half-way: waits for Rebuild (fault.go)
 }
 
 // ErrClosed is returned by calls on a closed Index.
@@ -59,11 +61,7 @@ func Open(opts Options) (*Index, error) {
 		return nil, fmt.Errorf("search: embedder %s has dimension %d", ix.emb.Name(), ix.emb.Dim())
 	}
 	if ix.dir == "" {
-		st := newState(ix.emb.Dim(), ix.opts.Curators)
-		if err := st.openBleve("", true); err != nil {
-			return nil, err
-		}
-		ix.st = st
+		ix.st = ix.newState()
 		return ix, nil
 	}
 	if err := os.MkdirAll(ix.dir, 0o700); err != nil {
@@ -140,17 +138,16 @@ func normalizeOptions(o Options) (Options, error) {
 	return o, nil
 }
 
+func (ix *Index) newState() *state {
+	return newState(ix.emb.Dim(), ix.opts.Curators, ix.analyzer)
+}
+
 // createState makes a new, empty generation on disk.
 func (ix *Index) createState(gen int) (*state, error) {
-	st := newState(ix.emb.Dim(), ix.opts.Curators)
+	st := ix.newState()
 	st.meta = indexMeta{Format: formatVersion, Embedder: ix.emb.Name(), Dim: ix.emb.Dim(), Gen: gen}
-	_ = os.RemoveAll(st.meta.blevePath(ix.dir)) // leftovers of an interrupted rebuild
-	if err := st.openBleve(st.meta.blevePath(ix.dir), true); err != nil {
-		return nil, err
-	}
 	l, err := createDocLog(st.meta.logPath(ix.dir))
 	if err != nil {
-		_ = st.close()
 		return nil, err
 	}
 	st.log = l
@@ -159,11 +156,8 @@ func (ix *Index) createState(gen int) (*state, error) {
 
 // loadState opens the generation named by m and replays its doc log.
 func (ix *Index) loadState(m indexMeta) (*state, error) {
-	st := newState(ix.emb.Dim(), ix.opts.Curators)
+	st := ix.newState()
 	st.meta = m
-	if err := st.openBleve(m.blevePath(ix.dir), false); err != nil {
-		return nil, err
-	}
 	var badDim bool
 	l, err := replayDocLog(m.logPath(ix.dir), func(d Doc, v []float32) {
 		if len(v) == 0 && d.KeywordOnly {
@@ -173,7 +167,7 @@ func (ix *Index) loadState(m indexMeta) (*state, error) {
 			return
 		}
 		d.Volatile = false
-		st.putMaps(&d, v)
+		st.putMaps(&d, v, analyse(st.analyzer, &d))
 	}, func(id string) {
 		if d, ok := st.docs[id]; ok {
 			st.dropMaps(d)
@@ -187,14 +181,6 @@ func (ix *Index) loadState(m indexMeta) (*state, error) {
 		return nil, err
 	}
 	st.log = l
-	n, err := st.disk.DocCount()
-	if err == nil && int(n) != st.diskDocs {
-		err = fmt.Errorf("%w: bleve holds %d docs, the doc log %d", ErrNeedsRebuild, n, st.diskDocs)
-	}
-	if err != nil {
-		_ = st.close()
-		return nil, err
-	}
 	return st, nil
 }
 
@@ -219,6 +205,17 @@ func (ix *Index) Count() int {
 		return 0
 	}
 	return len(ix.st.docs)
+}
+
+// CountReadable is the number of indexed docs in the scopes readable
+// admits (nil: all), for counts shown to a reader.
+func (ix *Index) CountReadable(readable func(scope string) bool) int {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.closed {
+		return 0
+	}
+	return ix.st.parts.view(readable).docs
 }
 
 // Get returns the indexed doc with the given id.

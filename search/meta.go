@@ -21,18 +21,16 @@ var ErrNeedsRebuild = errors.New("search: index needs a rebuild")
 const metaFile = "meta.json"
 
 // formatVersion changes whenever the on-disk layout or the analysis chain
-// changes in a way that old indexes cannot follow.
-const formatVersion = 1
+// changes in a way that old indexes cannot follow. 2: no bleve directory
+// (the keyword index is rebuilt in RAM from the doc log) and docs carry
+// their Scope, which format 1 logs lack.
+const formatVersion = 2
 
 type indexMeta struct {
 	Format   int    `json:"format"`
 	Embedder string `json:"embedder"`
 	Dim      int    `json:"dim"`
 	Gen      int    `json:"gen"`
-}
-
-func (m indexMeta) blevePath(dir string) string {
-	return filepath.Join(dir, fmt.Sprintf("bleve-%d", m.Gen))
 }
 
 func (m indexMeta) logPath(dir string) string {
@@ -89,7 +87,8 @@ func writeMeta(dir string, m indexMeta) error {
 	return os.Rename(tmp, filepath.Join(dir, metaFile))
 }
 
-// ownFile tells whether a directory entry is one of ours, so Wipe and the
+// ownFile tells whether a directory entry is one of ours (bleve-* is what
+// format 1 kept its keyword index in), so Wipe and the
 // "is this a fresh directory" check never touch anything else in dir.
 func ownFile(name string) bool {
 	return name == metaFile || name == metaFile+".tmp" ||

@@ -2,9 +2,11 @@ package search
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -95,8 +97,11 @@ func TestOpen_NeedsRebuild(t *testing.T) {
 		{"embedder dim", nil, Options{Embedder: fakeEmbedder{BuiltinEmbedderName, 8}}},
 		{"meta missing", func(t *testing.T, dir string) { rm(t, filepath.Join(dir, metaFile)) }, Options{}},
 		{"meta garbage", func(t *testing.T, dir string) { write(t, filepath.Join(dir, metaFile), "{not json") }, Options{}},
-		{"bleve missing", func(t *testing.T, dir string) { rm(t, filepath.Join(dir, "bleve-1")) }, Options{}},
-		{"bleve garbage", func(t *testing.T, dir string) { garbleDir(t, filepath.Join(dir, "bleve-1")) }, Options{}},
+		{"format 1 (bleve on disk)", func(t *testing.T, dir string) {
+			write(t, filepath.Join(dir, metaFile), `{"format":1,"embedder":"`+BuiltinEmbedderName+`","dim":`+strconv.Itoa(builtinDim)+`,"gen":1}`)
+		}, Options{}},
+		{"log garbage", func(t *testing.T, dir string) { garbleDir(t, filepath.Join(dir, "docs-1.log")) }, Options{}},
+		{"log middle overwritten", func(t *testing.T, dir string) { smash(t, filepath.Join(dir, "docs-1.log")) }, Options{}},
 		{"log missing", func(t *testing.T, dir string) { rm(t, filepath.Join(dir, "docs-1.log")) }, Options{}},
 		{"log truncated", func(t *testing.T, dir string) { truncate(t, filepath.Join(dir, "docs-1.log"), 7) }, Options{}},
 		{"log flipped byte", func(t *testing.T, dir string) { flip(t, filepath.Join(dir, "docs-1.log"), 100) }, Options{}},
@@ -175,6 +180,19 @@ func flip(t *testing.T, p string, at int) {
 		t.Fatal(err)
 	}
 	b[at] ^= 0xff
+	write(t, p, string(b))
+}
+
+// smash overwrites 32 bytes in the middle of p with random bytes.
+func smash(t *testing.T, p string) {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	junk := make([]byte, 32)
+	_, _ = rand.Read(junk)
+	copy(b[len(b)/2:], junk)
 	write(t, p, string(b))
 }
 

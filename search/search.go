@@ -26,7 +26,14 @@ type candidate struct {
 // reciprocal rank, then scaled by trust, confidence and recency. Superseded
 // and older versions are left out unless q.IncludeSuperseded; q.Accept
 // filters in rank order before q.Limit applies.
-func (ix *Index) Search(ctx context.Context, q Query) ([]Result, error) {
+func (ix *Index) Search(ctx context.Context, q Query) (res []Result, err error) {
+	defer recoverAs(&err, "search")
+	if f := faultHook.Load(); f != nil {
+		(*f)(q.Text)
+	}
+	if ix.broken.Load() {
+		return nil, ErrBroken
+	}
 	limit := q.Limit
 	if limit <= 0 {
 		limit = DefaultLimit
@@ -51,20 +58,21 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Result, error) {
 	}
 	st := ix.st
 	now := ix.now()
+	v := st.parts.view(q.Readable)
 	if strings.TrimSpace(q.Text) == "" {
-		return ix.collect(st, ix.browse(st), q, limit), nil
+		return ix.collect(st, ix.browse(st, v), q, limit), nil
 	}
 	if len(terms) == 0 {
 		return nil, nil // only stop words: nothing to rank by
 	}
 	for depth := minCandidates; ; depth *= 4 {
 		depth = max(depth, 2*limit)
-		cands, exhausted, err := ix.candidates(ctx, st, terms, qvec, depth)
+		cands, exhausted, err := ix.candidates(ctx, st, v, terms, qvec, depth)
 		if err != nil {
 			return nil, err
 		}
 		for _, c := range cands {
-			ix.finish(c, now, st.threads.lengthFactor(c.doc, ix.tune.lengthAlpha))
+			ix.finish(c, now, st.threads.lengthFactor(c.doc, ix.tune.lengthAlpha, v.chatN, v.chatW))
 		}
 		sortCandidates(cands)
 		out := ix.collect(st, cands, q, limit)
@@ -101,10 +109,13 @@ func (ix *Index) collect(st *state, cands []*candidate, q Query, limit int) []Re
 
 // browse ranks every doc when the query has no free text (only
 // extensions): by trust, confidence and recency, newest first on ties.
-func (ix *Index) browse(st *state) []*candidate {
+func (ix *Index) browse(st *state, v *view) []*candidate {
 	now := ix.now()
-	cands := make([]*candidate, 0, len(st.docs))
+	cands := make([]*candidate, 0, v.docs)
 	for _, d := range st.docs {
+		if !v.has(d.ID) {
+			continue
+		}
 		c := &candidate{doc: d}
 		c.ex.Fused = 1
 		ix.finish(c, now, 1) // no text: nothing for the length prior to weigh

@@ -1,41 +1,41 @@
 package search
 
 import (
-	"fmt"
 	"os"
 
-	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis"
 )
 
-// state is one complete generation of the index: the two bleve indexes, the
-// doc log and the RAM maps derived from them. Rebuild fills a new state on
-// the side and swaps it in, so searches keep working meanwhile.
+// state is one complete generation of the index: the doc log and the RAM
+// structures derived from it (docs, keyword parts, vectors, versions).
+// Rebuild fills a new state on the side and swaps it in, so searches keep
+// working meanwhile.
 type state struct {
-	meta  indexMeta // Gen 0 when the index has no directory
-	disk  bleve.Index
-	mem   bleve.Index // volatile docs only, never on disk
-	alias bleve.IndexAlias
-	log   *docLog // nil without a directory
+	meta     indexMeta // Gen 0 when the index has no directory
+	log      *docLog   // nil without a directory
+	analyzer analysis.Analyzer
 
 	docs       map[string]*Doc
+	parts      *partSet
 	vecs       vectorIndex
 	superseded map[string]map[string]int // id → author of a doc superseding it → how many
 	curators   map[string]bool           // authors whose supersedes hide anyone's doc
 	versions   map[string][]string       // address → ids of its indexed versions
 	threads    *threadSet
 
-	memBatches int // batches since the RAM index was last compacted
-	diskDocs   int // non-volatile docs, to check against bleve on Open
+	diskDocs int // non-volatile docs
 }
 
-func newState(dim int, curators []string) *state {
+func newState(dim int, curators []string, a analysis.Analyzer) *state {
 	cur := make(map[string]bool, len(curators))
 	for _, pk := range curators {
 		cur[pk] = true
 	}
 	return &state{
+		analyzer:   a,
 		curators:   cur,
 		docs:       make(map[string]*Doc),
+		parts:      newPartSet(dim),
 		vecs:       newVectorIndex(dim),
 		superseded: make(map[string]map[string]int),
 		versions:   make(map[string][]string),
@@ -43,63 +43,21 @@ func newState(dim int, curators []string) *state {
 	}
 }
 
-// openBleve attaches the bleve indexes: a disk index at path, or a RAM one
-// when path is "".
-func (s *state) openBleve(path string, create bool) error {
-	var err error
-	switch {
-	case path == "":
-		s.disk, err = newMemIndex()
-	case create:
-		s.disk, err = createDiskIndex(path)
-	default:
-		s.disk, err = openDiskIndex(path)
-	}
-	if err != nil {
-		return err
-	}
-	if s.mem, err = newMemIndex(); err != nil {
-		_ = s.disk.Close()
-		return err
-	}
-	// The alias needs the mapping to know that BM25 statistics must be
-	// gathered across both indexes.
-	alias := bleve.NewIndexAlias(s.disk, s.mem)
-	if err := alias.SetIndexMapping(newMapping()); err != nil {
-		_ = s.mem.Close()
-		_ = s.disk.Close()
-		return err
-	}
-	s.alias = alias
-	return nil
-}
-
 func (s *state) close() error {
-	var first error
-	keep := func(err error) {
-		if err != nil && first == nil {
-			first = err
-		}
-	}
 	if s.log != nil {
-		keep(s.log.close())
+		return s.log.close()
 	}
-	if s.mem != nil {
-		keep(s.mem.Close())
-	}
-	if s.disk != nil {
-		keep(s.disk.Close())
-	}
-	return first
+	return nil
 }
 
 // putMaps records d (already in bleve and the log) in the RAM maps,
 // replacing an older doc with the same id.
-func (s *state) putMaps(d *Doc, v []float32) {
+func (s *state) putMaps(d *Doc, v []float32, a analysed) {
 	if old, ok := s.docs[d.ID]; ok {
 		s.dropMaps(old)
 	}
 	s.docs[d.ID] = d
+	s.parts.add(d, a, v)
 	if v != nil { // keyword-only docs have none
 		s.vecs.Add(d.ID, v)
 	}
@@ -122,6 +80,8 @@ func (s *state) putMaps(d *Doc, v []float32) {
 
 func (s *state) dropMaps(d *Doc) {
 	delete(s.docs, d.ID)
+	v, _ := s.vecs.Get(d.ID)
+	s.parts.remove(d, analyse(s.analyzer, d), v)
 	s.vecs.Remove(d.ID)
 	for _, id := range d.Supersedes {
 		by := s.superseded[id]
@@ -173,85 +133,41 @@ func (s *state) hidden(d *Doc) bool {
 	return false
 }
 
-// writeStores puts docs into bleve and the log. Volatile docs go to the RAM
-// index only; a doc that changes volatility is deleted from the other side.
+// writeStores puts docs into the doc log; volatile docs never reach it,
+// and a doc that turns volatile is deleted from it.
 func (s *state) writeStores(docs []*Doc, vecs [][]float32) error {
-	diskB, memB := s.disk.NewBatch(), s.mem.NewBatch()
+	if s.log == nil {
+		return nil
+	}
 	for i, d := range docs {
 		old := s.docs[d.ID]
 		if d.Volatile {
 			if old != nil && !old.Volatile {
-				diskB.Delete(d.ID)
-				if s.log != nil {
-					if err := s.log.appendDel(d.ID); err != nil {
-						return err
-					}
+				if err := s.log.appendDel(d.ID); err != nil {
+					return err
 				}
-			}
-			if err := memB.Index(d.ID, toBleve(d)); err != nil {
-				return err
 			}
 			continue
 		}
-		if old != nil && old.Volatile {
-			memB.Delete(d.ID)
-		}
-		if s.log != nil {
-			if err := s.log.appendPut(d, vecs[i]); err != nil {
-				return err
-			}
-		}
-		if err := diskB.Index(d.ID, toBleve(d)); err != nil {
+		if err := s.log.appendPut(d, vecs[i]); err != nil {
 			return err
 		}
 	}
-	if s.log != nil {
-		if err := s.log.flush(); err != nil {
-			return err
-		}
-	}
-	return s.flushBatches(diskB, memB)
+	return s.log.flush()
 }
 
 func (s *state) deleteStores(ids []string) error {
-	diskB, memB := s.disk.NewBatch(), s.mem.NewBatch()
+	if s.log == nil {
+		return nil
+	}
 	for _, id := range ids {
-		d, ok := s.docs[id]
-		if !ok {
-			continue
-		}
-		if d.Volatile {
-			memB.Delete(id)
-			continue
-		}
-		if s.log != nil {
+		if d, ok := s.docs[id]; ok && !d.Volatile {
 			if err := s.log.appendDel(id); err != nil {
 				return err
 			}
 		}
-		diskB.Delete(id)
 	}
-	if s.log != nil {
-		if err := s.log.flush(); err != nil {
-			return err
-		}
-	}
-	return s.flushBatches(diskB, memB)
-}
-
-func (s *state) flushBatches(diskB, memB *bleve.Batch) error {
-	if diskB.Size() > 0 {
-		if err := s.disk.Batch(diskB); err != nil {
-			return fmt.Errorf("search: bleve: %w", err)
-		}
-	}
-	if memB.Size() > 0 {
-		if err := s.mem.Batch(memB); err != nil {
-			return fmt.Errorf("search: bleve (RAM): %w", err)
-		}
-		s.memBatches++
-	}
-	return nil
+	return s.log.flush()
 }
 
 // compactLogIfNeeded rewrites the doc log once dead records outnumber live

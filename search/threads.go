@@ -116,16 +116,17 @@ func (t *threadSet) neighbours(d *Doc, w int, fn func(id string, dist int)) {
 // of the index is scaled by (words/mean)^alpha, the shorter the more;
 // messages of mean length or more keep their score. Docs outside message
 // streams (memories, profiles, file chunks) get 1: a short memory is
-// usually a distilled fact, not small talk.
-func (t *threadSet) lengthFactor(d *Doc, alpha float64) float64 {
-	if alpha <= 0 || len(t.words) == 0 {
+// usually a distilled fact, not small talk. The mean is over the messages
+// the reader may read: count of them and their words summed (view).
+func (t *threadSet) lengthFactor(d *Doc, alpha float64, count int, words int64) float64 {
+	if alpha <= 0 || count == 0 || words <= 0 {
 		return 1
 	}
 	n, ok := t.words[d.ID]
 	if !ok {
 		return 1
 	}
-	x := float64(max(n, 1)) * float64(len(t.words)) / float64(t.wordSum)
+	x := float64(max(n, 1)) * float64(count) / float64(words)
 	if x >= 1 {
 		return 1
 	}

@@ -34,14 +34,14 @@ func TestLengthPrior_Factor(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			// the factor is looked up by id: the text here is not read
-			if got := ts.lengthFactor(tc.doc, tc.alpha); math.Abs(got-tc.want) > 1e-12 {
+			if got := ts.lengthFactor(tc.doc, tc.alpha, len(ts.words), ts.wordSum); math.Abs(got-tc.want) > 1e-12 {
 				t.Errorf("lengthFactor = %v, want %v", got, tc.want)
 			}
 		})
 	}
 	// Removing a message takes it out of the mean: 6 and 10 words, mean 8.
 	ts.remove(msg("short", ""))
-	if got, want := ts.lengthFactor(msg("mean", ""), 1), 6.0/8; math.Abs(got-want) > 1e-12 {
+	if got, want := ts.lengthFactor(msg("mean", ""), 1, len(ts.words), ts.wordSum), 6.0/8; math.Abs(got-want) > 1e-12 {
 		t.Errorf("after remove: %v, want %v", got, want)
 	}
 }

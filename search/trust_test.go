@@ -62,7 +62,7 @@ func TestSetSources_ReorderFlipsEqualResults(t *testing.T) {
 	q := Query{Text: "deploy day release train"}
 	order := func() (string, string) {
 		res := search(t, ix, q)
-		cs := ix.Conflicts("ops/deploy")
+		cs, _ := ix.Conflicts("ops/deploy", nil, nil)
 		if len(res) != 2 || len(cs) != 1 || len(cs[0].Docs) != 2 {
 			t.Fatalf("results %v conflicts %+v", ids(res), cs)
 		}
@@ -168,7 +168,7 @@ func TestSetSources_ConcurrentWithSearch(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				_ = ix.Conflicts("t")
+				_, _ = ix.Conflicts("t", nil, nil)
 				_ = ix.Trust()
 			}
 		}(g)

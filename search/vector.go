@@ -27,6 +27,9 @@ type vectorIndex interface {
 	Remove(id string)
 	Get(id string) ([]float32, bool)
 	Search(q []float32, k int) []vectorHit
+	// SearchAccept is Search over the vectors accept takes (nil: all):
+	// the k best of those, not the k best filtered afterwards.
+	SearchAccept(q []float32, k int, accept func(id string) bool) []vectorHit
 	Len() int
 	// Mean is the mean of the stored vectors (nil when empty).
 	Mean() []float32
@@ -98,8 +101,11 @@ func (x *autoIndex) Remove(id string) {
 
 func (x *autoIndex) Get(id string) ([]float32, bool)       { return x.cur().Get(id) }
 func (x *autoIndex) Search(q []float32, k int) []vectorHit { return x.cur().Search(q, k) }
-func (x *autoIndex) Len() int                              { return x.cur().Len() }
-func (x *autoIndex) Mean() []float32                       { return x.cur().Mean() }
+func (x *autoIndex) SearchAccept(q []float32, k int, accept func(string) bool) []vectorHit {
+	return x.cur().SearchAccept(q, k, accept)
+}
+func (x *autoIndex) Len() int        { return x.cur().Len() }
+func (x *autoIndex) Mean() []float32 { return x.cur().Mean() }
 
 // flatIndex scans every vector. Vectors sit in one contiguous slice so the
 // scan is cache friendly; a removal moves the last vector into the hole.
@@ -181,7 +187,9 @@ func (f *flatIndex) Get(id string) ([]float32, bool) {
 // core makes search p95 miss 20 ms on a 2-core machine.
 const parallelMin = 8192
 
-func (f *flatIndex) Search(q []float32, k int) []vectorHit {
+func (f *flatIndex) Search(q []float32, k int) []vectorHit { return f.SearchAccept(q, k, nil) }
+
+func (f *flatIndex) SearchAccept(q []float32, k int, accept func(string) bool) []vectorHit {
 	if len(q) != f.dim || k <= 0 || len(f.ids) == 0 {
 		return nil
 	}
@@ -197,7 +205,7 @@ func (f *flatIndex) Search(q []float32, k int) []vectorHit {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			heaps[p] = f.scan(q, k, lo, hi)
+			heaps[p] = f.scan(q, k, lo, hi, accept)
 		}()
 	}
 	wg.Wait()
@@ -219,14 +227,21 @@ func (f *flatIndex) Search(q []float32, k int) []vectorHit {
 	return out
 }
 
-// scan keeps the k best of vectors lo..hi in a min-heap.
-func (f *flatIndex) scan(q []float32, k, lo, hi int) hitHeap {
+// scan keeps the k best of vectors lo..hi that accept takes in a min-heap.
+// accept is asked only about vectors that would enter the heap.
+func (f *flatIndex) scan(q []float32, k, lo, hi int, accept func(string) bool) hitHeap {
 	h := make(hitHeap, 0, k+1)
 	for i := lo; i < hi; i++ {
 		s := float64(dot(q, f.data[i*f.dim:(i+1)*f.dim]))
+		if len(h) == k && s <= h[0].Score {
+			continue
+		}
+		if accept != nil && !accept(f.ids[i]) {
+			continue
+		}
 		if len(h) < k {
 			heap.Push(&h, vectorHit{ID: f.ids[i], Score: s})
-		} else if s > h[0].Score {
+		} else {
 			h[0] = vectorHit{ID: f.ids[i], Score: s}
 			heap.Fix(&h, 0)
 		}

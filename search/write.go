@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-
-	"github.com/blevesearch/bleve/v2"
 )
 
 // Index adds or replaces docs. Embedding happens before any lock is taken,
@@ -15,25 +13,27 @@ import (
 func (ix *Index) Index(ctx context.Context, docs ...Doc) error {
 	for start := 0; start < len(docs); start += batchSize {
 		end := min(start+batchSize, len(docs))
-		batch, vecs, err := ix.prepare(ctx, docs[start:end])
+		batch, vecs, an, err := ix.prepare(ctx, docs[start:end])
 		if err != nil {
 			return err
 		}
-		if err := ix.apply(batch, vecs); err != nil {
+		if err := ix.apply(batch, vecs, an); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// prepare validates, copies and embeds one batch; a later doc with the same
-// id wins, as if indexed after the earlier one.
-func (ix *Index) prepare(ctx context.Context, docs []Doc) ([]*Doc, [][]float32, error) {
+// prepare validates, copies, analyses and embeds one batch outside any
+// lock; a later doc with the same id wins, as if indexed after the earlier
+// one.
+func (ix *Index) prepare(ctx context.Context, docs []Doc) (batch []*Doc, vecs [][]float32, an []analysed, err error) {
+	defer recoverAs(&err, "prepare")
 	pos := make(map[string]int, len(docs))
-	batch := make([]*Doc, 0, len(docs))
+	batch = make([]*Doc, 0, len(docs))
 	for i := range docs {
 		if docs[i].ID == "" {
-			return nil, nil, errors.New("search: doc without id")
+			return nil, nil, nil, errors.New("search: doc without id")
 		}
 		d := cloneDoc(&docs[i])
 		if p, ok := pos[d.ID]; ok {
@@ -52,35 +52,40 @@ func (ix *Index) prepare(ctx context.Context, docs []Doc) ([]*Doc, [][]float32, 
 			embedded = append(embedded, i)
 		}
 	}
-	vecs := make([][]float32, len(batch))
+	vecs = make([][]float32, len(batch))
 	if len(texts) > 0 {
 		got, err := ix.emb.Embed(ctx, texts)
 		if err != nil {
-			return nil, nil, fmt.Errorf("search: embed with %s: %w", ix.emb.Name(), err)
+			return nil, nil, nil, fmt.Errorf("search: embed with %s: %w", ix.emb.Name(), err)
 		}
 		if len(got) != len(texts) {
-			return nil, nil, fmt.Errorf("search: embedder %s returned %d vectors for %d texts", ix.emb.Name(), len(got), len(texts))
+			return nil, nil, nil, fmt.Errorf("search: embedder %s returned %d vectors for %d texts", ix.emb.Name(), len(got), len(texts))
 		}
 		for j, v := range got {
 			if len(v) != ix.emb.Dim() {
-				return nil, nil, fmt.Errorf("search: embedder %s returned dimension %d, want %d", ix.emb.Name(), len(v), ix.emb.Dim())
+				return nil, nil, nil, fmt.Errorf("search: embedder %s returned dimension %d, want %d", ix.emb.Name(), len(v), ix.emb.Dim())
 			}
 			normalize(v)
 			vecs[embedded[j]] = v
 		}
 	}
-	return batch, vecs, nil
+	an = make([]analysed, len(batch))
+	for i, d := range batch {
+		an[i] = analyse(ix.analyzer, d)
+	}
+	return batch, vecs, an, nil
 }
 
 // embedText is what the embedder sees: the text and, for filed memories,
 // their topic words.
 func embedText(d *Doc) string {
-	return toBleve(d).Text
+	return indexedText(d)
 }
 
-func (ix *Index) apply(batch []*Doc, vecs [][]float32) error {
+func (ix *Index) apply(batch []*Doc, vecs [][]float32, an []analysed) (err error) {
 	ix.writeMu.Lock()
 	defer ix.writeMu.Unlock()
+	defer ix.recoverWrite(&err, "index")
 	if ix.isClosed() {
 		return ErrClosed
 	}
@@ -88,21 +93,22 @@ func (ix *Index) apply(batch []*Doc, vecs [][]float32) error {
 	if err := st.writeStores(batch, vecs); err != nil {
 		return err
 	}
-	ix.mu.Lock()
-	for i, d := range batch {
-		st.putMaps(d, vecs[i])
-	}
-	ix.mu.Unlock()
-	return ix.maintain(st)
+	ix.locked(func() {
+		for i, d := range batch {
+			st.putMaps(d, vecs[i], an[i])
+		}
+	})
+	return st.compactLogIfNeeded(ix.dir)
 }
 
 // Remove deletes docs by id; unknown ids are ignored.
-func (ix *Index) Remove(ctx context.Context, ids ...string) error {
+func (ix *Index) Remove(ctx context.Context, ids ...string) (err error) {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	ix.writeMu.Lock()
 	defer ix.writeMu.Unlock()
+	defer ix.recoverWrite(&err, "remove")
 	if ix.isClosed() {
 		return ErrClosed
 	}
@@ -110,49 +116,21 @@ func (ix *Index) Remove(ctx context.Context, ids ...string) error {
 	if err := st.deleteStores(ids); err != nil {
 		return err
 	}
-	ix.mu.Lock()
-	for _, id := range ids {
-		if d, ok := st.docs[id]; ok {
-			st.dropMaps(d)
-		}
-	}
-	ix.mu.Unlock()
-	return ix.maintain(st)
-}
-
-// maintain runs the housekeeping that keeps a long-lived index lean.
-// Caller holds writeMu.
-func (ix *Index) maintain(st *state) error {
-	if err := st.compactLogIfNeeded(ix.dir); err != nil {
-		return err
-	}
-	if st.memBatches < memCompactBatches {
-		return nil
-	}
-	mem, err := newMemIndex()
-	if err != nil {
-		return err
-	}
-	b := mem.NewBatch()
-	for id, d := range st.docs {
-		if d.Volatile {
-			if err := b.Index(id, toBleve(d)); err != nil {
-				_ = mem.Close()
-				return err
+	ix.locked(func() {
+		for _, id := range ids {
+			if d, ok := st.docs[id]; ok {
+				st.dropMaps(d)
 			}
 		}
-	}
-	if err := mem.Batch(b); err != nil {
-		_ = mem.Close()
-		return err
-	}
+	})
+	return st.compactLogIfNeeded(ix.dir)
+}
+
+// locked runs f under the write lock, which a panic in f releases.
+func (ix *Index) locked(f func()) {
 	ix.mu.Lock()
-	old := st.mem
-	st.alias.Swap([]bleve.Index{mem}, []bleve.Index{old})
-	st.mem = mem
-	st.memBatches = 0
-	ix.mu.Unlock()
-	return old.Close()
+	defer ix.mu.Unlock()
+	f()
 }
 
 func (ix *Index) isClosed() bool {
@@ -166,17 +144,15 @@ func (ix *Index) isClosed() bool {
 // one, which keeps answering searches until the swap; writers wait.
 // progress (may be nil) gets the number of docs done so far and -1 while the
 // total is unknown, then (done, done) at the end.
-func (ix *Index) Rebuild(ctx context.Context, docs func(yield func(Doc) error) error, progress func(done, total int)) error {
+func (ix *Index) Rebuild(ctx context.Context, docs func(yield func(Doc) error) error, progress func(done, total int)) (err error) {
 	ix.writeMu.Lock()
 	defer ix.writeMu.Unlock()
 	if ix.isClosed() {
 		return ErrClosed
 	}
 	var st *state
-	var err error
 	if ix.dir == "" {
-		st = newState(ix.emb.Dim(), ix.opts.Curators)
-		err = st.openBleve("", true)
+		st = ix.newState()
 	} else {
 		st, err = ix.createState(ix.st.meta.Gen + 1)
 	}
@@ -186,7 +162,7 @@ func (ix *Index) Rebuild(ctx context.Context, docs func(yield func(Doc) error) e
 	done := 0
 	pending := make([]Doc, 0, batchSize)
 	flush := func() error {
-		batch, vecs, err := ix.prepare(ctx, pending)
+		batch, vecs, an, err := ix.prepare(ctx, pending)
 		if err != nil {
 			return err
 		}
@@ -194,7 +170,7 @@ func (ix *Index) Rebuild(ctx context.Context, docs func(yield func(Doc) error) e
 			return err
 		}
 		for i, d := range batch {
-			st.putMaps(d, vecs[i])
+			st.putMaps(d, vecs[i], an[i])
 		}
 		done += len(pending)
 		pending = pending[:0]
@@ -203,15 +179,21 @@ func (ix *Index) Rebuild(ctx context.Context, docs func(yield func(Doc) error) e
 		}
 		return ctx.Err()
 	}
-	err = docs(func(d Doc) error {
-		pending = append(pending, d)
-		if len(pending) == batchSize {
-			return flush()
-		}
-		return nil
-	})
+	err = func() (err error) {
+		defer recoverAs(&err, "rebuild")
+		return docs(func(d Doc) error {
+			pending = append(pending, d)
+			if len(pending) == batchSize {
+				return flush()
+			}
+			return nil
+		})
+	}()
 	if err == nil && len(pending) > 0 {
-		err = flush()
+		err = func() (err error) {
+			defer recoverAs(&err, "rebuild")
+			return flush()
+		}()
 	}
 	if err == nil && ix.dir != "" {
 		err = st.log.flush()
@@ -222,7 +204,6 @@ func (ix *Index) Rebuild(ctx context.Context, docs func(yield func(Doc) error) e
 	if err != nil {
 		_ = st.close()
 		if ix.dir != "" {
-			_ = os.RemoveAll(st.meta.blevePath(ix.dir))
 			_ = os.Remove(st.meta.logPath(ix.dir))
 		}
 		return fmt.Errorf("search: rebuild: %w", err)
@@ -230,10 +211,10 @@ func (ix *Index) Rebuild(ctx context.Context, docs func(yield func(Doc) error) e
 	ix.mu.Lock()
 	old := ix.st
 	ix.st = st
+	ix.broken.Store(false)
 	ix.mu.Unlock()
 	cerr := old.close()
 	if ix.dir != "" && old.meta.Gen > 0 {
-		_ = os.RemoveAll(old.meta.blevePath(ix.dir))
 		_ = os.Remove(old.meta.logPath(ix.dir))
 	}
 	if progress != nil {

@@ -73,6 +73,7 @@ func (p *Plugin) docOf(evt *nostr.Event) (search.Doc, bool) {
 			doc.KeywordOnly = true
 		}
 		doc.Text = p.keys.Sanitize(evt.Content).Text
+		p.setScope(&doc, evt)
 		return doc, true
 	}
 
@@ -110,7 +111,15 @@ func (p *Plugin) docOf(evt *nostr.Event) (search.Doc, bool) {
 		}
 	}
 	doc.Supersedes = snowclaw.TagValues(evt, "snow:supersedes")
+	p.setScope(&doc, evt)
 	return doc, doc.Text != ""
+}
+
+// setScope files the doc under its scope (scope.go) and keeps a probe of
+// that scope for the read rule.
+func (p *Plugin) setScope(doc *search.Doc, evt *nostr.Event) {
+	doc.Scope = scopeOf(evt, doc.Volatile)
+	p.remember(doc.Scope, evt)
 }
 
 // memoryText is what a memory is searched by: its summary, detail and

@@ -44,6 +44,7 @@ func (fx *fileIndexer) chunkDoc(rec chunkRec, rel string, n int, text string) se
 		},
 		Tier:   string(snowclaw.TierPrivate),
 		Source: fx.agent,
+		Scope:  fileScope,
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fiatjaf/eventstore"
@@ -64,6 +65,15 @@ type Plugin struct {
 	// keys redacts secret keys from text before it is indexed (seed 000
 	// §4): an nsec pasted in a chat must not reach the index on disk.
 	keys *prompt.KeyFilter
+
+	scopeMu sync.RWMutex
+	probes  map[string]*nostr.Event // scope → an event of it, content stripped (scope.go)
+
+	// background rebuild after a failure (rebuild.go)
+	rebuilding atomic.Bool
+	rebuildWG  sync.WaitGroup
+	ctx        context.Context // cancelled by Close
+	cancel     context.CancelFunc
 }
 
 // indexedKinds are the kinds a rebuild reads from the store.
@@ -84,7 +94,8 @@ func Open(ctx context.Context, opts Options) (*Plugin, error) {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	p := &Plugin{opts: opts, log: opts.Logger.With("component", "search"), addrs: make(map[string]string), q: newQueue(),
-		keys: prompt.NewKeyFilter(opts.AgentPubkey, opts.OwnerPubkey)}
+		keys: prompt.NewKeyFilter(opts.AgentPubkey, opts.OwnerPubkey), probes: make(map[string]*nostr.Event)}
+	p.ctx, p.cancel = context.WithCancel(context.Background())
 	if err := p.initFiles(); err != nil {
 		return nil, err
 	}
@@ -235,6 +246,8 @@ func (p *Plugin) Count() int {
 // Close stops the workspace file rescans, applies pending updates and
 // closes the index.
 func (p *Plugin) Close() error {
+	p.cancel()
+	p.rebuildWG.Wait()
 	p.stopFiles()
 	if p.stopQ != nil {
 		p.stopOnce.Do(func() { close(p.stopQ) })

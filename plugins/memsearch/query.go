@@ -26,6 +26,9 @@ type ExplainRow struct {
 // applied before the limit. Results are in descending relevance; explain
 // is filled when the query carries explain:true.
 func (p *Plugin) Query(ctx context.Context, reader string, f nostr.Filter) (events []*nostr.Event, explain []ExplainRow, err error) {
+	if p.rebuilding.Load() {
+		return nil, nil, ErrRebuilding
+	}
 	p.flush(ctx) // read your writes: every OK'd event is searchable
 	wantExplain := hasExplain(f.Search)
 	pq, err := search.ParseQuery(f.Search)
@@ -46,13 +49,14 @@ func (p *Plugin) Query(ctx context.Context, reader string, f nostr.Filter) (even
 		Limit:             limit,
 		Explain:           wantExplain,
 		IncludeSuperseded: pq.IncludeSuperseded,
+		Readable:          p.readable(reader),
 		Accept: func(d search.Doc) bool {
 			evt := eventOf(d)
 			return pq.Match(d) && rest.Matches(evt) && p.opts.CanRead(reader, evt)
 		},
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("error: search failed: %w", err)
+		return nil, nil, p.failed(err)
 	}
 	if len(res) == 0 {
 		return nil, nil, nil
@@ -74,7 +78,11 @@ func (p *Plugin) Query(ctx context.Context, reader string, f nostr.Filter) (even
 		if evt, ok := byID[id]; ok && p.opts.CanRead(reader, evt) {
 			out = append(out, evt)
 			if wantExplain && res[i].Explain != nil {
-				explain = append(explain, ExplainRow{ID: id, Explain: *res[i].Explain, ConflictsWith: p.conflictsWith(reader, res[i].Doc)})
+				with, err := p.conflictsWith(reader, res[i].Doc)
+				if err != nil {
+					return nil, nil, err
+				}
+				explain = append(explain, ExplainRow{ID: id, Explain: *res[i].Explain, ConflictsWith: with})
 			}
 		}
 	}
@@ -82,37 +90,39 @@ func (p *Plugin) Query(ctx context.Context, reader string, f nostr.Filter) (even
 }
 
 // Conflicts lists the topics on which sources disagree (all topics when
-// topic is ""), keeping only the memories reader may see.
-func (p *Plugin) Conflicts(reader, topic string) []search.Conflict {
-	p.flush(context.Background())
-	var out []search.Conflict
-	for _, c := range p.ix.Conflicts(topic) {
-		var docs []search.Doc
-		for _, d := range c.Docs {
-			if p.opts.CanRead(reader, eventOf(d)) {
-				docs = append(docs, d)
-			}
-		}
-		if len(docs) > 1 {
-			out = append(out, search.Conflict{Topic: c.Topic, Docs: docs})
-		}
+// topic is ""), judged among the memories reader may read only: a memory
+// the reader may not read neither makes a conflict nor shows in one.
+func (p *Plugin) Conflicts(reader, topic string) ([]search.Conflict, error) {
+	if p.rebuilding.Load() {
+		return nil, ErrRebuilding
 	}
-	return out
+	p.flush(context.Background())
+	cs, err := p.ix.Conflicts(topic, p.readable(reader), func(d search.Doc) bool {
+		return p.opts.CanRead(reader, eventOf(d))
+	})
+	if err != nil {
+		return nil, p.failed(err)
+	}
+	return cs, nil
 }
 
-func (p *Plugin) conflictsWith(reader string, d search.Doc) []string {
+func (p *Plugin) conflictsWith(reader string, d search.Doc) ([]string, error) {
 	if d.Topic == "" {
-		return nil
+		return nil, nil
+	}
+	cs, err := p.Conflicts(reader, d.Topic)
+	if err != nil {
+		return nil, err
 	}
 	var ids []string
-	for _, c := range p.Conflicts(reader, d.Topic) {
+	for _, c := range cs {
 		for _, o := range c.Docs {
 			if o.ID != d.ID && o.Source != d.Source {
 				ids = append(ids, o.ID)
 			}
 		}
 	}
-	return ids
+	return ids, nil
 }
 
 // hasExplain reports whether the query asks for the score breakdown

@@ -1,0 +1,102 @@
+package memsearch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw/internal/storeq"
+	"github.com/snowclaw/snowclaw/search"
+)
+
+// ErrRebuilding is what searches get while the index is rebuilt after a
+// failure; the message is the one clients see.
+var ErrRebuilding = errors.New("error: search index is being rebuilt, try again shortly")
+
+// failed turns an index error into the client's answer. An index that
+// asks for a rebuild (damage, a recovered panic) is rebuilt from the
+// stored events in the background, and the client is told to retry.
+func (p *Plugin) failed(err error) error {
+	if errors.Is(err, search.ErrNeedsRebuild) {
+		p.scheduleRebuild(err)
+		return ErrRebuilding
+	}
+	return fmt.Errorf("error: search failed: %w", err)
+}
+
+// Rebuilding reports whether a background rebuild is under way (the
+// health signal tests and operators wait on).
+func (p *Plugin) Rebuilding() bool { return p.rebuilding.Load() }
+
+// scheduleRebuild starts one background rebuild from the store unless one
+// runs. Searches answer ErrRebuilding until it is done; writes queue up
+// and are applied after it.
+func (p *Plugin) scheduleRebuild(cause error) {
+	if !p.rebuilding.CompareAndSwap(false, true) {
+		return
+	}
+	args := []any{"err", cause}
+	var pe *search.PanicError
+	if errors.As(cause, &pe) {
+		args = append(args, "stack", string(pe.Stack))
+	}
+	p.log.Error("search index failed; rebuilding it from the stored events", args...)
+	p.rebuildWG.Add(1)
+	go func() {
+		defer p.rebuildWG.Done()
+		defer p.rebuilding.Store(false)
+		if err := p.rebuildFromStore(p.ctx); err != nil {
+			p.log.Error("search index rebuild failed", "err", err)
+		}
+	}()
+}
+
+// rebuildFromStore replaces the index with a fresh one built from every
+// searchable stored event (search.Index.Rebuild builds it beside the old
+// one), then re-indexes workspace files.
+func (p *Plugin) rebuildFromStore(ctx context.Context) error {
+	start := time.Now()
+	last := start
+	progress := func(done, total int) {
+		if time.Since(last) >= 2*time.Second || total >= 0 {
+			last = time.Now()
+			p.log.Info("search index rebuild", "docs", done, "elapsed", time.Since(start).Round(time.Millisecond))
+		}
+	}
+	addrs := make(map[string]string)
+	err := p.ix.Rebuild(ctx, func(yield func(search.Doc) error) error {
+		var yerr error
+		err := storeq.Each(ctx, p.opts.Store, nostr.Filter{Kinds: indexedKinds}, func(evt *nostr.Event) bool {
+			doc, ok := p.docOf(evt)
+			if !ok {
+				return true
+			}
+			if doc.Address != "" {
+				addrs[doc.Address] = doc.ID
+			}
+			yerr = yield(doc)
+			return yerr == nil
+		})
+		if err == nil {
+			err = yerr
+		}
+		return err
+	}, progress)
+	if err != nil {
+		return err
+	}
+	p.mu.Lock()
+	for a, id := range addrs {
+		p.addrs[a] = id
+	}
+	p.mu.Unlock()
+	if p.files != nil {
+		if _, err := p.ScanFiles(ctx); err != nil {
+			p.log.Warn("re-indexing workspace files after the rebuild", "err", err)
+		}
+	}
+	p.log.Info("search index rebuilt", "docs", p.ix.Count(), "took", time.Since(start).Round(time.Millisecond))
+	return nil
+}
