@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -64,6 +65,7 @@ func readUntil(t *testing.T, conn *websocket.Conn, want string) {
 func TestAttack_SlowSubscribersDoNotStallPublishers(t *testing.T) {
 	e := startEnv(t, func(o *relay.Options) { o.HTTP.SendQueueBytes = 64 << 10 })
 	const slow = 5
+	baseline := runtime.NumGoroutine()
 	var subs []*websocket.Conn
 	for i := range slow {
 		conn := dialTinyBuffer(t, e.url)
@@ -117,5 +119,16 @@ func TestAttack_SlowSubscribersDoNotStallPublishers(t *testing.T) {
 			reason = ce.Text
 		}
 		t.Logf("slow subscriber %d: %v (reason seen: %q)", i, err, reason)
+	}
+
+	// nothing of theirs is left running (reader, writer, pinger, senders
+	// waiting for room): only the publisher's connection remains
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > baseline+6 {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			t.Fatalf("%d goroutines, %d before the slow subscribers came:\n%s", runtime.NumGoroutine(), baseline, buf[:runtime.Stack(buf, true)])
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -98,6 +98,7 @@ func (r *Relay) serveWS(w http.ResponseWriter, req *http.Request) {
 	defer func() {
 		r.subs.remove(c)
 		cancel()
+		c.out.close()
 		conn.Close()
 	}()
 	go c.writer()
@@ -106,14 +107,20 @@ func (r *Relay) serveWS(w http.ResponseWriter, req *http.Request) {
 	c.readLoop()
 }
 
+// pinger keeps the connection alive and, however the connection ends
+// (cancelled by the writer, the reader, tooSlow or a failed ping), tears
+// it down: the outbox closes, which ends the writer and any sender waiting
+// for room, and the socket closes, which ends the reader.
 func (c *client) pinger() {
 	t := time.NewTicker(pingPeriod)
-	defer t.Stop()
+	defer func() {
+		t.Stop()
+		c.out.close()
+		c.conn.Close()
+	}()
 	for {
 		select {
 		case <-c.ctx.Done():
-			c.out.close()
-			c.conn.Close()
 			return
 		case <-t.C:
 			// WriteControl may run beside the writer's data frames
