@@ -15,14 +15,19 @@ func UnseenGroup(g, reader string) string {
 	return fmt.Sprintf("restricted: group %s does not exist or is for members only", g)
 }
 
-// seesGroup reports whether pk may know that group g exists: it is not
-// hidden, or pk is a member or one of the relay's own keys. A missing
-// group is not seen by anyone, so that a missing and a hidden group look
-// alike.
-func seesGroup(groups GroupView, ids Identities, g, pk string) bool {
-	info, exists := groups.GroupInfo(g)
+// MayKnowGroup is the rule for who may learn that a group exists: anyone
+// when it is not hidden, else its members, the owner and the relay's own
+// keys. Nobody "knows" a missing group, so that a missing and a hidden
+// one look alike; whoever may not know gets UnseenGroup. The groups
+// plugin calls it under its own lock, hence the plain arguments.
+func MayKnowGroup(ids Identities, info GroupInfo, exists, member bool, pk string) bool {
 	if !exists {
 		return false
 	}
-	return !info.Hidden || groups.IsMember(g, pk) || ids.IsSystem(pk) || (pk != "" && pk == ids.Owner)
+	return !info.Hidden || member || ids.IsSystem(pk) || (pk != "" && pk == ids.Owner)
+}
+
+func seesGroup(groups GroupView, ids Identities, g, pk string) bool {
+	info, exists := groups.GroupInfo(g)
+	return MayKnowGroup(ids, info, exists, groups.IsMember(g, pk), pk)
 }

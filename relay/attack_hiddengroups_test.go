@@ -124,6 +124,8 @@ func TestAttack_HiddenGroup_JoinByInvite(t *testing.T) {
 	e.mustPublish(c, mkEvent(bob, 9021, nostr.Tags{{"h", "vis"}, {"code", "v1"}}, ""))
 	e.mustPublish(c, mkEvent(carol, 9021, nostr.Tags{{"h", "pub"}}, ""))
 	e.waitMembers("hid", e.owner.pk, alice.pk)
+	// a member knows the group and is told so
+	e.refusedWith(c, mkEvent(alice, 9021, nostr.Tags{{"h", "hid"}}, "again"), "duplicate: you are already a member of group hid")
 	e.waitMembers("vis", e.owner.pk, bob.pk)
 	e.waitMembers("pub", e.owner.pk, carol.pk)
 	// a member of a visible group is told what to do, as before

@@ -41,7 +41,7 @@ func (s *Groups) RejectEvent(ctx context.Context, evt *nostr.Event) (bool, strin
 		return s.checkCreate(evt, gid, g)
 	case snowclaw.KindJoinRequest:
 		reject, msg := checkJoin(evt, gid, g)
-		if reject && (g == nil || g.Hidden) {
+		if reject && !s.seen(g, evt.PubKey) {
 			msg = policies.UnseenGroup(gid, evt.PubKey)
 		}
 		return reject, msg
@@ -58,14 +58,12 @@ func (s *Groups) RejectEvent(ctx context.Context, evt *nostr.Event) (bool, strin
 	return s.checkModeration(ctx, evt, g)
 }
 
-// seen reports whether pk may learn that g exists: the same rule as the
-// read and write policies (a missing group is seen by nobody).
+// seen is policies.MayKnowGroup on the state held under s.mu.
 func (s *Groups) seen(g *Group, pk string) bool {
 	if g == nil {
 		return false
 	}
-	admin, _ := s.powers(g, pk)
-	return !g.Hidden || hasMember(g, pk) || admin
+	return policies.MayKnowGroup(s.opts.IDs, g.GroupInfo, true, hasMember(g, pk), pk)
 }
 
 // joinCode is the invite code a join request presents, or "".
@@ -101,7 +99,7 @@ func (s *Groups) checkCreate(evt *nostr.Event, gid string, g *Group) (bool, stri
 // after a removal only a moderator's put-user brings a person back.
 func checkJoin(evt *nostr.Event, gid string, g *Group) (bool, string) {
 	if g == nil {
-		return true, "restricted: no such group"
+		return true, policies.UnseenGroup(gid, evt.PubKey)
 	}
 	if hasMember(g, evt.PubKey) {
 		return true, fmt.Sprintf("duplicate: you are already a member of group %s", gid)
