@@ -63,7 +63,9 @@ func (a *Agent) learn(t turn) string {
 		}
 		l, _ := a.mem.Learn(a.lessonFrom(t, fmt.Sprintf("%s corrected you: %s", t.msg.Sender, in.text)))
 		a.log.Info("lesson learnt from a correction", "id", l.ID, "tier", l.LessonTier())
-		a.dirtied()
+		// written at once like an explicit memory, so the person's
+		// export, forget and destroy find it as soon as they are answered
+		a.flushNow()
 		return "The sender is correcting you; the correction was saved as a lesson. Acknowledge it."
 	}
 	return ""

@@ -177,9 +177,12 @@ func (r *Relay) forgetSubject(reader string, evt *nostr.Event) (string, bool) {
 		if p, ok := snowclaw.PersonOf(evt, r.ids.Agent); ok {
 			person = p
 		} else if c, err := memory.NewCodec(r.opts.Keys.AgentSecret); err == nil {
-			// a group item about someone names them inside its content
+			// a group item about someone, or a group lesson of their
+			// words, names them inside its content
 			if rec, err := c.Decode(evt); err == nil && rec.Item != nil {
 				person = rec.Item.Subject
+			} else if err == nil && rec.Lesson != nil {
+				person = rec.Lesson.Subject
 			}
 		}
 	}

@@ -202,6 +202,32 @@ func TestAttack_LessonsStayWhereTheyWereSaid(t *testing.T) {
 	if all := strings.Join(contents(req), "\n"); strings.Contains(all, locker) || strings.Contains(all, diag) {
 		t.Errorf("after destroy, restart and reindex, Alice's prompt holds her lessons:\n%s", all)
 	}
+
+	// Bob's group lesson is listed to the group as a group memory; Bob,
+	// whose words it holds, forgets it by id, another member cannot
+	var bobs string
+	for _, mv := range e.list(&e.bob, "?tier=group") {
+		if strings.Contains(mv.Text, vault) {
+			bobs = mv.ID
+		}
+	}
+	if bobs == "" {
+		t.Fatal("Bob's group lesson is not listed to the group")
+	}
+	carol := newUser()
+	e.mustPublish(e.connect(&carol), mkEvent(carol, 9021, nostr.Tags{{"h", agentGroup}}, ""))
+	if len(e.list(&carol, "?tier=group")) == 0 {
+		t.Fatal("carol, a member, reads no group memory")
+	}
+	if code, msg := e.v1(&carol, "DELETE", "/api/v1/memories/"+bobs, nil, nil); !strings.HasPrefix(msg, "restricted:") {
+		t.Errorf("another member forgetting Bob's lesson: %d %s", code, msg)
+	}
+	if code, msg := e.v1(&e.bob, "DELETE", "/api/v1/memories/"+bobs, nil, nil); code != 200 {
+		t.Fatalf("Bob forgetting his lesson: %d %s", code, msg)
+	}
+	if _, ok := lessonWith(e.r.Agent().Lessons(), vault); ok {
+		t.Error("Bob's forgotten lesson is still in RAM")
+	}
 }
 
 // TestAttack_LessonsLegacyGlobalDropped is the migration: a correction
