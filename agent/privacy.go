@@ -101,8 +101,9 @@ func (a *Agent) ForgetNotes(ctx context.Context, pk string, match func(string) b
 }
 
 // ErasePerson removes everything about pk from RAM: their record, their
-// items, their messages in every buffer (and their private conversation),
-// their place in group records. It returns how many messages went.
+// items, the lessons made of their words, their messages in every buffer
+// (and their private conversation), their place in group records. It
+// returns how many items and lessons, and how many messages, went.
 func (a *Agent) ErasePerson(ctx context.Context, pk string) (items, messages int, err error) {
 	items = len(a.mem.Erase(func(it memory.Item) bool { return it.Subject == pk || it.Author == pk }))
 	items += len(a.mem.EraseLessons(func(l memory.Lesson) bool { return l.Subject == pk }))
