@@ -90,6 +90,9 @@ func (p *Plugin) docOf(evt *nostr.Event) (search.Doc, bool) {
 	doc.Address = "30078:" + evt.PubKey + ":" + doc.D
 	content := evt.Content
 	if snowclaw.IsEncrypted(evt) {
+		if _, mine := snowclaw.PersonOf(evt, p.opts.AgentPubkey); doc.Tier == string(snowclaw.TierPrivate) && !mine {
+			return doc, false // p-tagged by someone the signature does not back: nobody's memory
+		}
 		plain, ok := p.decrypt(evt)
 		if !ok {
 			return doc, false
