@@ -155,10 +155,22 @@ func (ix *Index) createState(gen int) (*state, error) {
 }
 
 // loadState opens the generation named by m and replays its doc log.
-func (ix *Index) loadState(m indexMeta) (*state, error) {
-	st := ix.newState()
+// The keyword index is not on disk: Open analyses every doc again, in
+// parallel batches (a delete record first applies the batch before it).
+func (ix *Index) loadState(m indexMeta) (st *state, err error) {
+	defer recoverAs(&err, "open")
+	st = ix.newState()
 	st.meta = m
 	var badDim bool
+	var pend []*Doc
+	var pvec [][]float32
+	apply := func() {
+		an := analyseAll(st.analyzer, pend)
+		for i, d := range pend {
+			st.putMaps(d, pvec[i], an[i])
+		}
+		pend, pvec = pend[:0], pvec[:0]
+	}
 	l, err := replayDocLog(m.logPath(ix.dir), func(d Doc, v []float32) {
 		if len(v) == 0 && d.KeywordOnly {
 			v = nil
@@ -167,12 +179,17 @@ func (ix *Index) loadState(m indexMeta) (*state, error) {
 			return
 		}
 		d.Volatile = false
-		st.putMaps(&d, v, analyse(st.analyzer, &d))
+		pend, pvec = append(pend, &d), append(pvec, v)
+		if len(pend) == 4*batchSize {
+			apply()
+		}
 	}, func(id string) {
+		apply()
 		if d, ok := st.docs[id]; ok {
 			st.dropMaps(d)
 		}
 	})
+	apply()
 	if err == nil && badDim {
 		err = fmt.Errorf("%w: doc log holds vectors of another dimension", ErrNeedsRebuild)
 	}

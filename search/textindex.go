@@ -2,7 +2,10 @@ package search
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
@@ -83,6 +86,32 @@ func analyse(a analysis.Analyzer, d *Doc) analysed {
 		}
 		pos[term] = len(out.terms)
 		out.terms = append(out.terms, termFreq{term: term, n: 1})
+	}
+	return out
+}
+
+// analyseAll analyses docs on every core. A panic in a worker is raised
+// again in the caller's goroutine, where the index's recovery sees it.
+func analyseAll(a analysis.Analyzer, docs []*Doc) []analysed {
+	out := make([]analysed, len(docs))
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(docs)/64))
+	var wg sync.WaitGroup
+	var failed atomic.Value
+	for w := range workers {
+		wg.Go(func() {
+			defer func() {
+				if r := recover(); r != nil {
+					failed.Store(fmt.Sprint(r))
+				}
+			}()
+			for i := w; i < len(docs); i += workers {
+				out[i] = analyse(a, docs[i])
+			}
+		})
+	}
+	wg.Wait()
+	if r := failed.Load(); r != nil {
+		panic(r)
 	}
 	return out
 }
