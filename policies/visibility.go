@@ -61,7 +61,7 @@ func (v *Visibility) CanRead(reader string, evt *nostr.Event) (bool, string) {
 	}
 	if snowclaw.IsGroupMetadataKind(evt.Kind) {
 		g := evt.Tags.GetD()
-		if info, ok := v.Groups.GroupInfo(g); ok && info.Hidden && !v.Groups.IsMember(g, reader) {
+		if info, ok := v.Groups.GroupInfo(g); ok && !MayKnowGroup(v.IDs, info, ok, v.Groups.IsMember(g, reader), reader) {
 			return false, fmt.Sprintf("group %s is hidden from non-members", g)
 		}
 	}
