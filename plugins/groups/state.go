@@ -48,9 +48,9 @@ type Group struct {
 
 func newGroup(id string, defaults policies.GroupInfo) *Group {
 	return &Group{
-		ID:        id,
-		Name:      id,
-		GroupInfo: defaults,
+		ID:         id,
+		Name:       id,
+		GroupInfo:  defaults,
 		Members:    make(map[string][]string),
 		Invites:    make(map[string]bool),
 		JoinedWith: make(map[string][]string),
