@@ -107,3 +107,44 @@ func TestSelfOriginNames(t *testing.T) {
 		}
 	}
 }
+
+// FuzzClientAddr: whatever a client writes in X-Forwarded-For, the
+// address counted is the peer or an entry to the right of every untrusted
+// one — never something left of the first address a trusted hop did not
+// vouch for — and nothing panics.
+func FuzzClientAddr(f *testing.F) {
+	f.Add("1.1.1.1, 203.0.113.7", "10.0.0.1")
+	f.Add("[::1]:80,unknown,,10.1.1.1", "127.0.0.1")
+	f.Add("", "198.51.100.1")
+	px, _ := ParseTrustedProxies([]string{"10.0.0.0/8", "127.0.0.1"})
+	f.Fuzz(func(t *testing.T, xff, peer string) {
+		p, err := netip.ParseAddr(peer)
+		if err != nil {
+			return
+		}
+		p = p.Unmap()
+		h := http.Header{"X-Forwarded-For": {xff}}
+		f := parseForwarded(h)
+		got := proxies(px).clientAddr(p, f)
+		if !proxies(px).trusts(p) {
+			return // clientIP never walks from an untrusted peer
+		}
+		if got == p {
+			return
+		}
+		// got is a chain entry, and every entry right of it is trusted
+		for i := len(f.chain) - 1; i >= 0; i-- {
+			a, err := parseHopAddr(f.chain[i])
+			if err != nil {
+				t.Fatalf("walked past an unparsable entry to %s", got)
+			}
+			if a == got {
+				return
+			}
+			if !proxies(px).trusts(a) {
+				t.Fatalf("walked past untrusted %s to %s", a, got)
+			}
+		}
+		t.Fatalf("%s is neither the peer nor in the chain %q", got, xff)
+	})
+}
