@@ -1,11 +1,15 @@
 // Package search is the memory search engine of DESIGN.md §4.
 //
-// An Index keeps docs (derived from stored events) in two bleve indexes
-// ranked with BM25: one on disk, and one in RAM for volatile docs
-// (decrypted private and internal memories, which must never reach the
-// disk). Next to bleve it keeps a vector per doc, made by an Embedder (a
-// built-in feature-hashing one by default), and searches them behind a
-// small interface so an approximate index can replace the brute-force scan.
+// An Index keeps docs (derived from stored events) in partitions by read
+// scope (Doc.Scope, parts.go), each with its own BM25 inverted index in
+// RAM, and next to them a vector per doc, made by an Embedder (a built-in
+// feature-hashing one by default), searched behind a small interface so an
+// approximate index can replace the brute-force scan. On disk there is
+// only a checksummed doc log of the non-volatile docs and their vectors;
+// volatile docs (decrypted private and internal memories) never reach it.
+// A search ranks over the scopes its reader may read (Query.Readable) and
+// nothing else: statistics, ranks and the priors never depend on a doc the
+// reader may not read.
 //
 // A search fuses the BM25 and vector lists by weighted reciprocal rank,
 // lets messages in a group chat lend part of their score to their

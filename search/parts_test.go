@@ -191,3 +191,50 @@ func TestParts_BM25MatchesBleve(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSearchScoped: what reading per scope costs. 20k docs over 2,001
+// scopes (half public, the rest in 1,000 groups and 1,000 people's private
+// scopes); the reader reads the public scope and 1 in 10 of the others.
+//
+//	go test ./search/ -run='^$' -bench=SearchScoped
+func BenchmarkSearchScoped(b *testing.B) {
+	ix, err := Open(Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	words := []string{"walrus", "harbour", "deploy", "friday", "launch", "otter", "port", "crane", "diary", "plans"}
+	var docs []Doc
+	for i := range 20_000 {
+		scope := "public"
+		if i%2 == 1 {
+			scope = fmt.Sprintf("s%d", i%2000)
+		}
+		docs = append(docs, Doc{ID: fmt.Sprint("d", i), Scope: scope,
+			Text: fmt.Sprintf("%s %s note %d about the %s", words[i%10], words[(i/10)%10], i, words[(i/100)%10])})
+	}
+	if err := ix.Index(context.Background(), docs...); err != nil {
+		b.Fatal(err)
+	}
+	readable := func(s string) bool {
+		if s == "public" {
+			return true
+		}
+		var n int
+		fmt.Sscanf(s, "s%d", &n)
+		return n%10 == 1
+	}
+	for _, tc := range []struct {
+		name string
+		r    func(string) bool
+	}{{"all", nil}, {"reader", readable}} {
+		b.Run(tc.name, func(b *testing.B) {
+			for i := 0; b.Loop(); i++ {
+				q := words[i%10] + " " + words[(i+3)%10]
+				if _, err := ix.Search(context.Background(), Query{Text: q, Limit: 10, Readable: tc.r}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
