@@ -7,6 +7,7 @@ package memsearch
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -109,16 +110,19 @@ func Open(ctx context.Context, opts Options) (*Plugin, error) {
 	switch {
 	case err == nil && statErr == nil:
 		p.ix = ix
-		if err := p.catchUp(ctx, nil); err != nil {
-			ix.Close()
+		err = p.catchUp(ctx, nil)
+		if err == nil {
+			p.startFiles(ctx)
+			p.startQueue()
+			return p, nil
+		}
+		ix.Close()
+		if !errors.Is(err, search.ErrNeedsRebuild) {
 			return nil, err
 		}
-		p.startFiles(ctx)
-		p.startQueue()
-		return p, nil
-	case err == nil:
-		p.ix = ix // a new, empty index: fill it
-	default:
+		// the index broke while catching up (a recovered panic): rebuild it
+		fallthrough
+	case err != nil:
 		p.log.Warn("search index unusable, rebuilding it from the stored events", "dir", opts.Search.Dir, "reason", err)
 		if rmErr := os.RemoveAll(opts.Search.Dir); rmErr != nil {
 			return nil, fmt.Errorf("removing broken search index: %w", rmErr)
@@ -126,6 +130,8 @@ func Open(ctx context.Context, opts Options) (*Plugin, error) {
 		if p.ix, err = search.Open(opts.Search); err != nil {
 			return nil, fmt.Errorf("opening a fresh search index: %w", err)
 		}
+	default:
+		p.ix = ix // a new, empty index: fill it
 	}
 	if err := p.Rebuild(ctx, opts.Progress); err != nil {
 		p.ix.Close()

@@ -68,6 +68,7 @@ func (p *Plugin) flush(ctx context.Context) {
 		if len(batch) > 0 {
 			if err := p.ix.Index(ctx, batch...); err != nil {
 				p.log.Error("indexing events", "docs", len(batch), "err", err)
+				p.rebuildIfBroken(err)
 			}
 			batch = batch[:0]
 		}
@@ -77,6 +78,7 @@ func (p *Plugin) flush(ctx context.Context) {
 			apply()
 			if err := p.ix.Remove(ctx, o.remove...); err != nil {
 				p.log.Error("removing from the index", "ids", o.remove, "err", err)
+				p.rebuildIfBroken(err)
 			}
 		}
 		if o.doc != nil {

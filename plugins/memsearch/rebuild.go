@@ -26,6 +26,15 @@ func (p *Plugin) failed(err error) error {
 	return fmt.Errorf("error: search failed: %w", err)
 }
 
+// rebuildIfBroken schedules a rebuild when a write failed in a way that
+// leaves the index untrustworthy; the rebuild reads the events (the
+// failed batch included) from the store.
+func (p *Plugin) rebuildIfBroken(err error) {
+	if errors.Is(err, search.ErrNeedsRebuild) {
+		p.scheduleRebuild(err)
+	}
+}
+
 // Rebuilding reports whether a background rebuild is under way (the
 // health signal tests and operators wait on).
 func (p *Plugin) Rebuilding() bool { return p.rebuilding.Load() }
@@ -34,6 +43,9 @@ func (p *Plugin) Rebuilding() bool { return p.rebuilding.Load() }
 // runs. Searches answer ErrRebuilding until it is done; writes queue up
 // and are applied after it.
 func (p *Plugin) scheduleRebuild(cause error) {
+	if p.ctx.Err() != nil {
+		return // closing
+	}
 	if !p.rebuilding.CompareAndSwap(false, true) {
 		return
 	}
