@@ -28,8 +28,8 @@ func (r *Relay) rejectFilter(ctx context.Context, f nostr.Filter) (bool, string)
 }
 
 // queryVisible answers stored-event queries with only what the reader may
-// see. When hidden events eat into the limit it pages further back, a
-// bounded number of times.
+// see. When hidden events eat into the limit it reads further back by
+// cursor (storeq), looking at no more than maxQueryPages pages' worth.
 func (r *Relay) queryVisible(ctx context.Context, f nostr.Filter) (chan *nostr.Event, error) {
 	r.met.query(queryREQ)
 	reader := policies.ReaderOf(ctx)
@@ -43,48 +43,24 @@ func (r *Relay) queryVisible(ctx context.Context, f nostr.Filter) (chan *nostr.E
 		if limit == 0 {
 			return
 		}
-		q := f
-		q.Limit = limit
-		seen := make(map[string]struct{})
-		sent := 0
+		sent, looked := 0, 0
 		now := nostr.Now()
-		for page := 0; page < maxQueryPages; page++ {
-			ch, err := r.store.QueryEvents(ctx, q)
-			if err != nil {
-				r.log.Error("query", "filter", q.String(), "err", err)
-				return
-			}
-			got := 0
-			var oldest nostr.Timestamp
-			for evt := range ch {
-				got++
-				if oldest == 0 || evt.CreatedAt < oldest {
-					oldest = evt.CreatedAt
-				}
-				if _, dup := seen[evt.ID]; dup || sent >= limit {
-					continue
-				}
-				seen[evt.ID] = struct{}{}
-				if policies.Expired(evt, now) {
-					continue
-				}
-				if ok, _ := r.vis.CanRead(reader, evt); !ok {
-					continue
-				}
-				select {
-				case out <- evt:
-					sent++
-				case <-ctx.Done():
-					for range ch {
+		err := storeq.Scan(ctx, r.store, f, limit, func(evt *nostr.Event) bool {
+			looked++
+			if !policies.Expired(evt, now) {
+				if ok, _ := r.vis.CanRead(reader, evt); ok {
+					select {
+					case out <- evt:
+						sent++
+					case <-ctx.Done():
+						return false
 					}
-					return
 				}
 			}
-			if sent >= limit || got < q.Limit || oldest == 0 {
-				return
-			}
-			until := oldest
-			q.Until = &until
+			return sent < limit && looked < maxQueryPages*limit
+		})
+		if err != nil && ctx.Err() == nil {
+			r.log.Error("query", "filter", f.String(), "err", err)
 		}
 	}()
 	return out, nil

@@ -1,52 +1,98 @@
 // Package storeq reads whole result sets out of an eventstore, page by page,
-// for the internal jobs (state rebuild, group deletion, reindex) that must
-// see every matching event rather than the first page a client would get.
+// for the internal jobs (state rebuild, group deletion, reindex, COUNT)
+// that must see every matching event rather than the first page a client
+// would get.
+//
+// Pages follow a stable cursor, (created_at, id) in newest-first order, so
+// a second holding more events than a page is read to its end instead of
+// being returned again and again (or skipped). eventstore's interface
+// cannot resume inside a second, so storeq needs one more capability from
+// the store: a Pager, which a SQL store implements directly, or a
+// SecondReader, which storeq provides itself for the badger backend.
 package storeq
 
 import (
+	"cmp"
 	"context"
+	"errors"
+	"slices"
 
 	"github.com/fiatjaf/eventstore"
 	"github.com/nbd-wtf/go-nostr"
 )
 
-// PageSize is how many events one internal query asks the store for.
+// PageSize is how many events one internal query asks the store for. The
+// store's own maximum (badger's MaxLimit) must be at least this.
 const PageSize = 1000
 
-// Each calls fn for every stored event matching f, newest first, paging
-// backwards with until. It stops early when fn returns false.
+// Cursor is a position in newest-first order: created_at descending, then
+// id descending. A page "after" a cursor holds the events strictly below
+// it. The zero Cursor is above the newest event.
+type Cursor struct {
+	CreatedAt nostr.Timestamp
+	ID        string
+}
+
+// IsZero reports whether c is the start.
+func (c Cursor) IsZero() bool { return c.ID == "" }
+
+// CursorOf is the cursor just past evt.
+func CursorOf(evt *nostr.Event) Cursor { return Cursor{CreatedAt: evt.CreatedAt, ID: evt.ID} }
+
+// Pager is a store that pages by cursor itself. QueryPage returns up to
+// limit events matching f that come after `after`, newest first; it ignores
+// f.Limit. A SQL store answers it with
+//
+//	WHERE (created_at, id) < ($1, $2) ORDER BY created_at DESC, id DESC LIMIT $3
+type Pager interface {
+	QueryPage(ctx context.Context, f nostr.Filter, after Cursor, limit int) ([]*nostr.Event, error)
+}
+
+// SecondReader reads inside one second in a stable order, which is what a
+// store ordered by created_at alone lacks. QuerySecond returns up to limit
+// events matching f whose created_at is at and whose id sorts below `below`
+// ("" = no bound), highest id first; fewer than limit only when the second
+// has no more.
+type SecondReader interface {
+	QuerySecond(ctx context.Context, f nostr.Filter, at nostr.Timestamp, below string, limit int) ([]*nostr.Event, error)
+}
+
+// ErrSecondTooFull is returned when a store that can do neither of the
+// above holds a second too full to read in one query: going on would
+// silently skip events.
+var ErrSecondTooFull = errors.New("storeq: one second holds more events than a query returns, and the store cannot page inside a second")
+
+// Each calls fn for every stored event matching f, newest first. It stops
+// early when fn returns false. f.Limit is ignored; f.Since and f.Until hold.
 func Each(ctx context.Context, store eventstore.Store, f nostr.Filter, fn func(*nostr.Event) bool) error {
-	seen := make(map[string]struct{})
-	f.Limit = PageSize
+	return Scan(ctx, store, f, PageSize, fn)
+}
+
+// Scan is Each with pages of pageSize events (at most the store's maximum
+// query limit), for callers that usually stop after a few.
+func Scan(ctx context.Context, store eventstore.Store, f nostr.Filter, pageSize int, fn func(*nostr.Event) bool) error {
+	if pageSize <= 0 {
+		pageSize = PageSize
+	}
+	p := PagerOf(store)
+	var after Cursor
 	for {
-		ch, err := store.QueryEvents(ctx, f)
+		page, err := p.QueryPage(ctx, f, after, pageSize)
 		if err != nil {
 			return err
 		}
-		fresh := 0
-		var oldest nostr.Timestamp
-		for evt := range ch {
-			if _, dup := seen[evt.ID]; dup {
-				continue
-			}
-			seen[evt.ID] = struct{}{}
-			fresh++
-			if oldest == 0 || evt.CreatedAt < oldest {
-				oldest = evt.CreatedAt
-			}
+		for _, evt := range page {
 			if !fn(evt) {
-				for range ch { // drain so the store can release its iterator
-				}
 				return nil
 			}
 		}
-		if fresh == 0 || ctx.Err() != nil {
+		// a short page is normally the end, but an event deleted while
+		// the page was read can shorten one in the middle: only an empty
+		// page proves there is nothing older
+		if len(page) == 0 || ctx.Err() != nil {
 			return ctx.Err()
 		}
-		// the next page includes the oldest second again: events sharing
-		// it may not all have fitted; seen drops the repeats
-		until := oldest
-		f.Until = &until
+		after = CursorOf(page[len(page)-1])
 	}
 }
 
@@ -55,4 +101,46 @@ func All(ctx context.Context, store eventstore.Store, f nostr.Filter) ([]*nostr.
 	var out []*nostr.Event
 	err := Each(ctx, store, f, func(e *nostr.Event) bool { out = append(out, e); return true })
 	return out, err
+}
+
+// unwrapper is a store wrapping another one (an overlay adding virtual
+// events to ids queries, say); storeq pages the wrapped store.
+type unwrapper interface{ Unwrap() eventstore.Store }
+
+// PagerOf is how storeq pages store: the store itself when it is a Pager,
+// seconds read through its SecondReader (or badger's), and otherwise
+// plain queries that fail with ErrSecondTooFull rather than skip events.
+func PagerOf(store eventstore.Store) Pager {
+	for {
+		if p, ok := store.(Pager); ok {
+			return p
+		}
+		if sr, ok := secondReaderOf(store); ok {
+			return &secondPager{store: store, seconds: sr, max: maxLimitOf(store)}
+		}
+		u, ok := store.(unwrapper)
+		if !ok {
+			return &secondPager{store: store, max: maxLimitOf(store)}
+		}
+		store = u.Unwrap()
+	}
+}
+
+// sortNewestFirst puts events in cursor order.
+func sortNewestFirst(evs []*nostr.Event) {
+	slices.SortFunc(evs, func(a, b *nostr.Event) int {
+		if c := cmp.Compare(b.CreatedAt, a.CreatedAt); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.ID, a.ID)
+	})
+}
+
+// collect drains a query's channel.
+func collect(ch chan *nostr.Event) []*nostr.Event {
+	var out []*nostr.Event
+	for evt := range ch {
+		out = append(out, evt)
+	}
+	return out
 }

@@ -1,0 +1,233 @@
+package storeq_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/fiatjaf/eventstore"
+	badgerstore "github.com/fiatjaf/eventstore/badger"
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw/internal/storeq"
+)
+
+// burst is the second that holds more events than a page, many times over.
+const burst = nostr.Timestamp(1_700_000_000)
+
+func openStore(t *testing.T) *badgerstore.BadgerBackend {
+	t.Helper()
+	b := &badgerstore.BadgerBackend{
+		Path: t.TempDir(), MaxLimit: storeq.PageSize,
+		BadgerOptionsModifier: func(o badger.Options) badger.Options { return o.WithLogger(nil) },
+	}
+	if err := b.Init(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	return b
+}
+
+// put stores one event. The store does not check signatures, and
+// thousands of them would slow the race detector down, so it gets an id
+// and a dummy signature.
+func put(t *testing.T, b eventstore.Store, pk string, kind int, at nostr.Timestamp, tags nostr.Tags, content string) *nostr.Event {
+	t.Helper()
+	evt := &nostr.Event{PubKey: pk, Kind: kind, CreatedAt: at, Tags: tags, Content: content, Sig: strings.Repeat("0", 128)}
+	if evt.Tags == nil {
+		evt.Tags = nostr.Tags{}
+	}
+	evt.ID = evt.GetID()
+	if err := b.SaveEvent(context.Background(), evt); err != nil {
+		t.Fatal(err)
+	}
+	return evt
+}
+
+// world is a store with a burst second of 5,000 notes (every third tagged
+// "t"=x), two deletions hidden in the burst, and older events around it.
+type world struct {
+	b     *badgerstore.BadgerBackend
+	all   []*nostr.Event
+	older []*nostr.Event // before the burst
+}
+
+func buildWorld(t *testing.T) *world {
+	t.Helper()
+	w := &world{b: openStore(t)}
+	sk, _ := nostr.GetPublicKey(nostr.GeneratePrivateKey())
+	add := func(e *nostr.Event) { w.all = append(w.all, e) }
+	for i := range 3 {
+		add(put(t, w.b, sk, 1, burst+1+nostr.Timestamp(i), nil, fmt.Sprint("newer ", i)))
+	}
+	for i := range 5000 {
+		var tags nostr.Tags
+		if i%3 == 0 {
+			tags = nostr.Tags{{"t", "x"}}
+		}
+		add(put(t, w.b, sk, 1, burst, tags, fmt.Sprint("burst ", i)))
+	}
+	add(put(t, w.b, sk, 5, burst, nostr.Tags{{"e", w.all[0].ID}}, "in the burst"))
+	add(put(t, w.b, sk, 5, burst, nostr.Tags{{"e", w.all[1].ID}}, "in the burst too"))
+	for i := range 1500 {
+		e := put(t, w.b, sk, 1, burst-1-nostr.Timestamp(i%40), nostr.Tags{{"t", "x"}}, fmt.Sprint("older ", i))
+		add(e)
+		w.older = append(w.older, e)
+	}
+	add(put(t, w.b, sk, 5, burst-100, nostr.Tags{{"e", w.older[0].ID}}, "old deletion"))
+	return w
+}
+
+// want is what a correct Each returns for f: every match, in cursor order.
+func (w *world) want(f nostr.Filter) []string {
+	var out []*nostr.Event
+	for _, e := range w.all {
+		if f.Matches(e) {
+			out = append(out, e)
+		}
+	}
+	slices.SortFunc(out, func(a, b *nostr.Event) int {
+		if a.CreatedAt != b.CreatedAt {
+			return int(b.CreatedAt - a.CreatedAt)
+		}
+		if a.ID < b.ID {
+			return 1
+		}
+		return -1
+	})
+	return idsOf(out)
+}
+
+func idsOf(evs []*nostr.Event) []string {
+	out := make([]string, len(evs))
+	for i, e := range evs {
+		out[i] = e.ID
+	}
+	return out
+}
+
+// TestEachBurstSecond is finding 1: a second holding more events than a
+// page used to end the walk there, losing everything older. The world is
+// built once for the subtests, which only read it.
+func TestEachBurstSecond(t *testing.T) {
+	w := buildWorld(t)
+	t.Run("filters", func(t *testing.T) { testFilters(t, w) })
+	t.Run("stops early", func(t *testing.T) { testStopsEarly(t, w) })
+	t.Run("unpageable store fails loudly", func(t *testing.T) { testUnpageable(t, w) })
+}
+
+func testFilters(t *testing.T, w *world) {
+	ts := func(v nostr.Timestamp) *nostr.Timestamp { return &v }
+	for name, f := range map[string]nostr.Filter{
+		"everything":        {},
+		"notes":             {Kinds: []int{1}},
+		"deletions":         {Kinds: []int{5}},
+		"kinds twice":       {Kinds: []int{5, 1, 5}},
+		"tag":               {Tags: nostr.TagMap{"t": {"x"}}},
+		"kind and tag":      {Kinds: []int{1}, Tags: nostr.TagMap{"t": {"x"}}},
+		"until the burst":   {Until: ts(burst)},
+		"since the burst":   {Since: ts(burst)},
+		"only the burst":    {Since: ts(burst), Until: ts(burst)},
+		"a page's limit":    {Limit: 3}, // ignored: Each is everything
+		"author":            {Authors: []string{w.all[0].PubKey}},
+		"nobody":            {Authors: []string{w.all[0].ID}},
+		"ids across burst":  {IDs: []string{w.all[10].ID, w.older[5].ID, w.all[4000].ID}},
+		"older than burst":  {Until: ts(burst - 1)},
+		"burst kind 1 only": {Kinds: []int{1}, Since: ts(burst), Until: ts(burst)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			got, err := storeq.All(context.Background(), w.b, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := w.want(nostr.Filter{IDs: f.IDs, Kinds: f.Kinds, Authors: f.Authors, Tags: f.Tags, Since: f.Since, Until: f.Until})
+			if !slices.Equal(idsOf(got), want) {
+				t.Fatalf("got %d events, want %d (in created_at, id order, each once)", len(got), len(want))
+			}
+		})
+	}
+}
+
+// TestScanSmallPages pages a burst with pages smaller than the second and
+// not dividing it, so cursors land mid-second again and again.
+func TestScanSmallPages(t *testing.T) {
+	b := openStore(t)
+	sk, _ := nostr.GetPublicKey(nostr.GeneratePrivateKey())
+	var all []*nostr.Event
+	for i := range 50 {
+		all = append(all, put(t, b, sk, 1, burst-nostr.Timestamp(i%3*(i%2)), nil, fmt.Sprint(i)))
+	}
+	w := &world{b: b, all: all}
+	for _, size := range []int{1, 2, 7, 16, 49, 50, 51} {
+		var got []*nostr.Event
+		err := storeq.Scan(context.Background(), b, nostr.Filter{}, size, func(e *nostr.Event) bool {
+			got = append(got, e)
+			return true
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(idsOf(got), w.want(nostr.Filter{})) {
+			t.Fatalf("page size %d: got %d events, want all 50 once in order", size, len(got))
+		}
+	}
+}
+
+// testStopsEarly: fn returning false ends the walk.
+func testStopsEarly(t *testing.T, w *world) {
+	n := 0
+	if err := storeq.Each(context.Background(), w.b, nostr.Filter{}, func(*nostr.Event) bool { n++; return n < 1200 }); err != nil {
+		t.Fatal(err)
+	}
+	if n != 1200 {
+		t.Fatalf("fn called %d times after asking to stop at 1200", n)
+	}
+}
+
+// opaque hides the badger backend behind the plain interface.
+type opaque struct{ eventstore.Store }
+
+// unwrapping is a wrapper that says what it wraps.
+type unwrapping struct{ eventstore.Store }
+
+func (u unwrapping) Unwrap() eventstore.Store { return u.Store }
+
+// testUnpageable: a store that cannot read inside a second gets a typed
+// error, never a silent skip; one that names the store it wraps is paged
+// through it.
+func testUnpageable(t *testing.T, w *world) {
+	_, err := storeq.All(context.Background(), opaque{w.b}, nostr.Filter{})
+	if !errors.Is(err, storeq.ErrSecondTooFull) {
+		t.Fatalf("opaque store over a burst: err %v, want ErrSecondTooFull", err)
+	}
+	// without a burst in range, plain queries are enough
+	until := burst - 1
+	got, err := storeq.All(context.Background(), opaque{w.b}, nostr.Filter{Until: &until})
+	if err != nil || len(got) != len(w.older)+1 {
+		t.Fatalf("opaque store below the burst: %d events, err %v; want %d", len(got), err, len(w.older)+1)
+	}
+	got, err = storeq.All(context.Background(), unwrapping{w.b}, nostr.Filter{})
+	if err != nil || len(got) != len(w.all) {
+		t.Fatalf("unwrapping store: %d events, err %v; want %d", len(got), err, len(w.all))
+	}
+}
+
+// TestBadgerLayout checks the key and value layout the second reader
+// relies on, so an eventstore upgrade that changes it fails here.
+func TestBadgerLayout(t *testing.T) {
+	b := openStore(t)
+	sk, _ := nostr.GetPublicKey(nostr.GeneratePrivateKey())
+	evt := put(t, b, sk, 30078, burst, nostr.Tags{{"d", "x"}}, "layout")
+	p := storeq.PagerOf(b)
+	top := strings.Repeat("f", 64)
+	for _, f := range []nostr.Filter{{}, {Kinds: []int{30078}}, {Authors: []string{evt.PubKey}}, {IDs: []string{evt.ID}}} {
+		// a cursor just above the event forces the read inside its second
+		page, err := p.QueryPage(context.Background(), f, storeq.Cursor{CreatedAt: burst, ID: top}, 10)
+		if err != nil || len(page) != 1 || page[0].ID != evt.ID || page[0].Content != "layout" {
+			t.Fatalf("filter %v: page %v, err %v; want the stored event", f, page, err)
+		}
+	}
+}

@@ -1,0 +1,200 @@
+package relay_test
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// signedAt is mkEvent dated at ts.
+func signedAt(u user, ts nostr.Timestamp, kind int, tags nostr.Tags, content string) nostr.Event {
+	evt := nostr.Event{Kind: kind, Tags: tags, Content: content, CreatedAt: ts}
+	if evt.Tags == nil {
+		evt.Tags = nostr.Tags{}
+	}
+	if err := evt.Sign(u.sk); err != nil {
+		panic(err)
+	}
+	return evt
+}
+
+// flood publishes evs over a few connections at once, without waiting for
+// each OK before the next EVENT, and fails unless every one is accepted.
+func flood(t *testing.T, e *testEnv, evs []nostr.Event) {
+	t.Helper()
+	const conns = 4
+	var wg sync.WaitGroup
+	errs := make(chan error, conns)
+	for i := range conns {
+		part := evs[i*len(evs)/conns : (i+1)*len(evs)/conns]
+		c := e.connect(nil)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			want := make(map[string]bool, len(part))
+			for _, evt := range part {
+				want[evt.ID] = true
+				if err := c.Send("EVENT", evt); err != nil {
+					errs <- err
+					return
+				}
+			}
+			deadline := time.Now().Add(90 * time.Second)
+			for read := 0; len(want) > 0; time.Sleep(10 * time.Millisecond) {
+				frames := c.Frames()
+				for ; read < len(frames); read++ {
+					var ok struct {
+						label, id, reason string
+						accepted          bool
+					}
+					var arr []json.RawMessage
+					if json.Unmarshal(frames[read], &arr) != nil || len(arr) < 3 {
+						continue
+					}
+					json.Unmarshal(arr[0], &ok.label)
+					json.Unmarshal(arr[1], &ok.id)
+					json.Unmarshal(arr[2], &ok.accepted)
+					if len(arr) > 3 {
+						json.Unmarshal(arr[3], &ok.reason)
+					}
+					if ok.label != "OK" || !want[ok.id] {
+						continue
+					}
+					if !ok.accepted {
+						errs <- fmt.Errorf("burst event %s refused: %s", ok.id, ok.reason)
+						return
+					}
+					delete(want, ok.id)
+				}
+				if time.Now().After(deadline) {
+					errs <- fmt.Errorf("%d burst events without an OK", len(want))
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+}
+
+// junkID is an event id nothing has.
+func junkID(seed string) string {
+	b := make([]byte, 32)
+	copy(b, "junk-"+seed)
+	return hex.EncodeToString(b)
+}
+
+// burstSize is more than a store page (1,000) of each kind an internal
+// job reads, all in one second.
+const burstSize = 1100
+
+// TestAttack_StoreBurstSecondLosesNothing is finding 1: the jobs that
+// rebuild state at start paged by created_at alone, so once more than a
+// page of their events shared one second every older one was skipped. The
+// moderator of one group and a crowd of keys flood one second, newer than
+// a private group's membership, a deletion and a memory; after a restart
+// nothing older may be lost.
+func TestAttack_StoreBurstSecondLosesNothing(t *testing.T) {
+	e := startEnv(t, withSearch)
+	alice, bob, mallory := newUser(), newUser(), newUser()
+	now := nostr.Now()
+	before, burst := now-120, now-60
+	c := e.connect(nil)
+
+	// older than the burst: a private group alice is in, her message, a
+	// note bob deleted, a memory, a moderator's deletion in a public group
+	e.mustPublish(c, signedAt(e.owner, before, 9007, nostr.Tags{{"h", "vault"}}, ""))
+	e.mustPublish(c, signedAt(e.owner, before, 9000, nostr.Tags{{"h", "vault"}, {"p", alice.pk}}, ""))
+	e.waitMembers("vault", e.owner.pk, alice.pk)
+	e.mustPublish(c, signedAt(e.owner, before, 9007, nostr.Tags{{"h", "plaza"}}, ""))
+	e.mustPublish(c, signedAt(e.owner, before, 9002, nostr.Tags{{"h", "plaza"}, {"public"}}, ""))
+	plazaDel := e.mustPublish(c, signedAt(e.owner, before, 9005, nostr.Tags{{"h", "plaza"}, {"e", junkID("plaza")}}, ""))
+	secret := e.mustPublish(c, signedAt(alice, before, 9, nostr.Tags{{"h", "vault"}}, "the vault code is 4711"))
+	regret := e.mustPublish(c, signedAt(bob, before, 1, nil, "something bob regrets"))
+	e.mustPublish(c, signedAt(bob, before, 5, nostr.Tags{{"e", regret.ID}}, ""))
+	memo := e.mustPublish(c, signedAt(bob, before, 30078, nostr.Tags{{"d", "snow:memory:travel/zanzibar"}}, "the ferry to zanzibar leaves at dawn"))
+	// mallory moderates a private group of her own
+	e.mustPublish(c, signedAt(e.owner, before, 9007, nostr.Tags{{"h", "den"}}, ""))
+	e.mustPublish(c, signedAt(e.owner, before, 9000, nostr.Tags{{"h", "den"}, {"p", mallory.pk, "moderator"}}, ""))
+	e.waitMembers("den", e.owner.pk, mallory.pk)
+
+	// the burst, all in one second: mallory's moderation deletions (read
+	// back at start for group state and for deletions) and notes from
+	// many keys (read back by the search rebuild)
+	keys := make([]user, 20)
+	for i := range keys {
+		keys[i] = newUser()
+	}
+	var evs []nostr.Event
+	for i := range burstSize {
+		evs = append(evs,
+			signedAt(mallory, burst, 9005, nostr.Tags{{"h", "den"}, {"e", junkID(fmt.Sprint(i))}}, ""),
+			signedAt(keys[i%len(keys)], burst, 1, nil, fmt.Sprintf("flood %d", i)))
+	}
+	start := time.Now()
+	flood(t, e, evs)
+	t.Logf("burst of %d events stored in %s", len(evs), time.Since(start))
+
+	e.restart()
+	c = e.connect(nil)
+	t.Run("member still reads the private group", func(t *testing.T) {
+		got, closed := fetch(t, e.connect(&alice), nostr.Filter{Kinds: []int{9}, Tags: nostr.TagMap{"h": {"vault"}}})
+		if closed != "" || !contains(got, secret.ID) {
+			t.Fatalf("alice reads vault: %d events, CLOSED %q; want her message", len(got), closed)
+		}
+		if got, _ := fetch(t, e.connect(&mallory), nostr.Filter{Kinds: []int{9}, Tags: nostr.TagMap{"h": {"vault"}}}); len(got) != 0 {
+			t.Fatal("a stranger reads the private group after the restart")
+		}
+		if m := e.groupMeta(&alice, 39002, "vault"); m == nil || !slices.Contains(pTags(m), alice.pk) {
+			t.Fatalf("vault members after restart: %v", m)
+		}
+	})
+	t.Run("deleted stays deleted", func(t *testing.T) {
+		if err := publish(c, regret); err == nil || !strings.Contains(err.Error(), "msg: blocked:") {
+			t.Fatalf("republishing a deleted note: %v, want a blocked: refusal", err)
+		}
+	})
+	t.Run("COUNT counts everything", func(t *testing.T) {
+		oc := e.connect(&e.owner) // the owner reads every group
+		for _, tc := range []struct {
+			f    nostr.Filter
+			want int64
+		}{
+			{nostr.Filter{Kinds: []int{9005}}, burstSize + 1},
+			{nostr.Filter{Kinds: []int{5, 9005}}, burstSize + 2},
+			{nostr.Filter{Kinds: []int{1}}, burstSize}, // bob's note is deleted
+			{nostr.Filter{Kinds: []int{9005}, Tags: nostr.TagMap{"h": {"den"}}}, burstSize},
+		} {
+			n, closed, err := oc.Count(tc.f, 10*time.Second)
+			if err != nil || closed != "" || n != tc.want {
+				t.Errorf("COUNT %v = %d (CLOSED %q, err %v), want %d", tc.f, n, closed, err, tc.want)
+			}
+		}
+	})
+	t.Run("REQ reads past a burst it may not see", func(t *testing.T) {
+		// den is private: its deletions are hidden from a stranger, and
+		// the one they may see is older than the burst
+		got, closed := fetch(t, e.connect(&bob), nostr.Filter{Kinds: []int{9005}, Limit: 500})
+		if closed != "" || !contains(got, plazaDel.ID) {
+			t.Fatalf("stranger's REQ for deletions: %d events, CLOSED %q; want the public plaza one", len(got), closed)
+		}
+	})
+	t.Run("reindex finds the old memory", func(t *testing.T) {
+		e.opts.Search.Rebuild = true
+		e.restart()
+		got := search(t, e, nil, nostr.Filter{Search: "ferry zanzibar"})
+		if !contains(got, memo.ID) {
+			t.Fatalf("search after a forced rebuild: %v, want the memory stored before the burst", ids(got))
+		}
+	})
+}
