@@ -1,9 +1,13 @@
 package relay_test
 
 import (
+	"context"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -11,6 +15,7 @@ import (
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw/relay"
 )
 
 // signedAt is mkEvent dated at ts.
@@ -197,4 +202,57 @@ func TestAttack_StoreBurstSecondLosesNothing(t *testing.T) {
 			t.Fatalf("search after a forced rebuild: %v, want the memory stored before the burst", ids(got))
 		}
 	})
+}
+
+// TestAttack_TruncatedTableIsAClearError is finding 14's second half: a
+// table file cut short (a full disk, a power cut, a bad copy) made badger
+// panic inside its own goroutines at start, a raw trace instead of a
+// reason. Opening must fail with an error naming the store and the file
+// and saying what to do, whatever the damage.
+func TestAttack_TruncatedTableIsAClearError(t *testing.T) {
+	for name, cut := range map[string]func(size int64) int64{
+		"half":       func(size int64) int64 { return size / 2 },
+		"footer off": func(size int64) int64 { return size - 3 },
+		"a few byte": func(int64) int64 { return 5 },
+		"empty":      func(int64) int64 { return 0 },
+	} {
+		t.Run(name, func(t *testing.T) {
+			e := startEnv(t)
+			c := e.connect(nil)
+			var stored []string
+			for i := range 20 {
+				stored = append(stored, e.mustPublish(c, mkEvent(newUser(), 1, nil, fmt.Sprint("before the damage ", i))).ID)
+			}
+			e.stop() // badger writes its memtable out as an .sst on close
+			tables, _ := filepath.Glob(filepath.Join(e.dir, "events", "*.sst"))
+			if len(tables) == 0 {
+				t.Fatal("no .sst after closing the store")
+			}
+			fi, err := os.Stat(tables[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Truncate(tables[0], cut(fi.Size())); err != nil {
+				t.Fatal(err)
+			}
+
+			r, err := relay.New(context.Background(), e.opts)
+			if err == nil {
+				r.Close()
+				t.Fatal("the relay started on a truncated table")
+			}
+			t.Log(err)
+			if !errors.Is(err, relay.ErrStoreDamaged) {
+				t.Fatalf("err = %v, want ErrStoreDamaged", err)
+			}
+			for _, want := range []string{filepath.Join(e.dir, "events"), filepath.Base(tables[0]), "backup"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not mention %q", err, want)
+				}
+			}
+			if after, _ := os.Stat(tables[0]); after.Size() != cut(fi.Size()) {
+				t.Errorf("the damaged file was changed: %d bytes, was %d", after.Size(), cut(fi.Size()))
+			}
+		})
+	}
 }

@@ -18,13 +18,22 @@ import (
 // internal jobs page by storeq.PageSize); badger preallocates a quarter of
 // it for every query without a limit (khatru's own lookups), so it is kept
 // small.
-func openBadger(path string, maxLimit int) (*badgerstore.BadgerBackend, error) {
-	b := &badgerstore.BadgerBackend{
-		Path:     path,
-		MaxLimit: max(maxLimit, storeq.PageSize),
-		BadgerOptionsModifier: func(o badger.Options) badger.Options {
-			return o.WithLogger(nil)
-		},
+func openBadger(path string, maxLimit int) (b *badgerstore.BadgerBackend, err error) {
+	modify := func(o badger.Options) badger.Options { return o.WithLogger(nil) }
+	// damaged files are found before badger opens them (store_check.go);
+	// a panic that still happens on this goroutine becomes an error too
+	if err := checkTables(modify(badger.DefaultOptions(path))); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			b, err = nil, &StoreDamagedError{Dir: path, File: path, Err: fmt.Errorf("opening it panics: %v", firstLine(fmt.Sprint(p)))}
+		}
+	}()
+	b = &badgerstore.BadgerBackend{
+		Path:                  path,
+		MaxLimit:              max(maxLimit, storeq.PageSize),
+		BadgerOptionsModifier: modify,
 	}
 	if err := b.Init(); err != nil {
 		return nil, fmt.Errorf("opening event store at %s: %w", path, err)
