@@ -34,6 +34,13 @@ type Options struct {
 	// audience may read. nil falls back to a lexical recall over the
 	// agent's own items.
 	Recall func(ctx context.Context, req RecallRequest) ([]*nostr.Event, error)
+	// MayShow is the relay's read rule for quoting: whether evt (a
+	// memory) may go into the prompt of reply, i.e. whether everyone who
+	// may read reply may read evt (policies.Visibility.CanQuote). The
+	// agent reads everything, so this is what keeps a reply from carrying
+	// a memory to readers the relay would refuse it to. nil: the agent's
+	// scope rule alone (tests without a relay).
+	MayShow func(reply, evt *nostr.Event) bool
 
 	// Commands handles a person's rights requests received in private
 	// ("export my data", "forget …", "delete everything about me"):

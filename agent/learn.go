@@ -96,7 +96,7 @@ func (a *Agent) lessonMayShow(l memory.Lesson, t turn) bool {
 	if l.LessonTier() == snowclaw.TierInternal {
 		return l.Subject == "" || a.o.Owner != "" && l.Subject == a.o.Owner
 	}
-	return audienceMayRead(memory.Item{Tier: l.LessonTier(), Group: l.Group, Subject: l.Subject}, t)
+	return a.audienceMayRead(memory.Item{Tier: l.LessonTier(), Group: l.Group, Subject: l.Subject}, t)
 }
 
 // correctsAgent tells a correction of the agent from one between people:

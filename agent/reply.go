@@ -193,7 +193,7 @@ func (a *Agent) recall(t turn) []string {
 		}
 		a.log.Warn("recall through the search index failed; using RAM", "err", err)
 	}
-	items := a.mem.Recall(t.msg.Content, func(it memory.Item) bool { return audienceMayRead(it, t) }, n)
+	items := a.mem.Recall(t.msg.Content, func(it memory.Item) bool { return a.audienceMayRead(it, t) }, n)
 	out := make([]string, 0, len(items))
 	for _, it := range items {
 		out = append(out, it.Text)
@@ -210,7 +210,7 @@ func (a *Agent) recallTexts(evts []*nostr.Event, t turn, n int) []string {
 			continue
 		}
 		rec, err := a.codec.Decode(evt)
-		if err != nil || rec.Item == nil || !audienceMayRead(*rec.Item, t) {
+		if err != nil || rec.Item == nil || !inScope(*rec.Item, t) || !a.mayShow(t, evt) {
 			continue
 		}
 		if out = append(out, rec.Item.Text); len(out) == n {
@@ -220,9 +220,32 @@ func (a *Agent) recallTexts(evts []*nostr.Event, t turn, n int) []string {
 	return out
 }
 
-// audienceMayRead: a group reply may use public and that group's items;
-// a private reply public and the person's own.
-func audienceMayRead(it memory.Item, t turn) bool {
+// audienceMayRead decides whether an item the agent holds may go into
+// the reply of t: it belongs to the conversation (inScope) and the
+// relay's read rule lets everyone who reads the reply read it (mayShow),
+// asked about the item's tier markers.
+func (a *Agent) audienceMayRead(it memory.Item, t turn) bool {
+	return inScope(it, t) && a.mayShow(t, memory.Probe(a.pk, it.Tier, it.Group, it.Subject))
+}
+
+// mayShow asks the relay's read rule (Options.MayShow) whether evt may be
+// quoted in the reply of t. The reply is described by what decides who
+// reads it: a kind 9 in the group, or a gift wrap to the person.
+func (a *Agent) mayShow(t turn, evt *nostr.Event) bool {
+	if a.o.MayShow == nil {
+		return true
+	}
+	reply := &nostr.Event{Kind: snowclaw.KindChat, PubKey: a.pk, Tags: nostr.Tags{{"h", t.group}, {"p", t.sender}}}
+	if t.private {
+		reply = &nostr.Event{Kind: snowclaw.KindGiftWrap, Tags: nostr.Tags{{"p", t.sender}}}
+	}
+	return a.o.MayShow(reply, evt)
+}
+
+// inScope is what belongs in a conversation, whoever may read it: in a
+// group public items and that group's; in private public items and the
+// person's own. Who may read is the relay's rule (mayShow), not this.
+func inScope(it memory.Item, t turn) bool {
 	switch it.Tier {
 	case snowclaw.TierPublic:
 		return true

@@ -7,6 +7,7 @@ import (
 	"github.com/snowclaw/snowclaw/agent"
 	"github.com/snowclaw/snowclaw/internal/storeq"
 	"github.com/snowclaw/snowclaw/plugins/agentlink"
+	"github.com/snowclaw/snowclaw/policies"
 )
 
 // newAgent creates the resident agent and links it to the hooks; New
@@ -35,6 +36,7 @@ func (r *Relay) newAgent() error {
 	if r.mem != nil {
 		opts.Recall = agentlink.Recall(r.mem, r.ids.Agent)
 	}
+	opts.MayShow = r.canQuote
 	a, err := agent.New(opts)
 	if err != nil {
 		return err
@@ -42,6 +44,17 @@ func (r *Relay) newAgent() error {
 	agentlink.Feed(r.khatru, a)
 	r.agent = a
 	return nil
+}
+
+// canQuote is the read rule for what the agent's replies carry: evt may
+// go into a reply's prompt only if everyone who may read the reply may
+// read it (policies.Visibility.CanQuote), expiry included as for reads.
+func (r *Relay) canQuote(reply, evt *nostr.Event) bool {
+	if policies.Expired(evt, nostr.Now()) {
+		return false
+	}
+	ok, _ := r.vis.CanQuote(reply, evt)
+	return ok
 }
 
 // Agent exposes the resident agent (nil when it is off).

@@ -227,21 +227,42 @@ func (c *Codec) memoryEvent(topic string, tier snowclaw.Tier, group, subject str
 	if t, _, _ := strings.Cut(topic, "/"); t != "" {
 		tags = append(tags, nostr.Tag{"t", t})
 	}
+	tags = append(tags, TierMarkers(tier, group, subject)...)
 	content := string(plain)
 	switch tier {
-	case snowclaw.TierGroup:
-		tags = append(tags, nostr.Tag{"h", group})
 	case snowclaw.TierPrivate:
-		tags = append(tags, nostr.Tag{"p", subject}, nostr.Tag{"encrypted", "nip44"})
 		content, err = c.encrypt(subject, content)
 	case snowclaw.TierInternal:
-		tags = append(tags, nostr.Tag{"encrypted", "nip44"})
 		content, err = c.encrypt(c.AgentPubkey, content)
 	}
 	if err != nil {
 		return nostr.Event{}, err
 	}
 	return nostr.Event{Content: content, Tags: tags}, nil
+}
+
+// TierMarkers are the tags that put a memory in its tier (DESIGN.md §2):
+// h for group, p plus encryption for private, encryption alone for
+// internal. They are what the relay's read rule judges, so the agent asks
+// that rule about an item it holds in RAM by these markers (Probe).
+func TierMarkers(tier snowclaw.Tier, group, subject string) nostr.Tags {
+	switch tier {
+	case snowclaw.TierGroup:
+		return nostr.Tags{{"h", group}}
+	case snowclaw.TierPrivate:
+		return nostr.Tags{{"p", subject}, {"encrypted", "nip44"}}
+	case snowclaw.TierInternal:
+		return nostr.Tags{{"encrypted", "nip44"}}
+	}
+	return nil
+}
+
+// Probe is a content-free stand-in for the event of a memory in tier,
+// written by author (the agent): what the read rule needs to judge who
+// may read it.
+func Probe(author string, tier snowclaw.Tier, group, subject string) *nostr.Event {
+	tags := append(nostr.Tags{{"d", snowclaw.PrefixMemoryItem + "probe"}}, TierMarkers(tier, group, subject)...)
+	return &nostr.Event{Kind: snowclaw.KindAppData, PubKey: author, Tags: tags}
 }
 
 // trusted is the agent key PersonOf trusts (see TrustAgent).

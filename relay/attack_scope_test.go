@@ -1,0 +1,96 @@
+package relay_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
+	"github.com/snowclaw/snowclaw/relay"
+)
+
+// Scope audit (issue 11, "every reader of scope uses the same parser"):
+// paths that hand events, or text taken from them, to readers decide
+// through policies.Visibility, never through a rule of their own.
+
+// groupMemory is a member's own group-tier memory item (readable by the
+// group's members only, whatever the group's privacy flag says).
+func groupMemory(u user, group, topic, text string) nostr.Event {
+	return mkEvent(u, 30078, nostr.Tags{
+		{"d", "snow:memory:" + topic}, {"h", group}, {"snow:tier", "group"}, {"t", "vault"},
+	}, `{"summary":"`+text+`"}`)
+}
+
+// The agent's reply in a public group is read by everyone, anonymous
+// clients included; a group memory of that group by its members only.
+// The agent's own audience rule ("a group reply may use that group's
+// items") put the memory into the prompt of a reply anyone reads.
+func TestAttack_ScopeGroupMemoryNotInPublicRoomReply(t *testing.T) {
+	e := startAgentEnv(t)
+	const room, secret, roomSecret = "pubroom", "vault-canary-3391", "vault-canary-7702"
+	oc := e.connect(&e.owner)
+	e.mustPublish(oc, mkEvent(e.owner, 9007, nostr.Tags{{"h", room}, {"public"}, {"open"}}, ""))
+	e.mustPublish(e.ac, mkEvent(e.alice, 9021, nostr.Tags{{"h", room}}, ""))
+
+	// the same kind of memory in the private agent room and in the public room
+	priv := e.mustPublish(e.ac, groupMemory(e.alice, agentGroup, "vault/agentroom", "the agentroom vault code is "+secret))
+	pub := e.mustPublish(e.ac, groupMemory(e.alice, room, "vault/pubroom", "the pubroom vault code is "+roomSecret))
+
+	// the public room's memory is not for strangers: not by id, not by #h
+	stranger := newUser()
+	sc := e.connect(&stranger)
+	if evs, _ := fetch(t, sc, nostr.Filter{IDs: []string{pub.ID, priv.ID}}); len(evs) != 0 {
+		t.Fatalf("a stranger reads the group memories directly: %v", ids(evs))
+	}
+	if evs, _ := fetch(t, e.connect(nil), nostr.Filter{IDs: []string{pub.ID}}); len(evs) != 0 {
+		t.Fatalf("an anonymous client reads the public room's memory")
+	}
+
+	// where only members read the reply, the group's memory is used
+	req := e.ask(func() { e.say(e.ac, e.alice, "@Snowclaw what is the vault code?") })
+	if all := strings.Join(contents(req), "\n"); !strings.Contains(all, secret) {
+		t.Fatalf("the private room's prompt lacks its own group memory (recall did not find it):\n%s", all)
+	}
+
+	// in the public room, whose replies anyone reads, it is not
+	req = e.ask(func() {
+		e.mustPublish(e.ac, mkEvent(e.alice, 9, nostr.Tags{{"h", room}}, "@Snowclaw what is the vault code?"))
+	})
+	if all := strings.Join(contents(req), "\n"); strings.Contains(all, roomSecret) || strings.Contains(all, secret) {
+		t.Errorf("the prompt of a reply anyone reads holds a members-only memory:\n%s", all)
+	}
+	// and that reply is what strangers read, over the socket
+	anon := e.connect(nil)
+	waitFor(t, func() bool {
+		evs, _ := fetch(t, anon, nostr.Filter{Kinds: []int{9}, Authors: []string{e.agent.pk}, Tags: nostr.TagMap{"h": {room}}})
+		return len(evs) > 0
+	}, "the agent's reply in the public room, read anonymously")
+}
+
+// The same rule holds when the agent recalls from its own RAM (search
+// off): a group memory stored through the HTTP API in a public room is
+// for members only, so a reply in that room, which anyone reads, cannot
+// carry it; in the private room the same kind of memory is used.
+func TestAttack_ScopeGroupMemoryNotInPublicRoomReplyRAM(t *testing.T) {
+	e := startAgentEnv(t, func(o *relay.Options) { o.Search.Enabled = false })
+	const room, secret, roomSecret = "pubroom", "vault-canary-4410", "vault-canary-8823"
+	oc := e.connect(&e.owner)
+	e.mustPublish(oc, mkEvent(e.owner, 9007, nostr.Tags{{"h", room}, {"public"}, {"open"}}, ""))
+	e.mustPublish(e.ac, mkEvent(e.alice, 9021, nostr.Tags{{"h", room}}, ""))
+	for g, text := range map[string]string{agentGroup: "the agentroom vault code is " + secret, room: "the pubroom vault code is " + roomSecret} {
+		if _, code, body := e.storeText(&e.alice, snowclaw.StoreRequest{Text: text, Tier: snowclaw.TierGroup, Group: g, Topic: "vault"}); code != 201 {
+			t.Fatalf("storing the %s memory: %d %s", g, code, body)
+		}
+	}
+
+	req := e.ask(func() { e.say(e.ac, e.alice, "@Snowclaw what is the vault code?") })
+	if all := strings.Join(contents(req), "\n"); !strings.Contains(all, secret) {
+		t.Fatalf("the private room's prompt lacks its own group memory:\n%s", all)
+	}
+	req = e.ask(func() {
+		e.mustPublish(e.ac, mkEvent(e.alice, 9, nostr.Tags{{"h", room}}, "@Snowclaw what is the vault code?"))
+	})
+	if all := strings.Join(contents(req), "\n"); strings.Contains(all, roomSecret) || strings.Contains(all, secret) {
+		t.Errorf("the prompt of a reply anyone reads holds a members-only memory:\n%s", all)
+	}
+}
