@@ -167,9 +167,12 @@ func (a *annIndex) Get(id string) ([]float32, bool) {
 // vectors with dot, so scores equal the flat index's.
 func (a *annIndex) Search(q []float32, k int) []vectorHit { return a.SearchAccept(q, k, nil) }
 
-// SearchAccept with an accept filter keeps the graph walk's accepted nodes;
-// when the walk finds fewer than k it scans every node exactly, so a
-// reader who may read few docs still gets their k best.
+// SearchAccept with an accept filter scans every node's code instead of
+// walking the graph: which nodes a walk reaches depends on every vector
+// linked into the graph, readable or not, so a reader's vector ranks could
+// move when someone else stores a vector near theirs. A code's similarity
+// depends on its own vector alone. (At 100k vectors the scan costs a few
+// ms more than the walk; readers of everything, the agent, still walk.)
 func (a *annIndex) SearchAccept(q []float32, k int, accept func(string) bool) []vectorHit {
 	if len(q) != a.dim || k <= 0 {
 		return nil
@@ -186,24 +189,16 @@ func (a *annIndex) SearchAccept(q []float32, k int, accept func(string) bool) []
 	ef := max(a.p.EfSearch, k)
 	var rows []uint32
 	scanFrom := 0
-	if ef*a.p.ScanFactor < g.built {
+	if accept == nil && ef*a.p.ScanFactor < g.built {
 		s := scratchPool.Get().(*scratch)
 		cs := g.search(q, ef, s)
 		// The walk ranks by the 8-bit codes; only the head of its list can
 		// make the top k on the float vectors.
-		for _, c := range cs {
-			if len(rows) == rescoreDepth(k) {
-				break
-			}
-			if accept == nil || accept(g.ids[c.node]) {
-				rows = append(rows, c.node)
-			}
+		for _, c := range cs[:min(len(cs), rescoreDepth(k))] {
+			rows = append(rows, c.node)
 		}
 		scratchPool.Put(s)
 		scanFrom = g.built
-		if accept != nil && len(rows) < k {
-			rows, scanFrom = rows[:0], 0
-		}
 	}
 	for _, c := range g.scan(q, k, scanFrom, g.len(), accept) {
 		rows = append(rows, c.node)

@@ -131,12 +131,13 @@ type benchEngine interface {
 }
 
 type oursEngine struct {
-	ix   *search.Index
-	byID map[string]int
+	ix       *search.Index
+	byID     map[string]int
+	readable func(string) bool
 }
 
 func (e *oursEngine) search(ctx context.Context, text string, limit int) ([]int, error) {
-	res, err := e.ix.Search(ctx, search.Query{Text: text, Limit: limit})
+	res, err := e.ix.Search(ctx, search.Query{Text: text, Limit: limit, Readable: e.readable})
 	out := make([]int, len(res))
 	for i, r := range res {
 		out[i] = e.byID[r.Doc.ID]
@@ -160,6 +161,15 @@ func openOursWith(b *testing.B, o search.Options) *search.Index {
 
 func buildOurs(b *testing.B, dir string, d *benchData) (benchEngine, time.Duration) {
 	return buildOursWith(b, search.Options{Dir: dir}, d)
+}
+
+// buildOursReader is our engine searched as a reader who is not the agent:
+// the scope filter is on (every doc is in a readable scope), which is the
+// path every client's search takes (exact vector scan, no graph walk).
+func buildOursReader(b *testing.B, dir string, d *benchData) (benchEngine, time.Duration) {
+	e, took := buildOurs(b, dir, d)
+	e.(*oursEngine).readable = func(string) bool { return true }
+	return e, took
 }
 
 // buildOursBM25 is our engine with the vector list turned off (BM25 alone,
@@ -290,6 +300,7 @@ var benchEngines = []struct {
 }{
 	{"ours", buildOurs},
 	{"ours-bm25", buildOursBM25},
+	{"ours-reader", buildOursReader},
 	{"bluge", buildBluge},
 }
 
