@@ -81,11 +81,15 @@ type health struct {
 	// SearchRebuilding: the index is being rebuilt after damage; searches
 	// answer "error: search index is being rebuilt" until it is false.
 	SearchRebuilding bool `json:"search_rebuilding"`
+	// DiskFull: the data volume is below its reserve ([store]
+	// min_free_mb); new events are refused with "error: disk full".
+	DiskFull bool `json:"disk_full"`
 }
 
 func (r *Relay) v1Health(w http.ResponseWriter, req *http.Request) {
 	h := health{Status: "ok", Version: r.opts.Version, Relay: r.ids.Relay, Agent: r.ids.Agent, Owner: r.ids.Owner,
-		Search: r.mem != nil, SearchRebuilding: r.mem != nil && r.mem.Rebuilding(), AgentOn: r.agent != nil}
+		Search: r.mem != nil, SearchRebuilding: r.mem != nil && r.mem.Rebuilding(), AgentOn: r.agent != nil,
+		DiskFull: r.disk.isFull()}
 	if req.Header.Get("Authorization") != "" {
 		if you, err := r.httpAuth(req); err == nil {
 			h.You = you

@@ -20,6 +20,9 @@ func statusOf(err error) int {
 	if errors.Is(err, rights.ErrForbidden) {
 		return http.StatusForbidden
 	}
+	if errors.Is(err, ErrDiskFull) {
+		return http.StatusInsufficientStorage
+	}
 	prefix, _, _ := strings.Cut(err.Error(), ":")
 	switch prefix {
 	case "invalid", "pow":

@@ -24,6 +24,10 @@ func (r *Relay) MemoryStore(ctx context.Context, reader string, req snowclaw.Sto
 	if r.agent != nil && r.agent.Frozen(reader) {
 		return snowclaw.MemoryView{}, errors.New("restricted: your memory is frozen; unfreeze it before storing new memories")
 	}
+	// before the agent takes a text into its memory it could not store
+	if err := r.disk.check(); err != nil {
+		return snowclaw.MemoryView{}, err
+	}
 	if req.Event != nil {
 		return r.storeEvent(ctx, reader, req.Event)
 	}

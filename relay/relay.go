@@ -66,6 +66,11 @@ type Options struct {
 
 	MetricsToken string // bearer token for GET /metrics; "" = only the owner over NIP-98
 
+	// MinFreeMB is the free space (MiB) kept on the data directory's
+	// volume: below it new events are refused with "error: disk full"
+	// (diskguard.go). 0 = unguarded.
+	MinFreeMB int
+
 	// HTTP is the connection side: trusted proxies, timeouts, body and
 	// send-queue caps (httpserver.go).
 	HTTP HTTPOptions
@@ -127,6 +132,7 @@ type Relay struct {
 	rights *rights.Service
 	audit  *privacy.Audit
 	met    metrics // counters for GET /metrics (metrics.go)
+	disk   *diskGuard
 
 	maxMessage int64
 	connLimit  func(ip string) bool
@@ -163,6 +169,7 @@ func New(ctx context.Context, opts Options) (*Relay, error) {
 		store:  store,
 		ids:    policies.Identities{Owner: opts.Owner, Relay: relayPK, Agent: agentPK},
 		subs:   newRegistry(),
+		disk:   newDiskGuard(opts.DataDir, opts.MinFreeMB, opts.Logger),
 		tombs:  newTombstones(),
 	}
 	r.groups = groups.New(groups.Options{

@@ -100,6 +100,11 @@ func (r *Relay) Publish(ctx context.Context, evt *nostr.Event) error {
 // store or replace, OnEventSaved) and then our broadcast, which khatru's
 // AddEvent lacks. The error is the client's OK reason, prefix included.
 func (r *Relay) add(ctx context.Context, evt *nostr.Event) error {
+	// before any hook: a refused write must not have changed any state
+	if err := r.disk.check(); err != nil {
+		r.met.wrote(evt, true, err)
+		return err
+	}
 	skip, err := r.khatru.AddEvent(ctx, evt)
 	r.met.wrote(evt, skip, err)
 	if err != nil {

@@ -37,6 +37,14 @@ type Config struct {
 	Memory     MemoryConfig `toml:"memory"`
 	Agent      AgentConfig  `toml:"agent"`
 	HTTP       HTTPConfig   `toml:"http"`
+	Store      StoreConfig  `toml:"store"`
+}
+
+// StoreConfig is the event store's guard against a full disk.
+type StoreConfig struct {
+	// MinFreeMB is the free space (MiB) kept on the data directory's
+	// volume; below it new events are refused ("error: disk full").
+	MinFreeMB int `toml:"min_free_mb"`
 }
 
 // HTTPConfig is what the HTTP side needs beyond NIP-98: static tokens for
@@ -216,6 +224,7 @@ func DefaultConfig() Config {
 			DefaultLimit: 20,
 			MaxLimit:     100,
 		},
+		Store:  StoreConfig{MinFreeMB: 256},
 		Memory: MemoryConfig{Sources: WeightMap{}, ModelTiers: WeightMap{}, DefaultTrust: 1, IndexInterval: Duration{30 * time.Minute}},
 		Agent: AgentConfig{
 			Enabled: true, Name: "Snowclaw", RespondMode: "mention", ContextHistory: 20,
@@ -498,6 +507,9 @@ func (c *Config) Validate() error {
 	c.Agent.validate(bad)
 	if c.Groups.MaxModerationAge.Duration <= 0 {
 		bad("groups.max_moderation_age", "must be positive")
+	}
+	if c.Store.MinFreeMB < 0 || c.Store.MinFreeMB > 1<<30 {
+		bad("store.min_free_mb", "must be between 0 (no guard) and 1073741824 MiB, got %d", c.Store.MinFreeMB)
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("bad config:\n  %w", errors.Join(errs...))

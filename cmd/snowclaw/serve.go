@@ -153,6 +153,7 @@ func relayOptions(c Config, keys relay.Keys, logger *slog.Logger) relay.Options 
 		GroupDefaults:    policies.GroupInfo{Private: c.Groups.DefaultPrivate, Restricted: true, Hidden: c.Groups.DefaultHidden, Closed: c.Groups.DefaultClosed},
 		MaxModerationAge: c.Groups.MaxModerationAge.Duration,
 		MetricsToken:     c.HTTP.MetricsToken,
+		MinFreeMB:        c.Store.MinFreeMB,
 		MCP:              relay.MCPOptions{Token: c.HTTP.MCPToken, Identity: c.HTTP.MCPIdentity},
 		HTTP:             relay.HTTPOptions{TrustedProxies: proxies},
 		Logger:           logger,
