@@ -73,6 +73,9 @@ type RecallRequest struct {
 	Group  string // "" in a private conversation
 	Person string // hex pubkey of the sender
 	Limit  int
+	// Reply is the reply as the read rule sees it (no content): who may
+	// read it is who the recall is for (Options.MayShow).
+	Reply *nostr.Event
 }
 
 // Stats are the agent's counters (metrics, tests).

@@ -187,7 +187,7 @@ func (a *Agent) recall(t turn) []string {
 	if a.o.Recall != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
-		evts, err := a.o.Recall(ctx, RecallRequest{Query: t.msg.Content, Group: t.group, Person: t.sender, Limit: 4 * n})
+		evts, err := a.o.Recall(ctx, RecallRequest{Query: t.msg.Content, Group: t.group, Person: t.sender, Limit: 4 * n, Reply: replyOf(a.pk, t)})
 		if err == nil {
 			return a.recallTexts(evts, t, n)
 		}
@@ -229,17 +229,21 @@ func (a *Agent) audienceMayRead(it memory.Item, t turn) bool {
 }
 
 // mayShow asks the relay's read rule (Options.MayShow) whether evt may be
-// quoted in the reply of t. The reply is described by what decides who
-// reads it: a kind 9 in the group, or a gift wrap to the person.
+// quoted in the reply of t.
 func (a *Agent) mayShow(t turn, evt *nostr.Event) bool {
 	if a.o.MayShow == nil {
 		return true
 	}
-	reply := &nostr.Event{Kind: snowclaw.KindChat, PubKey: a.pk, Tags: nostr.Tags{{"h", t.group}, {"p", t.sender}}}
+	return a.o.MayShow(replyOf(a.pk, t), evt)
+}
+
+// replyOf is the reply to t as the read rule sees it, content aside: a
+// kind 9 of the agent in the group, or a gift wrap to the person (send).
+func replyOf(agentPK string, t turn) *nostr.Event {
 	if t.private {
-		reply = &nostr.Event{Kind: snowclaw.KindGiftWrap, Tags: nostr.Tags{{"p", t.sender}}}
+		return &nostr.Event{Kind: snowclaw.KindGiftWrap, Tags: nostr.Tags{{"p", t.sender}}}
 	}
-	return a.o.MayShow(reply, evt)
+	return &nostr.Event{Kind: snowclaw.KindChat, PubKey: agentPK, Tags: nostr.Tags{{"h", t.group}, {"p", t.sender}}}
 }
 
 // inScope is what belongs in a conversation, whoever may read it: in a

@@ -34,7 +34,7 @@ func (r *Relay) newAgent() error {
 		},
 	}
 	if r.mem != nil {
-		opts.Recall = agentlink.Recall(r.mem, r.ids.Agent)
+		opts.Recall = agentlink.Recall(r.mem, r.recallReader)
 	}
 	opts.MayShow = r.canQuote
 	a, err := agent.New(opts)
@@ -55,6 +55,20 @@ func (r *Relay) canQuote(reply, evt *nostr.Event) bool {
 	}
 	ok, _ := r.vis.CanQuote(reply, evt)
 	return ok
+}
+
+// recallReader is whom the agent's recall searches as. It read as the
+// agent, which reads everything, and dropped the unquotable afterwards:
+// then memories no reader of the reply may see still took the few
+// places, and what was left told the readers about them. It searches as
+// a reader of the reply instead: anyone when anyone may read it (an
+// open room), else the person it answers. canQuote then keeps what every
+// reader may read.
+func (r *Relay) recallReader(req agent.RecallRequest) string {
+	if req.Reply != nil && r.canRead("", req.Reply) {
+		return ""
+	}
+	return req.Person
 }
 
 // Agent exposes the resident agent (nil when it is off).

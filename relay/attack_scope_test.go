@@ -1,10 +1,12 @@
 package relay_test
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/nbd-wtf/go-nostr/nip44"
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/relay"
 )
@@ -92,5 +94,47 @@ func TestAttack_ScopeGroupMemoryNotInPublicRoomReplyRAM(t *testing.T) {
 	})
 	if all := strings.Join(contents(req), "\n"); strings.Contains(all, roomSecret) || strings.Contains(all, secret) {
 		t.Errorf("the prompt of a reply anyone reads holds a members-only memory:\n%s", all)
+	}
+}
+
+// privateMemory is u's own private memory, encrypted between u and the
+// agent as the relay expects.
+func privateMemory(t *testing.T, u user, agentPK, topic, text string) nostr.Event {
+	t.Helper()
+	key, err := nip44.GenerateConversationKey(agentPK, u.sk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	content, err := nip44.Encrypt(`{"summary":"`+text+`"}`, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mkEvent(u, 30078, nostr.Tags{{"d", "snow:memory:" + topic}, {"p", u.pk}, {"encrypted", "nip44"}, {"snow:tier", "private"}}, content)
+}
+
+// The agent recalled as itself (it reads everything) and dropped what
+// the reply's readers may not read afterwards: someone's private
+// memories then crowded the few recalled results, so whether a public
+// room's reply used a public memory told its readers whether others hold
+// private memories on the subject. Recall ranks what the reply's readers
+// may read.
+func TestAttack_ScopeRecallNotCrowdedByUnreadable(t *testing.T) {
+	e := startAgentEnv(t)
+	const room, canary = "pubroom", "launch-canary-6120"
+	oc := e.connect(&e.owner)
+	e.mustPublish(oc, mkEvent(e.owner, 9007, nostr.Tags{{"h", room}, {"public"}, {"open"}}, ""))
+	e.mustPublish(e.ac, mkEvent(e.alice, 9021, nostr.Tags{{"h", room}}, ""))
+	e.mustPublish(oc, memory(e.owner, "plan/launch", `{"summary":"the launch plan codename is `+canary+`"}`))
+
+	vic := newUser()
+	vc := e.connect(&vic)
+	for i := 0; i < 30; i++ {
+		e.mustPublish(vc, privateMemory(t, vic, e.agent.pk, "plan/mine"+strconv.Itoa(i), "launch plan launch plan what is the launch plan "+strconv.Itoa(i)))
+	}
+	req := e.ask(func() {
+		e.mustPublish(e.ac, mkEvent(e.alice, 9, nostr.Tags{{"h", room}}, "@Snowclaw what is the launch plan?"))
+	})
+	if all := strings.Join(contents(req), "\n"); !strings.Contains(all, canary) {
+		t.Errorf("a stranger's private memories crowded the public memory out of a public room's prompt:\n%s", all)
 	}
 }

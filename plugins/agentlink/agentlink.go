@@ -25,12 +25,14 @@ func Feed(rl *khatru.Relay, a *agent.Agent) {
 }
 
 // Recall returns agent.Options.Recall over the search index: memory items
-// ranked for the message, read as the agent (who may read them all); the
-// agent keeps only what the reply's audience may read.
-func Recall(search *memsearch.Plugin, agentPubkey string) func(context.Context, agent.RecallRequest) ([]*nostr.Event, error) {
+// ranked for the message, searched as readerOf names for the request (a
+// reader of the reply, so that nobody else's memories are ranked and
+// crowd the results); the agent keeps only what the reply's audience may
+// read.
+func Recall(search *memsearch.Plugin, readerOf func(agent.RecallRequest) string) func(context.Context, agent.RecallRequest) ([]*nostr.Event, error) {
 	return func(ctx context.Context, req agent.RecallRequest) ([]*nostr.Event, error) {
 		f := nostr.Filter{Kinds: []int{snowclaw.KindAppData}, Search: req.Query, Limit: req.Limit}
-		evts, _, err := search.Query(ctx, agentPubkey, f)
+		evts, _, err := search.Query(ctx, readerOf(req), f)
 		return evts, err
 	}
 }
