@@ -93,7 +93,11 @@ func (r *Relay) v1Health(w http.ResponseWriter, req *http.Request) {
 	if req.Header.Get("Authorization") != "" {
 		if you, err := r.httpAuth(req); err == nil {
 			h.You = you
-			h.Counts = map[string]int{"connections": len(r.subs.all())}
+			h.Counts = map[string]int{}
+			if you == r.ids.Owner || r.ids.IsSystem(you) {
+				// relay-wide activity is the operator's business
+				h.Counts["connections"] = len(r.subs.all())
+			}
 			if set, err := r.memories(req.Context(), you); err == nil {
 				h.Counts["memories"] = len(set.readable)
 			}

@@ -130,6 +130,15 @@ func TestAttack_SearchRanksLeakUnreadableDocs(t *testing.T) {
 	if n := indexDocs(t, w.testEnv, &mallory); n != countBefore {
 		t.Fatalf("mallory's index_docs moved from %d to %d", countBefore, n)
 	}
+	var h struct {
+		Counts map[string]int `json:"counts"`
+	}
+	if w.v1(&mallory, "GET", "/api/v1/health", nil, &h); len(h.Counts) != 2 || h.Counts["memories"] == 0 {
+		t.Fatalf("mallory's health counts %v: want only her memories and index docs", h.Counts)
+	}
+	if w.v1(&w.owner, "GET", "/api/v1/health", nil, &h); h.Counts["connections"] == 0 {
+		t.Fatalf("the owner's health lacks the connection count: %v", h.Counts)
+	}
 }
 
 // A memory Mallory cannot read must neither make a conflict she sees nor
