@@ -138,3 +138,51 @@ func TestAttack_ScopeRecallNotCrowdedByUnreadable(t *testing.T) {
 		t.Errorf("a stranger's private memories crowded the public memory out of a public room's prompt:\n%s", all)
 	}
 }
+
+// A NIP-09 request naming someone else's event was refused with "not the
+// author of event <id>", and one naming no stored event was accepted: an
+// existence oracle for any id a stranger can compute. Ids of the relay's
+// own group events are computable (its key is public, their tags and
+// content fixed, created_at a guessable second), so a stranger could
+// confirm that a hidden group exists and who joined it when. An event the
+// requester may not read is now answered exactly like one that is not
+// stored; what they may read (someone else's public post) is still
+// refused, and nothing of anyone else's is deleted either way.
+func TestAttack_ScopeDeletionNoExistenceOracle(t *testing.T) {
+	e := startEnv(t)
+	oc := e.connect(&e.owner)
+	create := e.mustPublish(oc, mkEvent(e.owner, 9007, nostr.Tags{{"h", "hid"}, {"hidden"}, {"closed"}}, ""))
+	secret := e.mustPublish(oc, mkEvent(e.owner, 9, nostr.Tags{{"h", "hid"}}, "hidden plans"))
+	public := e.mustPublish(oc, mkEvent(e.owner, 1, nil, "a public note"))
+	// the relay's own metadata of the group, whose id a stranger can compute
+	evs, _ := fetch(t, oc, nostr.Filter{Kinds: []int{39000}, Authors: []string{e.relay.pk}, Tags: nostr.TagMap{"d": {"hid"}}})
+	if len(evs) == 0 {
+		t.Fatal("no metadata of the hidden group to aim at")
+	}
+	meta := evs[0]
+
+	stranger := newUser()
+	sc := e.connect(&stranger)
+	missing := strings.Repeat("ab", 32)
+	answer := func(target string) string {
+		err := publish(sc, mkEvent(stranger, 5, nostr.Tags{{"e", target}}, ""))
+		if err == nil {
+			return "accepted"
+		}
+		return strings.ReplaceAll(err.Error(), target, "<id>")
+	}
+	want := answer(missing)
+	for name, id := range map[string]string{"a hidden group's message": secret.ID, "a hidden group's creation": create.ID, "a hidden group's metadata": meta.ID} {
+		if got := answer(id); got != want {
+			t.Errorf("deleting %s: %q, but for an id nobody stored: %q", name, got, want)
+		}
+	}
+	if got := answer(public.ID); !strings.Contains(got, "blocked: you are not the author") {
+		t.Errorf("deleting someone else's readable event: %q, want blocked:", got)
+	}
+	// and nothing was deleted (metadata is replaced as the group changes,
+	// so only the others are looked up by id)
+	if evs, _ := fetch(t, oc, nostr.Filter{IDs: []string{secret.ID, create.ID, public.ID}}); len(evs) != 3 {
+		t.Errorf("the owner reads %v of the 3 events after the stranger's requests (secret %s create %s public %s)", ids(evs), secret.ID[:8], create.ID[:8], public.ID[:8])
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/fiatjaf/eventstore"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
+	"github.com/snowclaw/snowclaw/policies"
 )
 
 // rejectDeleted keeps deleted events deleted (DESIGN.md §3).
@@ -70,6 +71,10 @@ func (r *Relay) rejectForeignDeletion(ctx context.Context, evt *nostr.Event) (bo
 	for target := range ch {
 		switch {
 		case reason != "":
+		case !r.mayLearnOf(ctx, evt.PubKey, target):
+			// answered as if it were not stored: "not the author of <id>"
+			// would confirm that an event the requester may not read
+			// exists (ids of the relay's own group events are computable)
 		case target.PubKey != evt.PubKey:
 			reason = fmt.Sprintf("blocked: you are not the author of event %s", target.ID)
 		case snowclaw.IsGroupStateKind(target.Kind) || snowclaw.IsGroupMetadataKind(target.Kind):
@@ -77,6 +82,16 @@ func (r *Relay) rejectForeignDeletion(ctx context.Context, evt *nostr.Event) (bo
 		}
 	}
 	return reason != "", reason
+}
+
+// mayLearnOf reports whether whoever hears the answer to an event by
+// signer may learn that target exists: the connection's reader (the read
+// rule, as for a REQ by id), or the signer for the relay's own calls.
+func (r *Relay) mayLearnOf(ctx context.Context, signer string, target *nostr.Event) bool {
+	if policies.ConnFrom(ctx) != nil {
+		return r.canRead(policies.ReaderOf(ctx), target)
+	}
+	return r.canRead(signer, target)
 }
 
 // deleteEvent runs an event through every delete hook (store and, later,
@@ -154,7 +169,10 @@ func (r *Relay) deleteMatching(ctx context.Context, f nostr.Filter) {
 	}
 	var targets []*nostr.Event
 	for evt := range ch {
-		if !snowclaw.IsGroupStateKind(evt.Kind) && !snowclaw.IsGroupMetadataKind(evt.Kind) {
+		// badger answers an ids filter by id alone, authors ignored: the
+		// filter is what decides, or a request naming someone else's id
+		// that passed rejectForeignDeletion unnamed would delete it
+		if f.Matches(evt) && !snowclaw.IsGroupStateKind(evt.Kind) && !snowclaw.IsGroupMetadataKind(evt.Kind) {
 			targets = append(targets, evt)
 		}
 	}
