@@ -25,36 +25,38 @@ import (
 // store's own maximum (badger's MaxLimit) must be at least this.
 const PageSize = 1000
 
-// Cursor is a position in newest-first order: created_at descending, then
-// id descending. A page "after" a cursor holds the events strictly below
-// it. The zero Cursor is above the newest event.
+// Cursor is where a page ended, in newest-first order: created_at
+// descending, then the store's own stable order inside a second (id
+// descending for a SQL store, insertion order for badger). The zero
+// Cursor is the start; a Pager returns it after the last page.
 type Cursor struct {
 	CreatedAt nostr.Timestamp
-	ID        string
+	ID        string // the last event's id
+	Pos       string // the store's position inside the second; "" = by ID
 }
 
-// IsZero reports whether c is the start.
-func (c Cursor) IsZero() bool { return c.ID == "" }
-
-// CursorOf is the cursor just past evt.
-func CursorOf(evt *nostr.Event) Cursor { return Cursor{CreatedAt: evt.CreatedAt, ID: evt.ID} }
+// IsZero reports whether c is the start (or, returned, the end).
+func (c Cursor) IsZero() bool { return c.ID == "" && c.Pos == "" }
 
 // Pager is a store that pages by cursor itself. QueryPage returns up to
-// limit events matching f that come after `after`, newest first; it ignores
-// f.Limit. A SQL store answers it with
+// limit events matching f that come after `after`, newest first, and the
+// cursor to resume from, zero after the last page; it ignores f.Limit. A
+// SQL store answers it with
 //
 //	WHERE (created_at, id) < ($1, $2) ORDER BY created_at DESC, id DESC LIMIT $3
 type Pager interface {
-	QueryPage(ctx context.Context, f nostr.Filter, after Cursor, limit int) ([]*nostr.Event, error)
+	QueryPage(ctx context.Context, f nostr.Filter, after Cursor, limit int) ([]*nostr.Event, Cursor, error)
 }
 
 // SecondReader reads inside one second in a stable order, which is what a
 // store ordered by created_at alone lacks. QuerySecond returns up to limit
-// events matching f whose created_at is at and whose id sorts below `below`
-// ("" = no bound), highest id first; fewer than limit only when the second
-// has no more.
+// events matching f whose created_at is at, coming after position `after`
+// ("" = the start of the second) in the store's own order, and the
+// position of the last one returned; fewer than limit only when the
+// second has no more. Each call must cost about what it returns, not the
+// size of the second: an attacker chooses how full a second is.
 type SecondReader interface {
-	QuerySecond(ctx context.Context, f nostr.Filter, at nostr.Timestamp, below string, limit int) ([]*nostr.Event, error)
+	QuerySecond(ctx context.Context, f nostr.Filter, at nostr.Timestamp, after string, limit int) ([]*nostr.Event, string, error)
 }
 
 // ErrSecondTooFull is returned when a store that can do neither of the
@@ -77,7 +79,7 @@ func Scan(ctx context.Context, store eventstore.Store, f nostr.Filter, pageSize 
 	p := PagerOf(store)
 	var after Cursor
 	for {
-		page, err := p.QueryPage(ctx, f, after, pageSize)
+		page, next, err := p.QueryPage(ctx, f, after, pageSize)
 		if err != nil {
 			return err
 		}
@@ -86,13 +88,10 @@ func Scan(ctx context.Context, store eventstore.Store, f nostr.Filter, pageSize 
 				return nil
 			}
 		}
-		// a short page is normally the end, but an event deleted while
-		// the page was read can shorten one in the middle: only an empty
-		// page proves there is nothing older
-		if len(page) == 0 || ctx.Err() != nil {
+		if next.IsZero() || ctx.Err() != nil {
 			return ctx.Err()
 		}
-		after = CursorOf(page[len(page)-1])
+		after = next
 	}
 }
 
