@@ -51,17 +51,24 @@ func (ix *Index) recoverWrite(err *error, op string) {
 // Rebuild.
 func (ix *Index) IsBroken() bool { return ix.broken.Load() }
 
-// faultHook, when set, runs at the start of every Search with the query
-// text, inside the recovery (SetFaultHook).
-var faultHook atomic.Pointer[func(text string)]
+// faultHook, when set, runs inside the recovery at the start of every
+// Search (op "search", the query text) and for every doc a write applies
+// under the lock (op "index", the doc text) (SetFaultHook).
+var faultHook atomic.Pointer[func(op, text string)]
 
-// SetFaultHook installs f to run at the start of every Search (nil
-// removes it). It exists so tests can inject a panic deep in a search and
-// prove the process survives it; production code never sets it.
-func SetFaultHook(f func(text string)) {
+// SetFaultHook installs f (nil removes it). It exists so tests can inject a
+// panic deep in a search or half-way through a write and prove the process
+// survives it; production code never sets it.
+func SetFaultHook(f func(op, text string)) {
 	if f == nil {
 		faultHook.Store(nil)
 		return
 	}
 	faultHook.Store(&f)
+}
+
+func fault(op, text string) {
+	if f := faultHook.Load(); f != nil {
+		(*f)(op, text)
+	}
 }

@@ -33,7 +33,7 @@ func TestFault_PanicsBecomeErrors(t *testing.T) {
 	if _, err := ix.Search(context.Background(), Query{Text: "boom badger"}); !errors.As(err, &pe) || pe.Op != "search" {
 		t.Fatalf("Search with a panicking embedder: %v", err)
 	}
-	SetFaultHook(func(text string) { panic("injected") })
+	SetFaultHook(func(op, text string) { panic("injected") })
 	_, err = ix.Search(context.Background(), Query{Text: "badger"})
 	SetFaultHook(nil)
 	if !errors.Is(err, ErrNeedsRebuild) {
@@ -44,5 +44,34 @@ func TestFault_PanicsBecomeErrors(t *testing.T) {
 	}
 	if ix.IsBroken() {
 		t.Fatal("a panic before any change marked the index broken")
+	}
+
+	// half-way through a write: broken until rebuilt
+	SetFaultHook(func(op, text string) {
+		if op == "index" && strings.Contains(text, "halfway") {
+			panic("injected")
+		}
+	})
+	err = ix.Index(context.Background(), Doc{ID: "y1", Text: "first of the batch"}, Doc{ID: "y2", Text: "halfway"})
+	SetFaultHook(nil)
+	if !errors.As(err, &pe) || pe.Op != "index" || !ix.IsBroken() {
+		t.Fatalf("panic in a write: %v (broken %v)", err, ix.IsBroken())
+	}
+	if _, err := ix.Search(context.Background(), Query{Text: "badger"}); !errors.Is(err, ErrBroken) {
+		t.Fatalf("search on a broken index: %v", err)
+	}
+	err = ix.Rebuild(context.Background(), func(yield func(Doc) error) error {
+		for _, d := range append(memDocs(), Doc{ID: "y2", Text: "halfway"}) {
+			if err := yield(d); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, nil)
+	if err != nil || ix.IsBroken() {
+		t.Fatalf("rebuild: %v (broken %v)", err, ix.IsBroken())
+	}
+	if res := search(t, ix, Query{Text: "halfway"}); len(res) == 0 || res[0].Doc.ID != "y2" {
+		t.Fatalf("after the rebuild: %v", ids(res))
 	}
 }

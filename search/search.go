@@ -28,9 +28,7 @@ type candidate struct {
 // filters in rank order before q.Limit applies.
 func (ix *Index) Search(ctx context.Context, q Query) (res []Result, err error) {
 	defer recoverAs(&err, "search")
-	if f := faultHook.Load(); f != nil {
-		(*f)(q.Text)
-	}
+	fault("search", q.Text)
 	if ix.broken.Load() {
 		return nil, ErrBroken
 	}

@@ -95,6 +95,7 @@ func (ix *Index) apply(batch []*Doc, vecs [][]float32, an []analysed) (err error
 	}
 	ix.locked(func() {
 		for i, d := range batch {
+			fault("index", d.Text)
 			st.putMaps(d, vecs[i], an[i])
 		}
 	})
