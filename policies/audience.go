@@ -1,6 +1,8 @@
 package policies
 
 import (
+	"context"
+
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
 )
@@ -62,4 +64,16 @@ func (m memberOnlyOf) IsMember(group, pk string) bool {
 
 func (m memberOnlyOf) Moderates(group, pk string) bool {
 	return pk != standIn && m.GroupView.Moderates(group, pk)
+}
+
+// Hearer is who learns the answer to an event signed by signer: the
+// connection's reader, or the signer when the relay calls itself. An
+// answer may name an event only if its hearer may read it (CanRead), or
+// "you are not the author of <id>" / "<id> is not in this group" tells a
+// stranger that an event they computed the id of exists.
+func Hearer(ctx context.Context, signer string) string {
+	if ConnFrom(ctx) != nil {
+		return ReaderOf(ctx)
+	}
+	return signer
 }

@@ -186,3 +186,47 @@ func TestAttack_ScopeDeletionNoExistenceOracle(t *testing.T) {
 		t.Errorf("the owner reads %v of the 3 events after the stranger's requests (secret %s create %s public %s)", ids(evs), secret.ID[:8], create.ID[:8], public.ID[:8])
 	}
 }
+
+// The same oracle through NIP-29: a moderator of any group (a role any
+// admin may hand out) named another group's event in a delete-event and
+// heard "event <id> is not in group <theirs>", where an id nobody stored
+// passes. An event the moderator may not read is answered like a missing
+// one; it is not deleted, and neither is a group's moderation history
+// named that way.
+func TestAttack_ScopeModeratorDeleteNoExistenceOracle(t *testing.T) {
+	e := startEnv(t)
+	oc := e.connect(&e.owner)
+	mod := newUser()
+	e.mustPublish(oc, mkEvent(e.owner, 9007, nostr.Tags{{"h", "pubg"}, {"public"}, {"open"}}, ""))
+	e.mustPublish(oc, mkEvent(e.owner, 9000, nostr.Tags{{"h", "pubg"}, {"p", mod.pk, "moderator"}}, ""))
+	e.mustPublish(oc, mkEvent(e.owner, 9007, nostr.Tags{{"h", "hid"}, {"hidden"}, {"closed"}}, ""))
+	secret := e.mustPublish(oc, mkEvent(e.owner, 9, nostr.Tags{{"h", "hid"}}, "hidden plans"))
+	history := e.mustPublish(oc, mkEvent(e.owner, 9000, nostr.Tags{{"h", "hid"}, {"p", newUser().pk}}, ""))
+	mine := e.mustPublish(oc, mkEvent(e.owner, 9, nostr.Tags{{"h", "pubg"}}, "a public room message"))
+
+	mc := e.connect(&mod)
+	answer := func(target string) string {
+		err := publish(mc, mkEvent(mod, 9005, nostr.Tags{{"h", "pubg"}, {"e", target}}, ""))
+		if err == nil {
+			return "accepted"
+		}
+		return strings.ReplaceAll(err.Error(), target, "<id>")
+	}
+	want := answer(strings.Repeat("cd", 32))
+	for name, id := range map[string]string{"a hidden group's message": secret.ID, "a hidden group's history": history.ID} {
+		if got := answer(id); got != want {
+			t.Errorf("naming %s: %q, but for an id nobody stored: %q", name, got, want)
+		}
+	}
+	if evs, _ := fetch(t, oc, nostr.Filter{IDs: []string{secret.ID, history.ID}}); len(evs) != 2 {
+		t.Errorf("the owner reads %d of the hidden group's 2 events after the moderator's requests", len(evs))
+	}
+	// in their own group the moderator still deletes
+	if got := answer(mine.ID); got != "accepted" {
+		t.Fatalf("the moderator deleting a message of their group: %q", got)
+	}
+	waitFor(t, func() bool {
+		evs, _ := fetch(t, oc, nostr.Filter{IDs: []string{mine.ID}})
+		return len(evs) == 0
+	}, "the moderated message gone")
+}

@@ -85,13 +85,9 @@ func (r *Relay) rejectForeignDeletion(ctx context.Context, evt *nostr.Event) (bo
 }
 
 // mayLearnOf reports whether whoever hears the answer to an event by
-// signer may learn that target exists: the connection's reader (the read
-// rule, as for a REQ by id), or the signer for the relay's own calls.
+// signer (policies.Hearer) may learn that target exists.
 func (r *Relay) mayLearnOf(ctx context.Context, signer string, target *nostr.Event) bool {
-	if policies.ConnFrom(ctx) != nil {
-		return r.canRead(policies.ReaderOf(ctx), target)
-	}
-	return r.canRead(signer, target)
+	return r.canRead(policies.Hearer(ctx, signer), target)
 }
 
 // deleteEvent runs an event through every delete hook (store and, later,

@@ -114,7 +114,7 @@ func (s *Groups) carryOut(ctx context.Context, eff effect) {
 		s.publishSigned(ctx, snowclaw.KindRemoveUser, eff.group, nostr.Tags{{"h", eff.group}, {"p", eff.removeUser}}, "left the group")
 	}
 	if len(eff.deleteIDs) > 0 {
-		s.deleteMatching(ctx, nostr.Filter{IDs: eff.deleteIDs}, eff.group)
+		s.deleteEvents(ctx, eff.deleteIDs, eff.group)
 	}
 	if eff.deleteGroup {
 		s.deleteMatching(ctx, nostr.Filter{Tags: nostr.TagMap{"h": {eff.group}}}, eff.group)
@@ -126,6 +126,26 @@ func (s *Groups) carryOut(ctx context.Context, eff effect) {
 	}
 	if eff.metadata {
 		s.publishMetadata(ctx, eff.group, false)
+	}
+}
+
+// deleteEvents carries out a moderator's delete-event: the named events
+// of the group, never its moderation history. checkDeleteTargets refuses
+// history it may name to the requester; what it may not name (they may
+// not read it) passes unnamed and must still stay.
+func (s *Groups) deleteEvents(ctx context.Context, ids []string, group string) {
+	events, err := storeq.All(ctx, s.opts.Store, nostr.Filter{IDs: ids})
+	if err != nil {
+		s.log.Error("listing events to delete", "group", group, "err", err)
+		return
+	}
+	for _, evt := range events {
+		if !snowclaw.NamesGroup(evt, group) || snowclaw.IsGroupStateKind(evt.Kind) || snowclaw.IsGroupMetadataKind(evt.Kind) {
+			continue
+		}
+		if err := s.opts.Delete(ctx, evt); err != nil {
+			s.log.Error("deleting group event", "group", group, "id", evt.ID, "err", err)
+		}
 	}
 }
 

@@ -71,42 +71,22 @@ func (s *Groups) Init(rl *khatru.Relay) {
 func (s *Groups) GroupInfo(id string) (policies.GroupInfo, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	g, ok := s.groups[id]
-	if !ok {
-		return policies.GroupInfo{}, false
-	}
-	return g.GroupInfo, true
+	return held{s}.GroupInfo(id)
 }
 
 // IsMember implements policies.GroupView.
 func (s *Groups) IsMember(group, pubkey string) bool {
-	if pubkey == "" {
-		return false
-	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	g, ok := s.groups[group]
-	if !ok {
-		return false
-	}
-	_, member := g.Members[pubkey]
-	return member
+	return held{s}.IsMember(group, pubkey)
 }
 
 // Moderates implements policies.GroupView: pubkey may act as a moderator
 // of group (and so create and read its invite codes).
 func (s *Groups) Moderates(group, pubkey string) bool {
-	if pubkey == "" {
-		return false
-	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	g, ok := s.groups[group]
-	if !ok {
-		return false
-	}
-	_, mod := s.powers(g, pubkey)
-	return mod
+	return held{s}.Moderates(group, pubkey)
 }
 
 // Snapshot returns a copy of one group for callers outside the plugin

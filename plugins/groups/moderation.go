@@ -182,8 +182,16 @@ func (s *Groups) checkDeleteTargets(ctx context.Context, evt *nostr.Event, g *Gr
 	}
 	var reject bool
 	var msg string
+	// what the requester may not read is answered as if it were not
+	// stored (policies.Hearer); deleteEvents still deletes only this
+	// group's events and never its history
+	vis := policies.Visibility{IDs: s.opts.IDs, Groups: held{s}}
+	hearer := policies.Hearer(ctx, evt.PubKey)
 	for target := range ch {
 		if reject {
+			continue
+		}
+		if ok, _ := vis.CanRead(hearer, target); !ok {
 			continue
 		}
 		if !snowclaw.NamesGroup(target, g.ID) {
