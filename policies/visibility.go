@@ -3,6 +3,8 @@ package policies
 import (
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
@@ -35,6 +37,12 @@ func (v *Visibility) CanRead(reader string, evt *nostr.Event) (bool, string) {
 	}
 	if v.IDs.IsSystem(reader) {
 		return true, ""
+	}
+	if namesScopedAddress(evt) {
+		if reader != "" && (reader == evt.PubKey || reader == v.IDs.Owner) {
+			return true, ""
+		}
+		return false, "deletions of snowclaw records name their private addresses; they are served to their author and the owner"
 	}
 	if _, err := snowclaw.ParseGroup(evt); err != nil {
 		// stored before writes were checked: it names no group it could
@@ -120,6 +128,31 @@ func (v *Visibility) memberOnly(reader string, evt *nostr.Event, g string) (bool
 		return true, "", true
 	}
 	return false, fmt.Sprintf("group memories of %s are readable by its members only", g), true
+}
+
+// namesScopedAddress reports whether evt is a NIP-09 request naming a
+// kind 30078 address in a snowclaw namespace. Such a d tag is as private
+// as its event (a private item's topic names its person, a group item's
+// its group, and ids hash the text), while the target, gone, can no
+// longer say who may read it: so its author, the owner and the relay's
+// keys only.
+func namesScopedAddress(evt *nostr.Event) bool {
+	if evt.Kind != snowclaw.KindDeletion {
+		return false
+	}
+	prefix := strconv.Itoa(snowclaw.KindAppData) + ":"
+	for _, a := range snowclaw.TagValues(evt, "a") {
+		rest, ok := strings.CutPrefix(a, prefix)
+		if !ok {
+			continue
+		}
+		if _, d, ok := strings.Cut(rest, ":"); ok {
+			if ns, _ := snowclaw.ClassifyD(d); ns != snowclaw.NamespaceNone {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // carriesInvite reports whether evt holds a group's invite code: a

@@ -230,3 +230,38 @@ func TestAttack_ScopeModeratorDeleteNoExistenceOracle(t *testing.T) {
 		return len(evs) == 0
 	}, "the moderated message gone")
 }
+
+// The agent retires forgotten records with NIP-09 requests by address,
+// and a deletion was served to anyone: its a tags carry the d tags of
+// what it deletes, which are private (a private item's topic names its
+// person, a group item's its group, hidden or not, and the hash of its
+// text; a person record names the person). A deletion naming such an
+// address is served only where the addresses may be read: its author,
+// the owner and the relay's keys.
+func TestAttack_ScopeDeletionAddressesNotPublic(t *testing.T) {
+	e := startAgentEnv(t)
+	e.ask(func() { e.say(e.ac, e.alice, "@Snowclaw remember the vault code is vault-canary-2290") })
+	e.ask(func() { e.say(e.ac, e.alice, "@Snowclaw forget the vault code") })
+	e.settle()
+
+	f := nostr.Filter{Kinds: []int{5}, Authors: []string{e.agent.pk}}
+	names := func(evs []*nostr.Event) bool {
+		for _, ev := range evs {
+			for _, a := range snowclaw.TagValues(ev, "a") {
+				if strings.Contains(a, "snow:memory:group/"+agentGroup) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	oc := e.connect(&e.owner)
+	waitFor(t, func() bool { evs, _ := fetch(t, oc, f); return names(evs) }, "the agent's deletion of the forgotten group item, read by the owner")
+	stranger := newUser()
+	for who, c := range map[string]*user{"a stranger": &stranger, "an anonymous client": nil} {
+		if evs, _ := fetch(t, e.connect(c), f); names(evs) {
+			t.Errorf("%s reads a deletion naming a members-only group's item: %s", who, mustJSON(evs))
+		}
+	}
+}
+
