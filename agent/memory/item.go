@@ -120,7 +120,7 @@ func DefaultTopic(it Item) string {
 type Lesson struct {
 	ID        string        `json:"id"`
 	Text      string        `json:"text"`
-	Source    string        `json:"source"` // "correction", "llm_failure", "owner"
+	Source    string        `json:"source"`            // "correction", "llm_failure", "owner"
 	Tier      snowclaw.Tier `json:"tier,omitempty"`    // "" means internal
 	Group     string        `json:"group,omitempty"`   // group tier: where it was said
 	Subject   string        `json:"subject,omitempty"` // hex pubkey whose words taught it; private tier: its only reader
