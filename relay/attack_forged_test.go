@@ -1,14 +1,10 @@
 package relay_test
 
 import (
-	"context"
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/dgraph-io/badger/v4"
-	badgerstore "github.com/fiatjaf/eventstore/badger"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip44"
 )
@@ -56,20 +52,7 @@ func TestAttack_ForgedPrivateMemories(t *testing.T) {
 		forgedFor(mallory, e.agent.pk, "user/alice/notes/aaaaaaaaaaaa", "Alice "+planted, e.alice.pk),
 		forgedFor(mallory, e.agent.pk, "user/alice/notes/bbbbbbbbbbbb", "Alice also "+planted, e.alice.pk, mallory.pk),
 	}
-	e.stop()
-	store := &badgerstore.BadgerBackend{
-		Path:                  filepath.Join(e.dir, "events"),
-		BadgerOptionsModifier: func(o badger.Options) badger.Options { return o.WithLogger(nil) },
-	}
-	if err := store.Init(); err != nil {
-		t.Fatal(err)
-	}
-	for i := range forged {
-		if err := store.SaveEvent(context.Background(), &forged[i]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	store.Close()
+	e.plant(forged)
 	e.opts.Search.Rebuild = true // the index sees them too
 	e.start()
 	e.ac, e.bc = e.connect(&e.alice), e.connect(&e.bob)

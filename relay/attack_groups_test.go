@@ -1,13 +1,9 @@
 package relay_test
 
 import (
-	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/dgraph-io/badger/v4"
-	badgerstore "github.com/fiatjaf/eventstore/badger"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw/internal/wsclient"
 )
@@ -113,20 +109,7 @@ func TestAttack_GroupTags_StoredBeforeFixStaysOut(t *testing.T) {
 		mkEvent(stranger, 9, nostr.Tags{{"h", "A"}, {"h", "B"}}, "planted A+B"),
 		mkEvent(stranger, 9, nostr.Tags{{"h"}, {"h", "B"}}, "planted valueless"),
 	}
-	e.stop()
-	store := &badgerstore.BadgerBackend{
-		Path:                  filepath.Join(e.dir, "events"),
-		BadgerOptionsModifier: func(o badger.Options) badger.Options { return o.WithLogger(nil) },
-	}
-	if err := store.Init(); err != nil {
-		t.Fatal(err)
-	}
-	for i := range planted {
-		if err := store.SaveEvent(context.Background(), &planted[i]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	store.Close()
+	e.plant(planted)
 	e.start()
 
 	// the store really holds them: the relay's own key reads everything

@@ -264,4 +264,3 @@ func TestAttack_ScopeDeletionAddressesNotPublic(t *testing.T) {
 		}
 	}
 }
-
