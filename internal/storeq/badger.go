@@ -16,15 +16,19 @@ import (
 )
 
 // The badger backend's layout (eventstore v0.16 badger/lib.go, helpers.go,
-// save.go): the raw event under 0|serial(4), and among its indexes
+// save.go): the raw event under 0|serial(4), and its indexes
 //
 //	1|created_at(4)|serial(4)
 //	3|kind(2)|created_at(4)|serial(4)
 //	4|pubkey[:8]|created_at(4)|serial(4)
 //	5|pubkey[:8]|kind(2)|created_at(4)|serial(4)
+//	6|value|created_at(4)|serial(4)             a plain tag value
+//	7|value[:8]|created_at(4)|serial(4)         a 32-byte hex value
+//	8|kind(2)|pubkey[:8]|d|created_at(4)|serial(4) an address
 //
-// Inside a second the keys run in serial (insertion) order: that is the
-// order, and the serial the position, of badger's SecondReader. The raw
+// Every index range is a prefix followed by created_at and serial, so one
+// walker serves them all; inside a second the keys run in serial
+// (insertion) order, and the serial is the position of a cursor. The raw
 // value starts with id(32) pubkey(32) sig(64) created_at(4) kind(2).
 // TestBadgerLayout checks all of it against the real backend.
 const (
@@ -33,25 +37,22 @@ const (
 	badgerKindPrefix       byte = 3
 	badgerPubkeyPrefix     byte = 4
 	badgerPubkeyKindPrefix byte = 5
+	badgerTagPrefix        byte = 6
+	badgerTag32Prefix      byte = 7
+	badgerTagAddrPrefix    byte = 8
 	badgerRawHeader             = 134
 
-	// maxPrefixes bounds the index ranges merged for one second; beyond
-	// it a wider index is walked and the header does the filtering.
+	// maxPrefixes bounds the author and kind ranges merged for one
+	// query; beyond it a wider index is walked and the header does the
+	// filtering.
 	maxPrefixes = 64
 )
 
-// badgerSeconds is the SecondReader of the badger backend.
-type badgerSeconds struct{ b *badgerstore.BadgerBackend }
-
-func secondReaderOf(store eventstore.Store) (SecondReader, bool) {
-	if sr, ok := store.(SecondReader); ok {
-		return sr, true
-	}
-	if b, ok := store.(*badgerstore.BadgerBackend); ok {
-		return badgerSeconds{b}, true
-	}
-	return nil, false
-}
+// badgerPager pages the badger backend by walking its indexes itself:
+// badger's own QueryEvents is ordered by created_at alone, and its tag
+// ranges hold every value the wanted one is a prefix of (the values have
+// no terminator), so its answers can be neither resumed nor trusted.
+type badgerPager struct{ b *badgerstore.BadgerBackend }
 
 // maxLimitOf is the most events one query of store returns, 0 when
 // unknown: a store that caps a query silently makes a cut page look like
@@ -66,65 +67,34 @@ func maxLimitOf(store eventstore.Store) int {
 	return 0
 }
 
-// candidate is an index entry whose raw header passed the filter.
-type candidate struct {
-	serial uint32
-	id     string
-}
-
-// QuerySecond walks the narrowest index ranges for the second (by author
-// and kind, by author, by kind, or all of it), newest serial first, from
-// just below `after`. Ids, kinds and authors are checked on the raw
-// header; the passing events are loaded by id and matched against the
-// whole filter in batches, so a call reads about as many entries as it
-// returns (plus those its filter's tags reject) and holds at most limit.
-func (s badgerSeconds) QuerySecond(ctx context.Context, f nostr.Filter, at nostr.Timestamp, after string, limit int) ([]*nostr.Event, string, error) {
-	if at < 0 || at > math.MaxUint32 || limit <= 0 {
-		return nil, after, nil
+// QueryPage walks the ranges of the index plan picks for f, all merged
+// newest first by (created_at, serial), from just below the cursor down
+// to f.Since. Ids, kinds and authors are checked on the raw header and
+// the rest by f.Matches, so a page reads what it returns plus what the
+// filter rejects (impostors of a tag value among them), and holds at most
+// limit events.
+func (p badgerPager) QueryPage(ctx context.Context, f nostr.Filter, after Cursor, limit int) ([]*nostr.Event, Cursor, error) {
+	if limit <= 0 {
+		limit = PageSize
 	}
-	start := uint32(math.MaxUint32)
-	if after != "" {
-		b, err := hex.DecodeString(after)
-		if err != nil || len(b) != 4 {
-			return nil, "", fmt.Errorf("storeq: %q is not a badger position", after)
-		}
-		if start = binary.BigEndian.Uint32(b); start == 0 {
-			return nil, after, nil
-		}
-		start--
+	if f.IDs != nil {
+		return idsPage(ctx, p.b, p.b.MaxLimit, f, after, limit)
 	}
-	prefixes := secondPrefixes(f, uint32(at))
-	ids, authors := hexSet(f.IDs), hexSet(f.Authors)
+	ranges := plan(f)
+	lo, top, ok := bounds(f, after)
+	if len(ranges) == 0 || !ok {
+		return nil, Cursor{}, nil
+	}
+	authors := hexSet(f.Authors)
 	match := f
-	match.Since, match.Until, match.Limit = nil, nil, 0
-
+	match.Limit = 0
 	var out []*nostr.Event
-	pos := after
-	var batch []candidate
-	// flush loads the batch and keeps what matches, in walk order; done
-	// when out is full
-	flush := func() (bool, error) {
-		evs, err := s.load(ctx, batch)
-		if err != nil {
-			return false, err
-		}
-		for _, c := range batch {
-			if evt := evs[c.id]; evt != nil && match.Matches(evt) {
-				out = append(out, evt)
-				pos = fmt.Sprintf("%08x", c.serial)
-				if len(out) == limit {
-					return true, nil
-				}
-			}
-		}
-		batch = batch[:0]
-		return false, nil
-	}
-	err := s.b.View(func(txn *badger.Txn) error {
-		walk := newMerge(txn, prefixes, start)
+	var next Cursor
+	err := p.b.View(func(txn *badger.Txn) error {
+		walk := newMerge(txn, ranges, top, lo)
 		defer walk.close()
 		raw := []byte{badgerRawPrefix, 0, 0, 0, 0}
-		for serial, ok := walk.next(); ok; serial, ok = walk.next() {
+		for at, serial, ok := walk.next(); ok; at, serial, ok = walk.next() {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
@@ -135,145 +105,209 @@ func (s badgerSeconds) QuerySecond(ctx context.Context, f nostr.Filter, at nostr
 			} else if err != nil {
 				return err
 			}
-			var id string
+			var evt *nostr.Event
 			if err := item.Value(func(v []byte) error {
-				if len(v) < badgerRawHeader || binary.BigEndian.Uint32(v[128:132]) != uint32(at) ||
-					(ids != nil && !ids[string(v[0:32])]) ||
+				if len(v) < badgerRawHeader || binary.BigEndian.Uint32(v[128:132]) != at ||
 					(authors != nil && !authors[string(v[32:64])]) ||
 					(f.Kinds != nil && !slices.Contains(f.Kinds, int(binary.BigEndian.Uint16(v[132:134])))) {
 					return nil
 				}
-				id = hex.EncodeToString(v[0:32])
-				return nil
+				evt = &nostr.Event{}
+				return decodeEvent(v, evt)
 			}); err != nil {
 				return err
 			}
-			if id == "" {
+			if evt == nil || !match.Matches(evt) {
 				continue
 			}
-			batch = append(batch, candidate{serial, id})
-			if len(batch) >= limit-len(out) {
-				if done, err := flush(); done || err != nil {
-					return err
-				}
+			if out = append(out, evt); len(out) == limit {
+				next = Cursor{CreatedAt: nostr.Timestamp(at), ID: evt.ID, Pos: fmt.Sprintf("%08x", serial)}
+				return nil
 			}
-		}
-		if len(batch) > 0 {
-			_, err := flush()
-			return err
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, "", err
+		return nil, Cursor{}, err
 	}
-	return out, pos, nil
+	return out, next, nil
 }
 
-// secondPrefixes are the index ranges holding second `at` for f: the
-// narrowest the filter allows, nil when it can match nothing.
-func secondPrefixes(f nostr.Filter, at uint32) [][]byte {
-	if (f.Kinds != nil && len(f.Kinds) == 0) || (f.Authors != nil && len(f.Authors) == 0) {
-		return nil
-	}
-	var kinds []uint16
-	for _, k := range f.Kinds {
-		if k >= 0 && k <= math.MaxUint16 {
-			kinds = append(kinds, uint16(k))
+// bounds are the lowest created_at f admits and the highest (created_at,
+// serial) key suffix a page starts at; false when nothing is left.
+func bounds(f nostr.Filter, after Cursor) (lo uint32, top [8]byte, ok bool) {
+	hiTS, hiSerial := uint64(math.MaxUint32), uint64(math.MaxUint32)
+	if f.Until != nil {
+		if *f.Until < 0 {
+			return 0, top, false
 		}
+		hiTS = min(hiTS, uint64(*f.Until))
 	}
-	slices.Sort(kinds)
-	kinds = slices.Compact(kinds)
-	var pks [][]byte
-	for _, a := range f.Authors {
-		if b, err := hex.DecodeString(a); err == nil && len(b) == 32 {
-			pks = append(pks, b[:8])
+	if !after.IsZero() {
+		if after.CreatedAt < 0 {
+			return 0, top, false
 		}
-	}
-	slices.SortFunc(pks, func(a, b []byte) int { return slices.Compare(a, b) })
-	pks = slices.CompactFunc(pks, slices.Equal)
-	if (f.Kinds != nil && len(kinds) == 0) || (f.Authors != nil && len(pks) == 0) {
-		return nil
-	}
-	ts := binary.BigEndian.AppendUint32(nil, at)
-	var out [][]byte
-	switch {
-	case len(kinds) > 0 && len(pks) > 0 && len(kinds)*len(pks) <= maxPrefixes:
-		for _, pk := range pks {
-			for _, k := range kinds {
-				p := append([]byte{badgerPubkeyKindPrefix}, pk...)
-				p = binary.BigEndian.AppendUint16(p, k)
-				out = append(out, append(p, ts...))
+		cts, cs := min(uint64(after.CreatedAt), math.MaxUint32), uint64(math.MaxUint32)
+		if after.Pos != "" {
+			b, err := hex.DecodeString(after.Pos)
+			if err != nil || len(b) != 4 {
+				return 0, top, false
+			}
+			cs = uint64(binary.BigEndian.Uint32(b))
+			if cs == 0 { // the second is done; go on below it
+				if cts == 0 {
+					return 0, top, false
+				}
+				cts, cs = cts-1, math.MaxUint32
+			} else {
+				cs--
 			}
 		}
-	case len(pks) > 0 && len(pks) <= maxPrefixes:
-		for _, pk := range pks {
-			out = append(out, append(append([]byte{badgerPubkeyPrefix}, pk...), ts...))
+		if cts < hiTS || (cts == hiTS && cs < hiSerial) {
+			hiTS, hiSerial = cts, cs
 		}
-	case len(kinds) > 0 && len(kinds) <= maxPrefixes:
-		for _, k := range kinds {
-			p := binary.BigEndian.AppendUint16([]byte{badgerKindPrefix}, k)
-			out = append(out, append(p, ts...))
-		}
-	default:
-		out = [][]byte{append([]byte{badgerCreatedAtPrefix}, ts...)}
 	}
-	return out
+	if f.Since != nil && *f.Since > 0 {
+		if uint64(*f.Since) > hiTS {
+			return 0, top, false
+		}
+		lo = uint32(*f.Since)
+	}
+	binary.BigEndian.PutUint32(top[:4], uint32(hiTS))
+	binary.BigEndian.PutUint32(top[4:], uint32(hiSerial))
+	return lo, top, true
 }
 
-// merge walks several index ranges of one second together, highest serial
-// first.
-type merge struct{ its []*badger.Iterator }
+// merge walks several index ranges together, newest (created_at, serial)
+// first, each event once.
+type merge struct {
+	rs   []*rangeWalk
+	last uint64
+	done bool // last is set
+}
 
-func newMerge(txn *badger.Txn, prefixes [][]byte, start uint32) *merge {
+func newMerge(txn *badger.Txn, prefixes [][]byte, top [8]byte, lo uint32) *merge {
 	m := &merge{}
 	for _, p := range prefixes {
 		it := txn.NewIterator(badger.IteratorOptions{Reverse: true, Prefix: p})
-		it.Seek(binary.BigEndian.AppendUint32(slices.Clip(p), start))
-		m.its = append(m.its, it)
+		r := &rangeWalk{it: it, prefix: p, lo: lo}
+		it.Seek(append(slices.Clip(p), top[:]...))
+		r.settle()
+		m.rs = append(m.rs, r)
 	}
 	return m
 }
 
-func (m *merge) next() (uint32, bool) {
-	best, serial := -1, uint32(0)
-	for i, it := range m.its {
-		if !it.Valid() {
-			continue
+// next is the next (created_at, serial) of any range.
+func (m *merge) next() (uint32, uint32, bool) {
+	for {
+		var best *rangeWalk
+		for _, r := range m.rs {
+			if r.ok && (best == nil || r.cur > best.cur) {
+				best = r
+			}
 		}
-		k := it.Item().Key()
-		if s := binary.BigEndian.Uint32(k[len(k)-4:]); best < 0 || s > serial {
-			best, serial = i, s
+		if best == nil {
+			return 0, 0, false
 		}
+		cur := best.cur
+		best.it.Next()
+		best.settle()
+		if m.done && cur == m.last {
+			continue // in two ranges (two of its tag values wanted)
+		}
+		m.last, m.done = cur, true
+		return uint32(cur >> 32), uint32(cur), true
 	}
-	if best < 0 {
-		return 0, false
-	}
-	m.its[best].Next()
-	return serial, true
 }
 
 func (m *merge) close() {
-	for _, it := range m.its {
-		it.Close()
+	for _, r := range m.rs {
+		r.it.Close()
 	}
 }
 
-// load fetches the candidates' events, by id.
-func (s badgerSeconds) load(ctx context.Context, cands []candidate) (map[string]*nostr.Event, error) {
-	ids := make([]string, len(cands))
-	for i, c := range cands {
-		ids[i] = c.id
+// rangeWalk is one index range. A key belongs to it only when exactly
+// created_at and serial follow the prefix: tag values have no terminator,
+// so the range of "hid" also holds the keys of "hidopen", "hid2" and,
+// when a created_at happens to start with the right bytes, "hi".
+type rangeWalk struct {
+	it     *badger.Iterator
+	prefix []byte
+	lo     uint32
+	cur    uint64 // created_at<<32 | serial
+	ok     bool
+}
+
+// settle moves the iterator onto the next key of the range itself.
+func (r *rangeWalk) settle() {
+	for r.it.Valid() {
+		rest := r.it.Item().Key()[len(r.prefix):]
+		switch {
+		case len(rest) == 8:
+			at := binary.BigEndian.Uint32(rest)
+			if r.ok = at >= r.lo; r.ok {
+				r.cur = uint64(at)<<32 | uint64(binary.BigEndian.Uint32(rest[4:]))
+			}
+			return
+		case len(rest) > 8:
+			// A longer value's key. Every key of ours below it has
+			// created_at|serial <= rest[:8], so the walk jumps there,
+			// past all the longer values sharing those bytes, and ends
+			// when they are already older than since.
+			if binary.BigEndian.Uint32(rest) < r.lo {
+				r.ok = false
+				return
+			}
+			r.it.Seek(append(slices.Clip(r.prefix), rest[:8]...))
+		default:
+			r.it.Next()
+		}
 	}
-	ch, err := s.b.QueryEvents(ctx, nostr.Filter{IDs: ids, Limit: len(ids)})
-	if err != nil {
-		return nil, err
+	r.ok = false
+}
+
+// idsPage answers an ids filter: one query (a few for more ids than the
+// store answers at once) holds every match, ids being unique, ordered by
+// created_at and id.
+func idsPage(ctx context.Context, store eventstore.Store, maxN int, f nostr.Filter, after Cursor, limit int) ([]*nostr.Event, Cursor, error) {
+	ids := make([]string, 0, len(f.IDs))
+	for _, id := range f.IDs {
+		if len(id) == 64 { // badger fails a whole query on any other
+			ids = append(ids, id)
+		}
 	}
-	out := make(map[string]*nostr.Event, len(ids))
-	for evt := range ch {
-		out[evt.ID] = evt
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	if maxN <= 0 {
+		maxN = len(ids)
 	}
-	return out, nil
+	var raw []*nostr.Event
+	for chunk := range slices.Chunk(ids, max(maxN, 1)) {
+		q := nostr.Filter{IDs: chunk, Limit: len(chunk)}
+		ch, err := store.QueryEvents(ctx, q)
+		if err != nil {
+			return nil, Cursor{}, err
+		}
+		raw = append(raw, collect(ch)...)
+	}
+	q := f
+	q.Limit = 0
+	all := keep(q, raw)
+	if !after.IsZero() {
+		i := slices.IndexFunc(all, func(e *nostr.Event) bool {
+			return e.CreatedAt < after.CreatedAt || (e.CreatedAt == after.CreatedAt && e.ID < after.ID)
+		})
+		if i < 0 {
+			i = len(all)
+		}
+		all = all[i:]
+	}
+	if len(all) <= limit {
+		return all, Cursor{}, nil
+	}
+	last := all[limit-1]
+	return all[:limit], Cursor{CreatedAt: last.CreatedAt, ID: last.ID}, nil
 }
 
 // hexSet is the raw bytes of 32-byte hex values, as map keys; nil for a

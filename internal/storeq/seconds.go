@@ -3,21 +3,19 @@ package storeq
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/fiatjaf/eventstore"
 	"github.com/nbd-wtf/go-nostr"
 )
 
-// secondPager builds cursor pages out of an eventstore.Store's queries,
-// which are ordered by created_at alone and cut at a limit: every second
-// newer than a page's oldest one came whole, and that oldest second, which
-// the limit may have cut anywhere, is read through the SecondReader, so a
-// cursor always lands where the reader can resume.
+// secondPager builds cursor pages out of a plain eventstore.Store's
+// queries, which are ordered by created_at alone and cut at a limit: every
+// second newer than a page's oldest one came whole, and that oldest
+// second, which the limit may have cut anywhere, is read again in one
+// query, so only a second that fits one query can be paged.
 type secondPager struct {
-	store   eventstore.Store
-	seconds SecondReader // nil: only seconds that fit one query
-	max     int          // the store's query cap; 0 = unknown
+	store eventstore.Store
+	max   int // the store's query cap; 0 = unknown
 }
 
 func (p *secondPager) QueryPage(ctx context.Context, f nostr.Filter, after Cursor, limit int) ([]*nostr.Event, Cursor, error) {
@@ -25,7 +23,7 @@ func (p *secondPager) QueryPage(ctx context.Context, f nostr.Filter, after Curso
 		limit = p.max // a capped query would look like a short, final one
 	}
 	if len(f.IDs) > 0 {
-		return p.idsPage(ctx, f, after, limit)
+		return idsPage(ctx, p.store, p.max, f, after, limit)
 	}
 	var out []*nostr.Event
 	until := f.Until
@@ -56,15 +54,27 @@ func (p *secondPager) QueryPage(ctx context.Context, f nostr.Filter, after Curso
 	}
 	raw := collect(ch)
 	// there may be older events; with an unknown cap, any answer may
-	// have been cut, and only an empty one ends the walk
-	cut := len(raw) >= need || (p.max == 0 && len(raw) > 0)
-	page := keep(q, raw)
-	if len(page) == 0 {
+	// have been cut, and only an empty one ends the walk. A filter naming
+	// replaceable addresses is capped lower, at one event an address.
+	capN := need
+	if tl := nostr.GetTheoreticalLimit(q); tl > 0 && tl < capN {
+		capN = tl
+	}
+	cut := len(raw) >= capN || (p.max == 0 && len(raw) > 0)
+	if len(raw) == 0 {
 		return out, Cursor{}, nil
 	}
-	page = page[:min(len(page), need)]
-	oldest := page[len(page)-1].CreatedAt
-	for _, evt := range page {
+	// The store's answer is a superset of the matches (badger's tag
+	// index also returns every value the wanted one is a prefix of), so
+	// the boundary comes from the whole answer: every second newer than
+	// its oldest came whole, whatever the impostors took of the limit.
+	oldest := raw[0].CreatedAt
+	for _, evt := range raw {
+		oldest = min(oldest, evt.CreatedAt)
+	}
+	// raw holds at most need events and at least one at oldest, so the
+	// newer matches always fit
+	for _, evt := range keep(q, raw) {
 		if evt.CreatedAt > oldest {
 			out = append(out, evt)
 		}
@@ -78,36 +88,11 @@ func (p *secondPager) QueryPage(ctx context.Context, f nostr.Filter, after Curso
 	case len(out) < limit && !cut:
 		return out, Cursor{}, nil // the store had no more
 	case len(rest) == 0:
-		// the second emptied under us (deletions); go on below it
-		return out, Cursor{CreatedAt: oldest, ID: page[len(page)-1].ID}, nil
+		// nothing of that second matches (or it emptied under us); go
+		// on below it
+		return out, Cursor{CreatedAt: oldest, ID: raw[len(raw)-1].ID}, nil
 	}
 	return out, Cursor{CreatedAt: oldest, ID: out[len(out)-1].ID, Pos: pos}, nil
-}
-
-// idsPage answers an ids filter: one query holds every match (ids are
-// unique), ordered by created_at and id.
-func (p *secondPager) idsPage(ctx context.Context, f nostr.Filter, after Cursor, limit int) ([]*nostr.Event, Cursor, error) {
-	q := f
-	q.Limit = len(f.IDs)
-	ch, err := p.store.QueryEvents(ctx, q)
-	if err != nil {
-		return nil, Cursor{}, err
-	}
-	all := keep(q, collect(ch))
-	if !after.IsZero() {
-		i := slices.IndexFunc(all, func(e *nostr.Event) bool {
-			return e.CreatedAt < after.CreatedAt || (e.CreatedAt == after.CreatedAt && e.ID < after.ID)
-		})
-		if i < 0 {
-			i = len(all)
-		}
-		all = all[i:]
-	}
-	if len(all) <= limit {
-		return all, Cursor{}, nil
-	}
-	last := all[limit-1]
-	return all[:limit], Cursor{CreatedAt: last.CreatedAt, ID: last.ID}, nil
 }
 
 // second is up to n events of second `at` after position `after`, and
@@ -115,9 +100,6 @@ func (p *secondPager) idsPage(ctx context.Context, f nostr.Filter, after Cursor,
 func (p *secondPager) second(ctx context.Context, f nostr.Filter, at nostr.Timestamp, after string, n int) ([]*nostr.Event, string, error) {
 	if n <= 0 {
 		return nil, after, nil
-	}
-	if p.seconds != nil {
-		return p.seconds.QuerySecond(ctx, f, at, after, n)
 	}
 	// no way to resume inside the second: read it in one query, and
 	// refuse unless that query reached past it; positions are ids. (No
@@ -161,7 +143,7 @@ func (p *secondPager) second(ctx context.Context, f nostr.Filter, at nostr.Times
 // events twice.
 func keep(q nostr.Filter, evs []*nostr.Event) []*nostr.Event {
 	seen := make(map[string]struct{}, len(evs))
-	out := evs[:0]
+	out := make([]*nostr.Event, 0, len(evs)) // callers still read evs
 	for _, evt := range evs {
 		if _, dup := seen[evt.ID]; dup || !q.Matches(evt) {
 			continue

@@ -7,8 +7,9 @@
 // a second holding more events than a page is read to its end instead of
 // being returned again and again (or skipped). eventstore's interface
 // cannot resume inside a second, so storeq needs one more capability from
-// the store: a Pager, which a SQL store implements directly, or a
-// SecondReader, which storeq provides itself for the badger backend.
+// the store: a Pager, which a SQL store implements directly and storeq
+// provides itself for the badger backend, walking its indexes (badger's
+// own answers are not even exact: see ExactStore).
 package storeq
 
 import (
@@ -18,6 +19,7 @@ import (
 	"slices"
 
 	"github.com/fiatjaf/eventstore"
+	badgerstore "github.com/fiatjaf/eventstore/badger"
 	"github.com/nbd-wtf/go-nostr"
 )
 
@@ -46,17 +48,6 @@ func (c Cursor) IsZero() bool { return c.ID == "" && c.Pos == "" }
 //	WHERE (created_at, id) < ($1, $2) ORDER BY created_at DESC, id DESC LIMIT $3
 type Pager interface {
 	QueryPage(ctx context.Context, f nostr.Filter, after Cursor, limit int) ([]*nostr.Event, Cursor, error)
-}
-
-// SecondReader reads inside one second in a stable order, which is what a
-// store ordered by created_at alone lacks. QuerySecond returns up to limit
-// events matching f whose created_at is at, coming after position `after`
-// ("" = the start of the second) in the store's own order, and the
-// position of the last one returned; fewer than limit only when the
-// second has no more. Each call must cost about what it returns, not the
-// size of the second: an attacker chooses how full a second is.
-type SecondReader interface {
-	QuerySecond(ctx context.Context, f nostr.Filter, at nostr.Timestamp, after string, limit int) ([]*nostr.Event, string, error)
 }
 
 // ErrSecondTooFull is returned when a store that can do neither of the
@@ -107,15 +98,15 @@ func All(ctx context.Context, store eventstore.Store, f nostr.Filter) ([]*nostr.
 type unwrapper interface{ Unwrap() eventstore.Store }
 
 // PagerOf is how storeq pages store: the store itself when it is a Pager,
-// seconds read through its SecondReader (or badger's), and otherwise
-// plain queries that fail with ErrSecondTooFull rather than skip events.
+// badger's indexes walked directly, and otherwise plain queries that fail
+// with ErrSecondTooFull rather than skip events.
 func PagerOf(store eventstore.Store) Pager {
 	for {
 		if p, ok := store.(Pager); ok {
 			return p
 		}
-		if sr, ok := secondReaderOf(store); ok {
-			return &secondPager{store: store, seconds: sr, max: maxLimitOf(store)}
+		if b, ok := store.(*badgerstore.BadgerBackend); ok {
+			return badgerPager{b}
 		}
 		u, ok := store.(unwrapper)
 		if !ok {
