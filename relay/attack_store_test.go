@@ -256,3 +256,93 @@ func TestAttack_TruncatedTableIsAClearError(t *testing.T) {
 		})
 	}
 }
+
+// The badger backend indexes tag values with no terminator: the range of
+// d="note" also holds every d="note…". Its answers then carried events of
+// other addresses, a limit (a replaceable address has a theoretical limit
+// of one) could be spent on them, and its ReplaceEvent deleted the older
+// versions of every address whose d tag the new one's is a prefix of.
+// Every reader and writer now goes through storeq.ExactStore.
+func TestAttack_TagPrefix_AddressesStayApart(t *testing.T) {
+	e := startEnv(t)
+	u := newUser()
+	c := e.connect(&u)
+	now := nostr.Now()
+	note := e.mustPublish(c, signedAt(u, now-100, 30023, nostr.Tags{{"d", "note"}}, "note v1"))
+	book := e.mustPublish(c, signedAt(u, now-90, 30023, nostr.Tags{{"d", "notebook"}}, "notebook v1"))
+
+	// (a) the address's own event, though a newer "notebook" shares the
+	// index range and the address's limit is one
+	for _, f := range []nostr.Filter{
+		{Kinds: []int{30023}, Authors: []string{u.pk}, Tags: nostr.TagMap{"d": {"note"}}},
+		{Kinds: []int{30023}, Authors: []string{u.pk}, Tags: nostr.TagMap{"d": {"note"}}, Limit: 1},
+		{Tags: nostr.TagMap{"d": {"note"}}, Limit: 1},
+	} {
+		if got, closed := fetch(t, c, f); len(got) != 1 || got[0].ID != note.ID {
+			t.Fatalf("REQ %v: got %v (closed %q), want only the note", f, ids(got), closed)
+		}
+	}
+
+	// (b) replacing "note" leaves "notebook" alone, and the other way round
+	note2 := e.mustPublish(c, signedAt(u, now-80, 30023, nostr.Tags{{"d", "note"}}, "note v2"))
+	want := func(what string, wantIDs ...string) {
+		t.Helper()
+		got, closed := fetch(t, c, nostr.Filter{Authors: []string{u.pk}})
+		slices.Sort(wantIDs)
+		if g := ids(got); !slices.Equal(slices.Sorted(slices.Values(g)), wantIDs) {
+			t.Fatalf("%s: stored %v (closed %q), want %v", what, g, closed, wantIDs)
+		}
+	}
+	want("after replacing note", note2.ID, book.ID)
+	book2 := e.mustPublish(c, signedAt(u, now-70, 30023, nostr.Tags{{"d", "notebook"}}, "notebook v2"))
+	want("after replacing notebook", note2.ID, book2.ID)
+	// an older version of "note" is still refused: its newer one is found
+	e.refusedWith(c, signedAt(u, now-85, 30023, nostr.Tags{{"d", "note"}}, "note v1.5"), "duplicate:")
+	want("after a stale note", note2.ID, book2.ID)
+}
+
+// Groups "A" and "AB" share an index range too: #h:["A"] must not answer
+// with (or spend its limit on) the chat of "AB", even for a member of
+// both, and the group state rebuilt from the store keeps them apart.
+func TestAttack_TagPrefix_GroupsStayApart(t *testing.T) {
+	e := startEnv(t)
+	alice, bob := newUser(), newUser()
+	c := e.connect(&e.owner)
+	e.mustPublish(c, mkEvent(e.owner, 9007, nostr.Tags{{"h", "A"}, {"open"}}, ""))
+	e.mustPublish(c, mkEvent(e.owner, 9007, nostr.Tags{{"h", "AB"}, {"open"}}, ""))
+	e.mustPublish(c, mkEvent(e.owner, 9000, nostr.Tags{{"h", "A"}, {"p", alice.pk}}, ""))
+	e.waitMembers("A", e.owner.pk, alice.pk)
+	e.mustPublish(c, mkEvent(e.owner, 9000, nostr.Tags{{"h", "AB"}, {"p", bob.pk}}, ""))
+	e.waitMembers("AB", e.owner.pk, bob.pk)
+	now := nostr.Now()
+	inA := e.mustPublish(c, signedAt(e.owner, now-50, 9, nostr.Tags{{"h", "A"}}, "in A"))
+	var inAB []string
+	for i := range 5 {
+		inAB = append(inAB, e.mustPublish(c, signedAt(e.owner, now-40+nostr.Timestamp(i), 9, nostr.Tags{{"h", "AB"}}, fmt.Sprint("in AB ", i))).ID)
+	}
+	for _, f := range []nostr.Filter{
+		{Kinds: []int{9}, Tags: nostr.TagMap{"h": {"A"}}},
+		{Kinds: []int{9}, Tags: nostr.TagMap{"h": {"A"}}, Limit: 1},
+	} {
+		if got, closed := fetch(t, c, f); len(got) != 1 || got[0].ID != inA.ID {
+			t.Fatalf("REQ %v: got %v (closed %q), want only the message in A", f, ids(got), closed)
+		}
+	}
+	// without a kind: A's moderation history too, and nothing of AB
+	got, _ := fetch(t, c, nostr.Filter{Tags: nostr.TagMap{"h": {"A"}}})
+	if !contains(got, inA.ID) {
+		t.Fatal("REQ #h A misses the message in A")
+	}
+	for _, evt := range got {
+		if g := evt.Tags.GetFirst([]string{"h", ""}); g == nil || (*g)[1] != "A" {
+			t.Fatalf("REQ #h A answers with %v", evt.Tags)
+		}
+	}
+	if got, _ := fetch(t, c, nostr.Filter{Kinds: []int{9}, Tags: nostr.TagMap{"h": {"AB"}}}); len(got) != len(inAB) {
+		t.Fatalf("REQ #h AB: got %d messages, want %d", len(got), len(inAB))
+	}
+	// the state of A is read back from its own 39002, not AB's newer one
+	e.restart()
+	e.waitMembers("A", e.owner.pk, alice.pk)
+	e.waitMembers("AB", e.owner.pk, bob.pk)
+}

@@ -15,12 +15,12 @@ import (
 	"path/filepath"
 	"time"
 
-	badgerstore "github.com/fiatjaf/eventstore/badger"
 	"github.com/fiatjaf/khatru"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw/agent"
 	"github.com/snowclaw/snowclaw/agent/dynconfig"
 	"github.com/snowclaw/snowclaw/agent/llm"
+	"github.com/snowclaw/snowclaw/internal/storeq"
 	"github.com/snowclaw/snowclaw/plugins/groups"
 	"github.com/snowclaw/snowclaw/plugins/memsearch"
 	"github.com/snowclaw/snowclaw/plugins/privacy"
@@ -120,7 +120,7 @@ type Relay struct {
 	opts   Options
 	log    *slog.Logger
 	khatru *khatru.Relay
-	store  *badgerstore.BadgerBackend
+	store  *storeq.ExactStore // badger, answering exactly (storeq/exact.go)
 	groups *groups.Groups
 	vis    *policies.Visibility
 	ids    policies.Identities
@@ -157,10 +157,12 @@ func New(ctx context.Context, opts Options) (*Relay, error) {
 	if err := os.MkdirAll(opts.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("creating data directory: %w", err)
 	}
-	store, err := openBadger(filepath.Join(opts.DataDir, "events"), opts.Limits.MaxLimit)
+	b, err := openBadger(filepath.Join(opts.DataDir, "events"), opts.Limits.MaxLimit)
 	if err != nil {
 		return nil, err
 	}
+	// every reader and writer, plugins included, gets exact answers
+	store := storeq.Exact(b)
 
 	r := &Relay{
 		opts:   opts,

@@ -62,27 +62,15 @@ func address(evt *nostr.Event) string {
 	return fmt.Sprintf("%d:%s:", evt.Kind, evt.PubKey)
 }
 
-func addressFilter(evt *nostr.Event) nostr.Filter {
-	f := nostr.Filter{Kinds: []int{evt.Kind}, Authors: []string{evt.PubKey}, Limit: 10}
-	if nostr.IsAddressableKind(evt.Kind) {
-		f.Tags = nostr.TagMap{"d": {evt.Tags.GetD()}}
-	}
-	return f
-}
-
-// newerStored reports whether the store holds a version of evt's address
-// that is not older than evt (NIP-01: newest created_at wins, ties go to
-// the lowest id).
+// newerStored reports whether the store holds evt or a version of its
+// address that is not older than evt (NIP-01: newest created_at wins,
+// ties go to the lowest id). It reads every stored version, exactly that
+// address's: a version cut off by a limit, or one of a longer d tag taken
+// for it, would let an older version in.
 func newerStored(ctx context.Context, store eventstore.Store, evt *nostr.Event) (bool, error) {
-	ch, err := store.QueryEvents(ctx, addressFilter(evt))
+	prev, err := storeq.Versions(ctx, store, evt)
 	if err != nil {
 		return false, err
 	}
-	newer := false
-	for prev := range ch {
-		if prev.ID == evt.ID || prev.CreatedAt > evt.CreatedAt || (prev.CreatedAt == evt.CreatedAt && prev.ID < evt.ID) {
-			newer = true
-		}
-	}
-	return newer, nil
+	return storeq.NewerIn(prev, evt), nil
 }
