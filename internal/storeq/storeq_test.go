@@ -247,10 +247,14 @@ func testUnpageable(t *testing.T, w *world) {
 func TestBadgerLayout(t *testing.T) {
 	b := openStore(t)
 	sk, _ := nostr.GetPublicKey(nostr.GeneratePrivateKey())
-	evt := put(t, b, sk, 30078, burst, nostr.Tags{{"d", "x"}}, "layout")
+	addr := "30078:" + sk + ":x"
+	evt := put(t, b, sk, 30078, burst, nostr.Tags{{"d", "x"}, {"e", sk}, {"a", addr}}, "layout")
 	p := storeq.PagerOf(b)
 	top := strings.Repeat("f", 64)
-	for _, f := range []nostr.Filter{{}, {Kinds: []int{30078}}, {Authors: []string{evt.PubKey}}, {Kinds: []int{30078}, Authors: []string{evt.PubKey}}, {IDs: []string{evt.ID}}} {
+	for _, f := range []nostr.Filter{
+		{}, {Kinds: []int{30078}}, {Authors: []string{evt.PubKey}}, {Kinds: []int{30078}, Authors: []string{evt.PubKey}}, {IDs: []string{evt.ID}},
+		{Tags: nostr.TagMap{"d": {"x"}}}, {Tags: nostr.TagMap{"e": {sk}}}, {Tags: nostr.TagMap{"a": {addr}}},
+	} {
 		// a cursor just above the event forces the read inside its second
 		page, _, err := p.QueryPage(context.Background(), f, storeq.Cursor{CreatedAt: burst, ID: top}, 10)
 		if err != nil || len(page) != 1 || page[0].ID != evt.ID || page[0].Content != "layout" {
