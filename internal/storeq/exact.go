@@ -2,6 +2,7 @@ package storeq
 
 import (
 	"context"
+	"sync"
 
 	"github.com/fiatjaf/eventstore"
 	"github.com/nbd-wtf/go-nostr"
@@ -22,6 +23,18 @@ type ExactStore struct {
 
 // Exact wraps store.
 func Exact(store eventstore.Store) *ExactStore { return &ExactStore{Store: store} }
+
+// deleteMu serializes deletions: eventstore's badger DeleteEvent counts
+// them in a package variable, unguarded, to run its value-log GC every
+// 256th (a data race between any two deletions, in any store).
+var deleteMu sync.Mutex
+
+// DeleteEvent deletes evt, one deletion at a time (see deleteMu).
+func (s *ExactStore) DeleteEvent(ctx context.Context, evt *nostr.Event) error {
+	deleteMu.Lock()
+	defer deleteMu.Unlock()
+	return s.Store.DeleteEvent(ctx, evt)
+}
 
 // Unwrap is the wrapped store (storeq pages it directly).
 func (s *ExactStore) Unwrap() eventstore.Store { return s.Store }
@@ -79,7 +92,7 @@ func (s *ExactStore) ReplaceEvent(ctx context.Context, evt *nostr.Event) error {
 		return err
 	}
 	for _, p := range prev {
-		if err := s.Store.DeleteEvent(ctx, p); err != nil {
+		if err := s.DeleteEvent(ctx, p); err != nil {
 			return err
 		}
 	}

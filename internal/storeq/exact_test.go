@@ -2,6 +2,7 @@ package storeq_test
 
 import (
 	"context"
+	"sync"
 	"testing"
 
 	"github.com/nbd-wtf/go-nostr"
@@ -77,5 +78,32 @@ func TestExact_ReplaceTouchesOnlyItsAddress(t *testing.T) {
 	}
 	if len(all) != 2 || !got["neighbour"] || !got["v2"] {
 		t.Errorf("after replacing hid: %v; want the neighbour and v2 only", got)
+	}
+}
+
+// Deletions from many goroutines at once (replacements of different
+// addresses, NIP-09, the agent's forgetting) must not race inside the
+// backend; under -race this fails without ExactStore's serialization.
+func TestExact_ConcurrentDeletes(t *testing.T) {
+	ctx := context.Background()
+	b := openStore(t)
+	pk := nostr.GeneratePrivateKey()
+	pk, _ = nostr.GetPublicKey(pk)
+	var evs []*nostr.Event
+	for i := range 64 {
+		evs = append(evs, put(t, b, pk, 1, nostr.Timestamp(1000+i), nil, "n"))
+	}
+	x := storeq.Exact(b)
+	var wg sync.WaitGroup
+	for _, evt := range evs {
+		wg.Go(func() {
+			if err := x.DeleteEvent(ctx, evt); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if left, err := storeq.All(ctx, b, nostr.Filter{Authors: []string{pk}}); err != nil || len(left) != 0 {
+		t.Fatalf("left after deleting all: %d, %v", len(left), err)
 	}
 }
