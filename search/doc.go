@@ -11,6 +11,14 @@
 // nothing else: statistics, ranks and the priors never depend on a doc the
 // reader may not read.
 //
+// The inverted index and BM25 are written here rather than taken from
+// bleve (which still analyses the text: tokenizer, stop words, stemmer):
+// statistics per read scope would need one bleve index per group and per
+// person, thousands of them each with its own segments and goroutines,
+// and bleve's alias gathers statistics across its members only for the
+// scorer it knows. TestParts_BM25MatchesBleve pins our scores to bleve's
+// on the same corpus, quirks included.
+//
 // A search fuses the BM25 and vector lists by weighted reciprocal rank,
 // lets messages in a group chat lend part of their score to their
 // neighbours, multiplies by the trust of the source and model tier, the
