@@ -108,6 +108,7 @@ type Agent struct {
 	flushMu sync.Mutex
 	rings   map[string]*memory.Ring // group id, or "dm:<hex>"
 	last    map[string]int64        // d tag → created_at last written
+	ownDels map[string]bool         // d tags of the agent's own NIP-09 request being published
 
 	fed, dropped, handled, replied, llmErr, flushed, flushErr atomic.Uint64
 

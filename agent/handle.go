@@ -25,6 +25,9 @@ func (a *Agent) handle(evt *nostr.Event) {
 		a.seeGiftWrap(evt)
 	case evt.Kind == snowclaw.KindGroupMetadata:
 		a.seeGroupMetadata(evt)
+	case evt.Kind == snowclaw.KindDeleteGroup:
+		// stored, so the relay carried it out (see GroupDeleted)
+		a.GroupDeleted(snowclaw.GroupOf(evt))
 	case isChat(evt):
 		a.seeGroupMessage(evt)
 	}

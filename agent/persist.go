@@ -114,11 +114,30 @@ func (a *Agent) deleteRemoved(ctx context.Context) error {
 		if err := del.Sign(a.sk); err != nil {
 			return err
 		}
-		if err := a.o.Publish(ctx, &del); err != nil {
+		if err := a.publishOwnDeletion(ctx, &del, batch); err != nil {
 			return fmt.Errorf("deleting %d removed records: %w", len(batch), err)
 		}
 	}
 	return nil
+}
+
+// publishOwnDeletion publishes the agent's NIP-09 request for records
+// it removed itself. The relay's delete hooks tell the agent of each
+// event it deletes (Deleted); these must not take from RAM a record
+// remembered again under the same id since it was removed.
+func (a *Agent) publishOwnDeletion(ctx context.Context, del *nostr.Event, batch []memory.Key) error {
+	a.mu.Lock()
+	a.ownDels = make(map[string]bool, len(batch))
+	for _, k := range batch {
+		a.ownDels[k.DTag()] = true
+	}
+	a.mu.Unlock()
+	defer func() {
+		a.mu.Lock()
+		a.ownDels = nil
+		a.mu.Unlock()
+	}()
+	return a.o.Publish(ctx, del)
 }
 
 // load fills RAM from the store at start (seed 000 §6): the agent's own

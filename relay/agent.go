@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/agent"
 	"github.com/snowclaw/snowclaw/internal/storeq"
 	"github.com/snowclaw/snowclaw/plugins/agentlink"
@@ -41,9 +42,33 @@ func (r *Relay) newAgent() error {
 	if err != nil {
 		return err
 	}
+	r.tellAgentOfDeletions(a)
 	agentlink.Feed(r.khatru, a)
 	r.agent = a
 	return nil
+}
+
+// tellAgentOfDeletions keeps the agent's RAM in step with the store: it
+// hears every event a delete hook removes (after the store's own hook),
+// and every delete-group once the groups plugin has carried it out. The
+// agent never learnt of either, so a moderator's deletion of its record
+// was undone by its next flush, and a group re-created under a deleted
+// one's id got the old group's memories and history.
+func (r *Relay) tellAgentOfDeletions(a *agent.Agent) {
+	k := r.khatru
+	k.DeleteEvent = append(k.DeleteEvent, func(_ context.Context, evt *nostr.Event) error {
+		a.Deleted(evt)
+		return nil
+	})
+	k.OnEventSaved = append(k.OnEventSaved, func(_ context.Context, evt *nostr.Event) {
+		if evt.Kind != snowclaw.KindDeleteGroup {
+			return
+		}
+		g := snowclaw.GroupOf(evt)
+		if _, exists := r.groups.Snapshot(g); g != "" && !exists {
+			a.GroupDeleted(g)
+		}
+	})
 }
 
 // canQuote is the read rule for what the agent's replies carry: evt may

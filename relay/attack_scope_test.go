@@ -1,12 +1,15 @@
 package relay_test
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip44"
+	"github.com/ollama/ollama/api"
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/relay"
 )
@@ -262,5 +265,128 @@ func TestAttack_ScopeDeletionAddressesNotPublic(t *testing.T) {
 		if evs, _ := fetch(t, e.connect(c), f); names(evs) {
 			t.Errorf("%s reads a deletion naming a members-only group's item: %s", who, mustJSON(evs))
 		}
+	}
+}
+
+// agentRecords are the agent's stored kind 30078 events whose content
+// holds any of texts, read with the agent's key (which reads everything).
+func (e *agentEnv) agentRecords(texts ...string) []*nostr.Event {
+	e.t.Helper()
+	evs, closed := fetch(e.t, e.connect(&e.agent), nostr.Filter{Kinds: []int{30078}, Authors: []string{e.agent.pk}})
+	if closed != "" {
+		e.t.Fatalf("reading the agent's records: %s", closed)
+	}
+	var out []*nostr.Event
+	for _, ev := range evs {
+		for _, s := range texts {
+			if strings.Contains(ev.Content, s) {
+				out = append(out, ev)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// promptHolds fails the test for every text the model request holds.
+func promptHolds(t *testing.T, req api.ChatRequest, texts ...string) {
+	t.Helper()
+	all := strings.Join(contents(req), "\n")
+	for _, s := range texts {
+		if strings.Contains(all, s) {
+			t.Errorf("the prompt holds %q:\n%s", s, all)
+		}
+	}
+}
+
+// A delete-group removed the group's events from the store, but the
+// agent kept its items, its group record (with what it had not flushed
+// yet) and its chat buffer in RAM: a group created later under the same
+// id got the old group's memories and conversation in its prompts, and
+// the old record was written back to the relay.
+func TestAttack_ScopeDeletedGroupForgotten(t *testing.T) {
+	for _, search := range []bool{true, false} {
+		t.Run(map[bool]string{true: "search", false: "ram"}[search], func(t *testing.T) {
+			e := startAgentEnv(t, func(o *relay.Options) {
+				o.Search.Enabled = search
+				// only explicit requests flush: the decision below waits in RAM
+				o.Agent.FlushInterval, o.Agent.FlushEvery = time.Hour, 1000
+			})
+			const secret, decision, chat = "launch-canary-6620", "rendezvous-canary-1187", "chat-canary-9043"
+			e.ask(func() { e.say(e.ac, e.alice, "@Snowclaw remember the launch code is "+secret) })
+			e.say(e.bc, e.bob, "decided: the rendezvous point is "+decision)
+			e.say(e.bc, e.bob, "off the record, "+chat)
+			// the old group's own prompt holds all three: the checks below can fail
+			req := e.ask(func() { e.say(e.ac, e.alice, "@Snowclaw what is the launch code and the rendezvous point?") })
+			for _, s := range []string{secret, decision, chat, "moon base"} {
+				if !strings.Contains(strings.Join(contents(req), "\n"), s) {
+					t.Fatalf("the old group's prompt lacks %q:\n%s", s, strings.Join(contents(req), "\n"))
+				}
+			}
+			e.settle()
+			if len(e.agentRecords(secret)) == 0 {
+				t.Fatal("the remembered item was not stored")
+			}
+
+			oc := e.connect(&e.owner)
+			e.mustPublish(oc, mkEvent(e.owner, 9008, nostr.Tags{{"h", agentGroup}}, ""))
+			e.settle()
+			e.mustPublish(oc, mkEvent(e.owner, 9007, nostr.Tags{{"h", agentGroup}}, ""))
+			carol := newUser()
+			cc := e.connect(&carol)
+			e.mustPublish(cc, mkEvent(carol, 9021, nostr.Tags{{"h", agentGroup}}, ""))
+			req = e.ask(func() {
+				e.mustPublish(cc, mkEvent(carol, 9, nostr.Tags{{"h", agentGroup}}, "@Snowclaw what is the launch code and the rendezvous point?"))
+			})
+			promptHolds(t, req, secret, decision, chat, "moon base", e.alice.pk, e.bob.pk)
+			for _, m := range e.r.Agent().History(agentGroup) {
+				if m.Pubkey != carol.pk && !m.Self {
+					t.Errorf("the new group's buffer holds the old group's message %+v", m)
+				}
+			}
+
+			if err := e.r.Agent().Flush(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if evs := e.agentRecords(secret, decision, "moon base"); len(evs) != 0 {
+				t.Errorf("the agent wrote the deleted group's memory back: %s", mustJSON(evs))
+			}
+		})
+	}
+}
+
+// A moderator's delete-event of the agent's group memory (and of the
+// message that asked for it) removed them from the store, but the agent
+// kept both in RAM: its next prompts in the group still carried them,
+// and its next write of the record would undo the deletion.
+func TestAttack_ScopeModeratorDeletedMemoryStaysDeleted(t *testing.T) {
+	e := startAgentEnv(t, func(o *relay.Options) { o.Search.Enabled = false })
+	const secret = "vault-canary-5731"
+	var asked nostr.Event
+	e.ask(func() { asked = e.say(e.ac, e.alice, "@Snowclaw remember the vault code is "+secret) })
+	e.settle()
+	stored := e.agentRecords(secret)
+	if len(stored) != 1 {
+		t.Fatalf("agent records holding the memory: %d, want 1", len(stored))
+	}
+
+	oc := e.connect(&e.owner)
+	e.mustPublish(oc, mkEvent(e.owner, 9005, nostr.Tags{{"h", agentGroup}, {"e", stored[0].ID}, {"e", asked.ID}}, ""))
+	if evs := e.agentRecords(secret); len(evs) != 0 {
+		t.Fatalf("the moderator's deletion left %s", mustJSON(evs))
+	}
+	if err := e.r.Agent().Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if evs := e.agentRecords(secret); len(evs) != 0 {
+		t.Errorf("the agent's flush wrote the deleted memory back: %s", mustJSON(evs))
+	}
+	req := e.ask(func() { e.say(e.bc, e.bob, "@Snowclaw what is the vault code?") })
+	promptHolds(t, req, secret)
+	// a restated memory is a new one, and is kept
+	e.ask(func() { e.say(e.ac, e.alice, "@Snowclaw remember that the vault code is "+secret) })
+	e.settle()
+	if len(e.agentRecords(secret)) != 1 {
+		t.Error("the memory restated after the deletion was not stored")
 	}
 }

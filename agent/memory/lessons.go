@@ -182,10 +182,7 @@ func (s *Store) EraseLessons(match func(Lesson) bool) []Lesson {
 	for id, l := range s.lessons {
 		if match(*l) {
 			out = append(out, *l)
-			delete(s.lessons, id)
-			r := ref{KindLesson, id}
-			delete(s.dirty, r)
-			delete(s.stamps, r)
+			s.dropLessonLocked(id)
 		}
 	}
 	slices.SortFunc(out, func(a, b Lesson) int { return strings.Compare(a.ID, b.ID) })
