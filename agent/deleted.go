@@ -38,13 +38,7 @@ func (a *Agent) Deleted(evt *nostr.Event) {
 		}
 		return
 	}
-	a.mu.Lock()
-	rings := make([]*memory.Ring, 0, len(a.rings))
-	for _, r := range a.rings {
-		rings = append(rings, r)
-	}
-	a.mu.Unlock()
-	for _, r := range rings {
+	for _, r := range a.allRings() {
 		r.Remove(func(m memory.HistoryMessage) bool { return m.EventID == evt.ID })
 	}
 }

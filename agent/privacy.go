@@ -37,13 +37,7 @@ func (a *Agent) Person(pk string) PersonData {
 			d.Lessons = append(d.Lessons, l)
 		}
 	}
-	a.mu.Lock()
-	rings := make([]*memory.Ring, 0, len(a.rings))
-	for _, r := range a.rings {
-		rings = append(rings, r)
-	}
-	a.mu.Unlock()
-	for _, r := range rings {
+	for _, r := range a.allRings() {
 		for _, m := range r.Messages() {
 			if m.Pubkey == pk {
 				d.Messages = append(d.Messages, m)
@@ -110,12 +104,8 @@ func (a *Agent) ErasePerson(ctx context.Context, pk string) (items, messages int
 	a.mem.ErasePerson(pk)
 	a.mu.Lock()
 	delete(a.rings, dmKey(pk))
-	rings := make([]*memory.Ring, 0, len(a.rings))
-	for _, r := range a.rings {
-		rings = append(rings, r)
-	}
 	a.mu.Unlock()
-	for _, r := range rings {
+	for _, r := range a.allRings() {
 		messages += r.Remove(func(m memory.HistoryMessage) bool { return m.Pubkey == pk })
 	}
 	return items, messages, a.flush(ctx)

@@ -51,3 +51,15 @@ func (a *Agent) History(key string) []memory.HistoryMessage {
 	}
 	return r.Messages()
 }
+
+// allRings is every conversation buffer, copied out of the map so callers
+// can work on them without holding a.mu (each ring has its own lock).
+func (a *Agent) allRings() []*memory.Ring {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := make([]*memory.Ring, 0, len(a.rings))
+	for _, r := range a.rings {
+		out = append(out, r)
+	}
+	return out
+}
