@@ -15,6 +15,7 @@ import (
 	"github.com/snowclaw/snowclaw/agent/llm"
 	"github.com/snowclaw/snowclaw/agent/memory"
 	"github.com/snowclaw/snowclaw/agent/prompt"
+	"github.com/snowclaw/snowclaw/policies"
 )
 
 // Options configure an agent. The relay fills in the functions.
@@ -96,7 +97,7 @@ type Agent struct {
 	codec  *memory.Codec
 	mem    *memory.Store
 	cfg    *dynconfig.Config
-	keys   *prompt.KeyFilter
+	keys   *policies.KeyFilter
 	tok    prompt.Counter
 
 	queue   chan *nostr.Event
@@ -143,7 +144,7 @@ func New(o Options) (*Agent, error) {
 		sk: o.Secret, pk: pk, npub: npub, codec: codec,
 		mem:     memory.NewStore(memory.Options{MaxItems: o.MaxItems, MaxLessons: o.MaxLessons, Owner: o.Owner, Now: o.Now}),
 		cfg:     dynconfig.New(o.File),
-		keys:    prompt.NewKeyFilter(known...),
+		keys:    policies.NewKeyFilter(known...),
 		tok:     prompt.DefaultCounter(),
 		queue:   make(chan *nostr.Event, o.QueueSize),
 		flushCh: make(chan chan error),

@@ -2,7 +2,9 @@
 // who may read what, as small functions that plug into khatru's hooks.
 // Decisions are pure: the state they need (group membership, the relay's
 // identities) comes in through the GroupView interface and Identities, so
-// every rule can be table-tested without a running relay.
+// every rule can be table-tested without a running relay. The secret
+// sanitizer (KeyFilter) lives here too: the agent and the search index both
+// apply it before text is kept, indexed or shown to a model.
 //
 // Every refusal message starts with a NIP-01 prefix (invalid:, blocked:,
 // restricted:, auth-required:, rate-limited:, duplicate:, unsupported:) and

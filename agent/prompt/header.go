@@ -7,7 +7,7 @@ import (
 )
 
 // Line is one message as the context assembler sees it. Content must already
-// be sanitized (KeyFilter); the assembler does not know which keys are safe.
+// be sanitized (policies.KeyFilter); the assembler does not know which keys are safe.
 type Line struct {
 	Group   string // NIP-29 group id; "" for a private message
 	From    string // display name of the sender

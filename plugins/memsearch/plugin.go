@@ -19,8 +19,8 @@ import (
 	"github.com/fiatjaf/khatru"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
-	"github.com/snowclaw/snowclaw/agent/prompt"
 	"github.com/snowclaw/snowclaw/internal/storeq"
+	"github.com/snowclaw/snowclaw/policies"
 	"github.com/snowclaw/snowclaw/search"
 )
 
@@ -65,7 +65,7 @@ type Plugin struct {
 	files    *fileIndexer // nil when no workspace files are indexed
 	// keys redacts secret keys from text before it is indexed (seed 000
 	// §4): an nsec pasted in a chat must not reach the index on disk.
-	keys *prompt.KeyFilter
+	keys *policies.KeyFilter
 
 	scopeMu sync.RWMutex
 	probes  map[string]*nostr.Event // scope → an event of it, content stripped (scope.go)
@@ -95,7 +95,7 @@ func Open(ctx context.Context, opts Options) (*Plugin, error) {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	p := &Plugin{opts: opts, log: opts.Logger.With("component", "search"), addrs: make(map[string]string), q: newQueue(),
-		keys: prompt.NewKeyFilter(opts.AgentPubkey, opts.OwnerPubkey), probes: make(map[string]*nostr.Event)}
+		keys: policies.NewKeyFilter(opts.AgentPubkey, opts.OwnerPubkey), probes: make(map[string]*nostr.Event)}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	if err := p.initFiles(); err != nil {
 		return nil, err
