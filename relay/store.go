@@ -2,8 +2,10 @@ package relay
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/fnv"
+	"strings"
 	"sync"
 
 	"github.com/dgraph-io/badger/v4"
@@ -36,9 +38,24 @@ func openBadger(path string, maxLimit int) (b *badgerstore.BadgerBackend, err er
 		BadgerOptionsModifier: modify,
 	}
 	if err := b.Init(); err != nil {
+		if isDirectoryLocked(err) {
+			return nil, fmt.Errorf("%w: %s is locked by another process; stop the running relay first", ErrStoreInUse, path)
+		}
 		return nil, fmt.Errorf("opening event store at %s: %w", path, err)
 	}
 	return b, nil
+}
+
+// ErrStoreInUse is returned by New when another process (a running relay)
+// holds the event store.
+var ErrStoreInUse = errors.New("event store in use")
+
+// isDirectoryLocked recognizes badger's refusal to share its directory.
+// badger formats the flock error into its message (y.Wrapf, %+v) instead
+// of wrapping it, so its text is the only signal; this is the one place
+// that reads it, and everyone above gets ErrStoreInUse.
+func isDirectoryLocked(err error) bool {
+	return strings.Contains(err.Error(), "Cannot acquire directory lock")
 }
 
 // writeGuard serializes writes to one replaceable address, so that the

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -25,7 +26,7 @@ func runReindex(ctx context.Context, args, environ []string, stdout, stderr io.W
 	start := time.Now()
 	r, err := relay.New(ctx, opts)
 	if err != nil {
-		if strings.Contains(err.Error(), "directory lock") {
+		if errors.Is(err, relay.ErrStoreInUse) {
 			return fmt.Errorf("the store in %s is in use: stop the running relay first", cfg.Data)
 		}
 		return err

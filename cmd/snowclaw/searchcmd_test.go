@@ -120,3 +120,15 @@ func TestReindexCmd_RebuildsFromEvents(t *testing.T) {
 		t.Fatalf("after reindex: %s", out.String())
 	}
 }
+
+// reindex against the data directory of a running relay is refused with a
+// sentence saying what to do, not badger's lock error.
+func TestReindexCmd_RefusesAStoreInUse(t *testing.T) {
+	dir := t.TempDir()
+	startServe(t, dir, "")
+	var out, errOut bytes.Buffer
+	err := run(context.Background(), []string{"reindex", "--data", dir}, nil, &out, &errOut)
+	if err == nil || !strings.Contains(err.Error(), "is in use: stop the running relay first") {
+		t.Fatalf("reindex on a running relay's data: %v", err)
+	}
+}
