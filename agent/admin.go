@@ -81,7 +81,7 @@ type Listing struct {
 func (a *Agent) List() Listing {
 	var l Listing
 	for _, n := range a.mem.Npubs() {
-		l.Npubs = append(l.Npubs, npubOf(n.Pubkey))
+		l.Npubs = append(l.Npubs, snowclaw.NpubOf(n.Pubkey))
 	}
 	for _, g := range a.mem.Groups() {
 		l.Groups = append(l.Groups, "group:"+g.ID)
@@ -125,7 +125,7 @@ func (a *Agent) DeleteRecord(ctx context.Context, s Subject) error {
 			return fmt.Errorf("no record of group %q", s.Group)
 		}
 	} else if !a.mem.DropNpub(s.Pubkey) {
-		return fmt.Errorf("no record of %s", npubOf(s.Pubkey))
+		return fmt.Errorf("no record of %s", snowclaw.NpubOf(s.Pubkey))
 	}
 	return a.flush(ctx)
 }

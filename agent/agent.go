@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
-	"github.com/nbd-wtf/go-nostr/nip19"
+	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/agent/dynconfig"
 	"github.com/snowclaw/snowclaw/agent/llm"
 	"github.com/snowclaw/snowclaw/agent/memory"
@@ -134,7 +134,7 @@ func New(o Options) (*Agent, error) {
 		return nil, err
 	}
 	setDefaults(&o)
-	npub, _ := nip19.EncodePublicKey(pk)
+	npub := snowclaw.NpubOf(pk)
 	known := append([]string{pk}, o.KnownKeys...)
 	if o.Owner != "" {
 		known = append(known, o.Owner)

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/nbd-wtf/go-nostr"
-	"github.com/nbd-wtf/go-nostr/nip19"
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/agent/memory"
 	"github.com/snowclaw/snowclaw/agent/privmsg"
@@ -115,11 +114,11 @@ func (a *Agent) seeGroupMessage(evt *nostr.Event) {
 	clean := a.sanitize(evt.ID, evt.Content)
 	person := a.mem.TouchNpub(evt.PubKey, at, group)
 	a.mem.TouchGroup(group, at)
-	if a.mem.SeeMember(group, npubOf(evt.PubKey), person.Name()) {
+	if a.mem.SeeMember(group, snowclaw.NpubOf(evt.PubKey), person.Name()) {
 		a.dirtied()
 	}
 	msg := memory.HistoryMessage{
-		Sender: person.Name(), Npub: npubOf(evt.PubKey), Pubkey: evt.PubKey,
+		Sender: person.Name(), Npub: snowclaw.NpubOf(evt.PubKey), Pubkey: evt.PubKey,
 		Content: clean, EventID: evt.ID, Group: group, Kind: evt.Kind,
 		Timestamp: at, IsOwner: evt.PubKey == a.o.Owner,
 	}
@@ -165,7 +164,7 @@ func (a *Agent) seeGiftWrap(evt *nostr.Event) {
 	clean := a.sanitize(pm.ID, pm.Content)
 	person := a.mem.TouchNpub(pm.From, at, "")
 	msg := memory.HistoryMessage{
-		Sender: person.Name(), Npub: npubOf(pm.From), Pubkey: pm.From,
+		Sender: person.Name(), Npub: snowclaw.NpubOf(pm.From), Pubkey: pm.From,
 		Content: clean, EventID: pm.ID, Kind: pm.Kind,
 		Timestamp: at, IsOwner: pm.From == a.o.Owner,
 	}
@@ -202,14 +201,6 @@ func (a *Agent) mentioned(evt *nostr.Event, text string) bool {
 }
 
 func dmKey(pk string) string { return "dm:" + pk }
-
-func npubOf(pk string) string {
-	n, err := nip19.EncodePublicKey(pk)
-	if err != nil {
-		return pk
-	}
-	return n
-}
 
 // decisionRE finds a decision stated in a group (seed 000 §2: the group
 // record keeps key decisions); an LLM-free heuristic on purpose, so the

@@ -105,7 +105,7 @@ func (a *Agent) deleteRemoved(ctx context.Context) error {
 		stamp := int64(0)
 		for _, k := range batch {
 			d := k.DTag()
-			del.Tags = append(del.Tags, nostr.Tag{"a", fmt.Sprintf("%d:%s:%s", snowclaw.KindAppData, a.pk, d)})
+			del.Tags = append(del.Tags, nostr.Tag{"a", snowclaw.Address(snowclaw.KindAppData, a.pk, d)})
 			stamp = max(stamp, int64(a.nextStamp(d)))
 		}
 		// the deletion must not be older than the last version written,

@@ -118,7 +118,7 @@ func (a *Agent) buildPrompt(t turn) prompt.Prompt {
 	}
 	in := prompt.Input{
 		AgentName: a.o.Name, AgentNpub: a.npub,
-		OwnerNpub:    npubOf(a.o.Owner),
+		OwnerNpub:    snowclaw.NpubOf(a.o.Owner),
 		Instructions: a.o.Instructions,
 		Sender:       a.senderContext(t.sender),
 		Current:      line(t.msg),
@@ -150,7 +150,7 @@ func line(h memory.HistoryMessage) prompt.Line {
 func (a *Agent) senderContext(pk string) prompt.Sender {
 	n, _ := a.mem.Npub(pk)
 	return prompt.Sender{
-		Pubkey: pk, Npub: npubOf(pk), Name: n.Name(), Owner: pk == a.o.Owner && pk != "",
+		Pubkey: pk, Npub: snowclaw.NpubOf(pk), Name: n.Name(), Owner: pk == a.o.Owner && pk != "",
 		Notes: n.Notes, OwnerNotes: n.OwnerNotes, Prefs: publicPrefs(n.Preferences),
 	}
 }

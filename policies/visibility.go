@@ -3,8 +3,6 @@ package policies
 import (
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
@@ -140,16 +138,13 @@ func namesScopedAddress(evt *nostr.Event) bool {
 	if evt.Kind != snowclaw.KindDeletion {
 		return false
 	}
-	prefix := strconv.Itoa(snowclaw.KindAppData) + ":"
 	for _, a := range snowclaw.TagValues(evt, "a") {
-		rest, ok := strings.CutPrefix(a, prefix)
-		if !ok {
+		kind, _, d, err := snowclaw.ParseAddress(a)
+		if err != nil || kind != snowclaw.KindAppData {
 			continue
 		}
-		if _, d, ok := strings.Cut(rest, ":"); ok {
-			if ns, _ := snowclaw.ClassifyD(d); ns != snowclaw.NamespaceNone {
-				return true
-			}
+		if ns, _ := snowclaw.ClassifyD(d); ns != snowclaw.NamespaceNone {
+			return true
 		}
 	}
 	return false

@@ -2,7 +2,6 @@ package relay
 
 import (
 	"context"
-	"strings"
 	"sync"
 
 	"github.com/nbd-wtf/go-nostr"
@@ -54,7 +53,7 @@ func (t *tombstones) record(evt *nostr.Event) {
 	}
 	if evt.Kind == snowclaw.KindDeletion {
 		for _, a := range snowclaw.TagValues(evt, "a") {
-			if parts := strings.SplitN(a, ":", 3); len(parts) == 3 && parts[1] == evt.PubKey && evt.CreatedAt > t.addrs[a] {
+			if _, pk, _, err := snowclaw.ParseAddress(a); err == nil && pk == evt.PubKey && evt.CreatedAt > t.addrs[a] {
 				t.addrs[a] = evt.CreatedAt
 			}
 		}

@@ -3,8 +3,6 @@ package relay
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/fiatjaf/eventstore"
 	"github.com/nbd-wtf/go-nostr"
@@ -140,18 +138,17 @@ func (r *Relay) applyDeletion(ctx context.Context, deletion *nostr.Event) {
 		r.deleteMatching(ctx, nostr.Filter{IDs: targets, Authors: []string{deletion.PubKey}, Limit: len(targets)})
 	}
 	for _, a := range snowclaw.TagValues(deletion, "a") {
-		parts := strings.SplitN(a, ":", 3)
-		if len(parts) != 3 || parts[1] != deletion.PubKey {
+		kind, pk, d, err := snowclaw.ParseAddress(a)
+		if err != nil || pk != deletion.PubKey {
 			continue // only authors delete their own addresses
 		}
-		kind, err := strconv.Atoi(parts[0])
-		if err != nil || snowclaw.IsGroupMetadataKind(kind) {
+		if snowclaw.IsGroupMetadataKind(kind) {
 			continue
 		}
 		until := deletion.CreatedAt
-		f := nostr.Filter{Kinds: []int{kind}, Authors: []string{parts[1]}, Until: &until, Limit: 10}
+		f := nostr.Filter{Kinds: []int{kind}, Authors: []string{pk}, Until: &until, Limit: 10}
 		if nostr.IsAddressableKind(kind) {
-			f.Tags = nostr.TagMap{"d": {parts[2]}}
+			f.Tags = nostr.TagMap{"d": {d}}
 		}
 		r.deleteMatching(ctx, f)
 	}

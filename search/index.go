@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2/analysis"
-	"github.com/nbd-wtf/go-nostr/nip19"
+	"github.com/snowclaw/snowclaw"
 )
 
 // Index is the memory search engine: BM25 (bleve) and vectors over docs,
@@ -121,10 +121,8 @@ func normalizeOptions(o Options) (Options, error) {
 	src := make(map[string]float64, len(o.Sources))
 	for k, v := range o.Sources {
 		if strings.HasPrefix(k, "npub1") {
-			if _, hex, err := nip19.Decode(k); err == nil {
-				if s, ok := hex.(string); ok {
-					k = s
-				}
+			if pk, err := snowclaw.ParsePubkey(k); err == nil {
+				k = pk
 			}
 		}
 		src[strings.ToLower(k)] = v

@@ -8,7 +8,7 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/nbd-wtf/go-nostr/nip19"
+	"github.com/snowclaw/snowclaw"
 )
 
 // ParsedQuery is a NIP-50 search string split into free text and the
@@ -62,7 +62,7 @@ func (p *ParsedQuery) setExtension(key, v string) error {
 	case "t", "topic":
 		p.Topics = append(p.Topics, v)
 	case "source":
-		hex, err := pubkeyHex(v)
+		hex, err := snowclaw.ParsePubkey(v)
 		if err != nil {
 			return fmt.Errorf("search: source:%s: %w", v, err)
 		}
@@ -96,29 +96,6 @@ func (p *ParsedQuery) setExtension(key, v string) error {
 		}
 	}
 	return nil
-}
-
-// pubkeyHex accepts an npub or 64 hex digits.
-func pubkeyHex(v string) (string, error) {
-	if strings.HasPrefix(v, "npub1") {
-		prefix, val, err := nip19.Decode(v)
-		if err != nil || prefix != "npub" {
-			return "", fmt.Errorf("bad npub")
-		}
-		if s, ok := val.(string); ok {
-			return s, nil
-		}
-		return "", fmt.Errorf("bad npub")
-	}
-	if len(v) != 64 {
-		return "", fmt.Errorf("want an npub or 64 hex digits")
-	}
-	for _, r := range v {
-		if !strings.ContainsRune("0123456789abcdefABCDEF", r) {
-			return "", fmt.Errorf("want an npub or 64 hex digits")
-		}
-	}
-	return strings.ToLower(v), nil
 }
 
 // parseWhen reads YYYY-MM-DD (UTC; until: covers the whole day) or unix

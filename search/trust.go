@@ -2,13 +2,12 @@ package search
 
 import (
 	"context"
-	"encoding/hex"
 	"fmt"
 	"math"
 	"strings"
 	"sync/atomic"
 
-	"github.com/nbd-wtf/go-nostr/nip19"
+	"github.com/snowclaw/snowclaw"
 )
 
 // Live trust (seed 003's preference-sorted source list): the owner can
@@ -56,20 +55,11 @@ func NormalizeSource(s string) (string, error) {
 		}
 		return s, nil
 	}
-	if strings.HasPrefix(s, "npub1") {
-		prefix, v, err := nip19.Decode(s)
-		if err != nil || prefix != "npub" {
-			return "", fmt.Errorf("source %q is not a valid npub", s)
-		}
-		return v.(string), nil
+	pk, err := snowclaw.ParsePubkey(s)
+	if err != nil {
+		return "", fmt.Errorf("source: %w (or group:<id>)", err)
 	}
-	if len(s) != 64 {
-		return "", fmt.Errorf("source %q: want an npub1…, 64 hex characters or group:<id>", s)
-	}
-	if _, err := hex.DecodeString(s); err != nil {
-		return "", fmt.Errorf("source %q is not hex", s)
-	}
-	return strings.ToLower(s), nil
+	return pk, nil
 }
 
 // SetSources replaces the live source weights (npub, hex or "group:<id>"

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/nbd-wtf/go-nostr/nip19"
 	"github.com/snowclaw/snowclaw"
 )
 
@@ -134,9 +133,7 @@ func (s Scope) DTag() string {
 // npubForm is the bech32 npub for a full key; a legacy prefix stays hex.
 func (s Scope) npubForm() string {
 	if len(s.ID) == 64 {
-		if npub, err := nip19.EncodePublicKey(s.ID); err == nil {
-			return npub
-		}
+		return snowclaw.NpubOf(s.ID)
 	}
 	return s.ID
 }

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
-	"github.com/nbd-wtf/go-nostr/nip19"
 	"github.com/nbd-wtf/go-nostr/nip44"
 	"github.com/snowclaw/snowclaw"
 )
@@ -118,10 +117,7 @@ func (c *Codec) encodeNpub(n *Npub) (nostr.Event, error) {
 	if err != nil {
 		return nostr.Event{}, fmt.Errorf("memory npub record: %w", err)
 	}
-	npub, err := nip19.EncodePublicKey(pk)
-	if err != nil {
-		return nostr.Event{}, fmt.Errorf("memory npub record: %w", err)
-	}
+	npub := snowclaw.NpubOf(pk)
 	plain, err := json.Marshal(n)
 	if err != nil {
 		return nostr.Event{}, err
@@ -211,10 +207,7 @@ func (c *Codec) memoryEvent(topic string, tier snowclaw.Tier, group, subject str
 	if err != nil {
 		return nostr.Event{}, err
 	}
-	source := c.AgentPubkey
-	if npub, err := nip19.EncodePublicKey(c.AgentPubkey); err == nil {
-		source = npub
-	}
+	source := snowclaw.NpubOf(c.AgentPubkey)
 	tags := nostr.Tags{
 		{"d", snowclaw.PrefixMemoryItem + topic},
 		{"snow:tier", string(tier)},

@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
-	"github.com/nbd-wtf/go-nostr/nip19"
+	"github.com/snowclaw/snowclaw"
 )
 
 // DisplayName is one name a person went by and when it was first seen. It
@@ -90,8 +91,8 @@ func (n *Npub) Name() string {
 // ShortNpub abbreviates a hex pubkey as "npub1xxxxxxx…"; enough to tell
 // people apart in a prompt without spending tokens on the full key.
 func ShortNpub(pk string) string {
-	npub, err := nip19.EncodePublicKey(pk)
-	if err != nil || len(npub) < 13 {
+	npub := snowclaw.NpubOf(pk)
+	if !strings.HasPrefix(npub, "npub1") || len(npub) < 13 {
 		if len(pk) > 8 {
 			return pk[:8] + "…"
 		}

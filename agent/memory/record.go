@@ -72,7 +72,7 @@ func AddressOf(k Key, agentPubkey string) string {
 	if d == "" || agentPubkey == "" {
 		return ""
 	}
-	return strconv.Itoa(snowclaw.KindAppData) + ":" + agentPubkey + ":" + d
+	return snowclaw.Address(snowclaw.KindAppData, agentPubkey, d)
 }
 
 // keyOf builds the full key of a record, d tag included.

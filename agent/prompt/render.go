@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/nbd-wtf/go-nostr/nip19"
+	"github.com/snowclaw/snowclaw"
 )
 
 // DefaultInstructions are used when Input.Instructions is empty. They teach
@@ -141,7 +141,8 @@ func senderNpub(s *Sender) string {
 	if s.Pubkey == "" {
 		return ""
 	}
-	if npub, err := nip19.EncodePublicKey(s.Pubkey); err == nil {
+	// NpubOf hands back what it cannot encode; the model gets nothing then
+	if npub := snowclaw.NpubOf(s.Pubkey); npub != s.Pubkey {
 		return npub
 	}
 	return ""

@@ -7,6 +7,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip19"
+	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/relay"
 )
 
@@ -17,7 +18,7 @@ func runKeygen(stdout io.Writer) error {
 		return err
 	}
 	nsec, _ := nip19.EncodePrivateKey(sk)
-	npub, _ := nip19.EncodePublicKey(pk)
+	npub := snowclaw.NpubOf(pk)
 	fmt.Fprintf(stdout, "nsec: %s\nnpub: %s\nsecret hex: %s\npublic hex: %s\n", nsec, npub, sk, pk)
 	return nil
 }
@@ -32,7 +33,7 @@ func runKeys(args, environ []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("%s key: %w", k.name, err)
 		}
-		npub, _ := nip19.EncodePublicKey(pk)
+		npub := snowclaw.NpubOf(pk)
 		fmt.Fprintf(stdout, "%s: %s %s\n", k.name, npub, pk)
 	}
 	return nil

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
-	"github.com/nbd-wtf/go-nostr/nip19"
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/internal/wsclient"
 	"github.com/snowclaw/snowclaw/plugins/memsearch"
@@ -115,7 +114,7 @@ func explainRows(notices []string) map[string]memsearch.ExplainRow {
 }
 
 func printHit(w io.Writer, rank int, evt *nostr.Event) {
-	npub, _ := nip19.EncodePublicKey(evt.PubKey)
+	npub := snowclaw.NpubOf(evt.PubKey)
 	if len(npub) > 16 {
 		npub = npub[:12] + "…" + npub[len(npub)-4:]
 	}

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/nbd-wtf/go-nostr/nip19"
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/policies"
 	"github.com/snowclaw/snowclaw/relay"
@@ -82,8 +81,7 @@ func runServe(ctx context.Context, args, environ []string, stdout, stderr io.Wri
 		return err
 	}
 	ids := r.Identities()
-	relayNpub, _ := nip19.EncodePublicKey(ids.Relay)
-	agentNpub, _ := nip19.EncodePublicKey(ids.Agent)
+	relayNpub, agentNpub := snowclaw.NpubOf(ids.Relay), snowclaw.NpubOf(ids.Agent)
 	abs, _ := filepath.Abs(cfg.Data)
 	logger.Info("snowclaw relay listening", "url", "ws://"+ln.Addr().String(), "data", abs, "relay", relayNpub, "agent", agentNpub, "version", version)
 	fmt.Fprintf(stdout, "snowclaw relay listening on ws://%s\n", ln.Addr())

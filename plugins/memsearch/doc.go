@@ -87,7 +87,7 @@ func (p *Plugin) docOf(evt *nostr.Event) (search.Doc, bool) {
 		return doc, false // config and other apps' data are not memories
 	}
 	doc.D = evt.Tags.GetD()
-	doc.Address = "30078:" + evt.PubKey + ":" + doc.D
+	doc.Address = snowclaw.Address(snowclaw.KindAppData, evt.PubKey, doc.D)
 	content := evt.Content
 	if snowclaw.IsEncrypted(evt) {
 		if _, mine := snowclaw.PersonOf(evt, p.opts.AgentPubkey); doc.Tier == string(snowclaw.TierPrivate) && !mine {

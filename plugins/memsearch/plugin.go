@@ -233,7 +233,7 @@ func (p *Plugin) OnEventSaved(ctx context.Context, evt *nostr.Event) {
 func (p *Plugin) DeleteEvent(ctx context.Context, evt *nostr.Event) error {
 	p.mu.Lock()
 	if _, d := snowclaw.NamespaceOf(evt); d != "" || evt.Kind == snowclaw.KindAppData {
-		addr := "30078:" + evt.PubKey + ":" + evt.Tags.GetD()
+		addr := snowclaw.Address(snowclaw.KindAppData, evt.PubKey, evt.Tags.GetD())
 		if p.addrs[addr] == evt.ID {
 			delete(p.addrs, addr)
 		}

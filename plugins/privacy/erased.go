@@ -204,7 +204,7 @@ func (e *Erased) Blocks(evt *nostr.Event) bool {
 		if nostr.IsAddressableKind(evt.Kind) {
 			d = evt.Tags.GetD()
 		}
-		if at, ok := e.addrs[sha256Hex(canonicalAddress(evt.Kind, strings.ToLower(evt.PubKey), d))]; ok && created <= at {
+		if at, ok := e.addrs[sha256Hex(snowclaw.Address(evt.Kind, strings.ToLower(evt.PubKey), d))]; ok && created <= at {
 			return true
 		}
 	}
@@ -249,11 +249,7 @@ func addressHash(addr string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("address: %w", err)
 	}
-	return sha256Hex(canonicalAddress(kind, pub, d)), nil
-}
-
-func canonicalAddress(kind int, pubkey, d string) string {
-	return strconv.Itoa(kind) + ":" + pubkey + ":" + d
+	return sha256Hex(snowclaw.Address(kind, pub, d)), nil
 }
 
 func sha256Hex(s string) string {

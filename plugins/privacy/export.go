@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
-	"github.com/nbd-wtf/go-nostr/nip19"
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/agent/memory"
 )
@@ -94,9 +93,7 @@ func NewExport(npub string, now time.Time) *Export {
 	}
 	if pk, err := snowclaw.ParsePubkey(npub); err == nil {
 		x.pubkey = pk
-		if n, err := nip19.EncodePublicKey(pk); err == nil {
-			x.UserID = n
-		}
+		x.UserID = snowclaw.NpubOf(pk)
 	}
 	// Empty categories still appear, as [] rather than null: an importer
 	// can tell "nothing of this kind" from "not exported".
@@ -122,9 +119,7 @@ func (x *Export) AddNpub(n memory.Npub) bool {
 	if err != nil || x.pubkey == "" || pk != x.pubkey {
 		return false
 	}
-	if npub, err := nip19.EncodePublicKey(pk); err == nil {
-		x.covered[snowclaw.PrefixMemoryNpub+npub] = true
-	}
+	x.covered[snowclaw.PrefixMemoryNpub+snowclaw.NpubOf(pk)] = true
 	x.covered[snowclaw.PrefixMemoryNpub+pk] = true
 	x.covered[snowclaw.PrefixMemoryNpub+pk[:32]] = true
 	seen := cmp.Or(unixUTC(n.FirstSeen), unixUTC(n.LastInteraction), x.ExportedAt)

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/nbd-wtf/go-nostr"
-	"github.com/nbd-wtf/go-nostr/nip19"
+	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/agent"
 	"github.com/snowclaw/snowclaw/agent/memory"
 	"github.com/snowclaw/snowclaw/plugins/privacy"
@@ -24,7 +24,7 @@ func (s *Service) Export(ctx context.Context, r Request) (*privacy.Export, error
 	if err != nil {
 		return nil, fmt.Errorf("error: reading the store: %w", err)
 	}
-	npub, _ := nip19.EncodePublicKey(r.Subject)
+	npub := snowclaw.NpubOf(r.Subject)
 	x := privacy.NewExport(npub, s.o.Now())
 	x.Agent = s.agentPK
 	for _, m := range h.memories {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/fiatjaf/eventstore"
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/agent"
 	"github.com/snowclaw/snowclaw/agent/memory"
 	"github.com/snowclaw/snowclaw/plugins/privacy"
@@ -141,7 +142,7 @@ func (s *Service) erase(ctx context.Context, evts []*nostr.Event) ([]string, err
 		}
 		ids = append(ids, evt.ID)
 		if nostr.IsAddressableKind(evt.Kind) || nostr.IsReplaceableKind(evt.Kind) {
-			addrs = append(addrs, fmt.Sprintf("%d:%s:%s", evt.Kind, evt.PubKey, evt.Tags.GetD()))
+			addrs = append(addrs, snowclaw.Address(evt.Kind, evt.PubKey, evt.Tags.GetD()))
 		}
 	}
 	if err := s.o.Erased.AddIDs(ids...); err != nil {
