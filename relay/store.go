@@ -12,6 +12,7 @@ import (
 	"github.com/fiatjaf/eventstore"
 	badgerstore "github.com/fiatjaf/eventstore/badger"
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/internal/storeq"
 )
 
@@ -73,10 +74,11 @@ func (w *writeGuard) lock(addr string) func() {
 }
 
 func address(evt *nostr.Event) string {
+	d := ""
 	if nostr.IsAddressableKind(evt.Kind) {
-		return fmt.Sprintf("%d:%s:%s", evt.Kind, evt.PubKey, evt.Tags.GetD())
+		d = evt.Tags.GetD()
 	}
-	return fmt.Sprintf("%d:%s:", evt.Kind, evt.PubKey)
+	return snowclaw.Address(evt.Kind, evt.PubKey, d)
 }
 
 // newerStored reports whether the store holds evt or a version of its
