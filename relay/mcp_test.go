@@ -192,15 +192,8 @@ func TestMCP_Refused(t *testing.T) {
 			if c.auth != "" {
 				req.Header.Set("Authorization", c.auth)
 			}
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
-			var body struct{ Error string }
-			json.NewDecoder(resp.Body).Decode(&body)
-			if resp.StatusCode != http.StatusUnauthorized || !strings.HasPrefix(body.Error, c.want) {
-				t.Fatalf("status %d error %q, want 401 %q", resp.StatusCode, body.Error, c.want)
+			if code, msg := doJSON(t, req); code != http.StatusUnauthorized || !strings.HasPrefix(msg, c.want) {
+				t.Fatalf("status %d error %q, want 401 %q", code, msg, c.want)
 			}
 		})
 	}
