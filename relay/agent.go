@@ -6,9 +6,9 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/agent"
-	"github.com/snowclaw/snowclaw/internal/storeq"
 	"github.com/snowclaw/snowclaw/plugins/agentlink"
 	"github.com/snowclaw/snowclaw/policies"
+	"github.com/snowclaw/snowclaw/relay/store"
 )
 
 // newAgent creates the resident agent and links it to the hooks; New
@@ -21,7 +21,7 @@ func (r *Relay) newAgent() error {
 		Secret: r.opts.Keys.AgentSecret, Owner: r.ids.Owner, Name: ao.Name,
 		Publish: r.add,
 		Query: func(ctx context.Context, f nostr.Filter, fn func(*nostr.Event) bool) error {
-			return storeq.Each(ctx, r.store, f, fn)
+			return store.Each(ctx, r.store, f, fn)
 		},
 		LLM: ao.LLM, File: ao.File, Instructions: ao.Instructions, TokenBudget: ao.TokenBudget,
 		KnownKeys: append([]string{r.ids.Relay}, ao.KnownKeys...),

@@ -9,7 +9,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
-	"github.com/snowclaw/snowclaw/internal/storeq"
+	"github.com/snowclaw/snowclaw/relay/store"
 )
 
 // List and get (the in-process API the HTTP routes and the MCP server
@@ -37,7 +37,7 @@ type memorySet struct {
 func (r *Relay) memories(ctx context.Context, reader string) (*memorySet, error) {
 	s := &memorySet{all: map[string]*nostr.Event{}, canRead: map[string]bool{}, newer: map[string][]*nostr.Event{}}
 	var walk []*nostr.Event
-	err := storeq.Each(ctx, r.store, nostr.Filter{Kinds: []int{snowclaw.KindAppData}}, func(evt *nostr.Event) bool {
+	err := store.Each(ctx, r.store, nostr.Filter{Kinds: []int{snowclaw.KindAppData}}, func(evt *nostr.Event) bool {
 		if !isMemory(evt) {
 			return true
 		}

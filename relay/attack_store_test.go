@@ -16,6 +16,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw/relay"
+	"github.com/snowclaw/snowclaw/relay/store"
 )
 
 // signedAt is mkEvent dated at ts.
@@ -242,7 +243,7 @@ func TestAttack_TruncatedTableIsAClearError(t *testing.T) {
 				t.Fatal("the relay started on a truncated table")
 			}
 			t.Log(err)
-			if !errors.Is(err, relay.ErrStoreDamaged) {
+			if !errors.Is(err, store.ErrStoreDamaged) {
 				t.Fatalf("err = %v, want ErrStoreDamaged", err)
 			}
 			for _, want := range []string{filepath.Join(e.dir, "events"), filepath.Base(tables[0]), "backup"} {
@@ -262,7 +263,7 @@ func TestAttack_TruncatedTableIsAClearError(t *testing.T) {
 // other addresses, a limit (a replaceable address has a theoretical limit
 // of one) could be spent on them, and its ReplaceEvent deleted the older
 // versions of every address whose d tag the new one's is a prefix of.
-// Every reader and writer now goes through storeq.ExactStore.
+// Every reader and writer now goes through store.Exact.
 func TestAttack_TagPrefix_AddressesStayApart(t *testing.T) {
 	e := startEnv(t)
 	u := newUser()

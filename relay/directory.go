@@ -9,7 +9,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
-	"github.com/snowclaw/snowclaw/internal/storeq"
+	"github.com/snowclaw/snowclaw/relay/store"
 )
 
 // The agent directory, trust and conflict dashboard routes of the web UI
@@ -70,7 +70,7 @@ func (r *Relay) Agents(ctx context.Context, reader string) (Directory, error) {
 	}
 	var agents []AgentEntry
 	selfSeen := false
-	err = storeq.Each(ctx, r.store, nostr.Filter{Kinds: []int{snowclaw.KindProfile}}, func(evt *nostr.Event) bool {
+	err = store.Each(ctx, r.store, nostr.Filter{Kinds: []int{snowclaw.KindProfile}}, func(evt *nostr.Event) bool {
 		if !r.canRead(reader, evt) {
 			return true
 		}

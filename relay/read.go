@@ -4,8 +4,8 @@ import (
 	"context"
 
 	"github.com/nbd-wtf/go-nostr"
-	"github.com/snowclaw/snowclaw/internal/storeq"
 	"github.com/snowclaw/snowclaw/policies"
+	"github.com/snowclaw/snowclaw/relay/store"
 )
 
 // maxQueryPages bounds how far one REQ pages through events the reader
@@ -29,7 +29,7 @@ func (r *Relay) rejectFilter(ctx context.Context, f nostr.Filter) (bool, string)
 
 // queryVisible answers stored-event queries with only what the reader may
 // see. When hidden events eat into the limit it reads further back by
-// cursor (storeq), looking at no more than maxQueryPages pages' worth.
+// cursor (relay/store), looking at no more than maxQueryPages pages' worth.
 func (r *Relay) queryVisible(ctx context.Context, f nostr.Filter) (chan *nostr.Event, error) {
 	r.met.query(queryREQ)
 	reader := policies.ReaderOf(ctx)
@@ -45,7 +45,7 @@ func (r *Relay) queryVisible(ctx context.Context, f nostr.Filter) (chan *nostr.E
 		}
 		sent, looked := 0, 0
 		now := nostr.Now()
-		err := storeq.Scan(ctx, r.store, f, limit, func(evt *nostr.Event) bool {
+		err := store.Scan(ctx, r.store, f, limit, func(evt *nostr.Event) bool {
 			looked++
 			if !policies.Expired(evt, now) {
 				if ok, _ := r.vis.CanRead(reader, evt); ok {
@@ -78,7 +78,7 @@ func (r *Relay) countVisible(ctx context.Context, f nostr.Filter) (int64, error)
 	}
 	var n int64
 	now := nostr.Now()
-	err := storeq.Each(ctx, r.store, f, func(evt *nostr.Event) bool {
+	err := store.Each(ctx, r.store, f, func(evt *nostr.Event) bool {
 		if policies.Expired(evt, now) {
 			return true
 		}

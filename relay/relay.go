@@ -20,12 +20,12 @@ import (
 	"github.com/snowclaw/snowclaw/agent"
 	"github.com/snowclaw/snowclaw/agent/dynconfig"
 	"github.com/snowclaw/snowclaw/agent/llm"
-	"github.com/snowclaw/snowclaw/internal/storeq"
 	"github.com/snowclaw/snowclaw/plugins/groups"
 	"github.com/snowclaw/snowclaw/plugins/memsearch"
 	"github.com/snowclaw/snowclaw/plugins/privacy"
 	"github.com/snowclaw/snowclaw/plugins/rights"
 	"github.com/snowclaw/snowclaw/policies"
+	"github.com/snowclaw/snowclaw/relay/store"
 	"github.com/snowclaw/snowclaw/search"
 )
 
@@ -120,7 +120,7 @@ type Relay struct {
 	opts   Options
 	log    *slog.Logger
 	khatru *khatru.Relay
-	store  *storeq.ExactStore // badger, answering exactly (storeq/exact.go)
+	store  *store.Exact // badger, answering exactly (store/exact.go)
 	groups *groups.Groups
 	vis    *policies.Visibility
 	ids    policies.Identities
@@ -157,18 +157,17 @@ func New(ctx context.Context, opts Options) (*Relay, error) {
 	if err := os.MkdirAll(opts.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("creating data directory: %w", err)
 	}
-	b, err := openBadger(filepath.Join(opts.DataDir, "events"), opts.Limits.MaxLimit)
+	// every reader and writer, plugins included, gets exact answers
+	st, err := store.OpenBadger(filepath.Join(opts.DataDir, "events"), opts.Limits.MaxLimit)
 	if err != nil {
 		return nil, err
 	}
-	// every reader and writer, plugins included, gets exact answers
-	store := storeq.Exact(b)
 
 	r := &Relay{
 		opts:   opts,
 		log:    opts.Logger,
 		khatru: khatru.NewRelay(),
-		store:  store,
+		store:  st,
 		ids:    policies.Identities{Owner: opts.Owner, Relay: relayPK, Agent: agentPK},
 		subs:   newRegistry(),
 		disk:   newDiskGuard(opts.DataDir, opts.MinFreeMB, opts.Logger),
@@ -180,7 +179,7 @@ func New(ctx context.Context, opts Options) (*Relay, error) {
 		Creators:         opts.GroupCreators,
 		Defaults:         opts.GroupDefaults,
 		MaxModerationAge: opts.MaxModerationAge,
-		Store:            store,
+		Store:            st,
 		Publish:          r.Publish,
 		Delete:           r.deleteEvent,
 		Logger:           opts.Logger,
@@ -189,16 +188,16 @@ func New(ctx context.Context, opts Options) (*Relay, error) {
 	r.wire()
 
 	if err := r.tombs.load(ctx, r); err != nil {
-		store.Close()
+		st.Close()
 		return nil, fmt.Errorf("loading deletions: %w", err)
 	}
 	if err := r.groups.Load(ctx); err != nil {
-		store.Close()
+		st.Close()
 		return nil, fmt.Errorf("rebuilding group state: %w", err)
 	}
 	if opts.Search.Enabled {
 		if err := r.openSearch(ctx); err != nil {
-			store.Close()
+			st.Close()
 			return nil, err
 		}
 	}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
-	"github.com/snowclaw/snowclaw/internal/storeq"
+	"github.com/snowclaw/snowclaw/relay/store"
 )
 
 // tombstones remember what was deleted, so that "deleted stays deleted"
@@ -31,7 +31,7 @@ func newTombstones() *tombstones {
 }
 
 func (t *tombstones) load(ctx context.Context, r *Relay) error {
-	return storeq.Each(ctx, r.store, nostr.Filter{Kinds: []int{snowclaw.KindDeletion, snowclaw.KindDeleteEvent}}, func(evt *nostr.Event) bool {
+	return store.Each(ctx, r.store, nostr.Filter{Kinds: []int{snowclaw.KindDeletion, snowclaw.KindDeleteEvent}}, func(evt *nostr.Event) bool {
 		t.record(evt)
 		return true
 	})

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/snowclaw/snowclaw/relay"
+	"github.com/snowclaw/snowclaw/relay/store"
 )
 
 // runReindex rebuilds the search index from the stored events. The relay
@@ -26,7 +27,7 @@ func runReindex(ctx context.Context, args, environ []string, stdout, stderr io.W
 	start := time.Now()
 	r, err := relay.New(ctx, opts)
 	if err != nil {
-		if errors.Is(err, relay.ErrStoreInUse) {
+		if errors.Is(err, store.ErrStoreInUse) {
 			return fmt.Errorf("the store in %s is in use: stop the running relay first", cfg.Data)
 		}
 		return err

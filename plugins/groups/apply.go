@@ -7,7 +7,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
-	"github.com/snowclaw/snowclaw/internal/storeq"
+	"github.com/snowclaw/snowclaw/relay/store"
 )
 
 // effect is what an applied event asks the relay to do once the state lock
@@ -134,7 +134,7 @@ func (s *Groups) carryOut(ctx context.Context, eff effect) {
 // history it may name to the requester; what it may not name (they may
 // not read it) passes unnamed and must still stay.
 func (s *Groups) deleteEvents(ctx context.Context, ids []string, group string) {
-	events, err := storeq.All(ctx, s.opts.Store, nostr.Filter{IDs: ids})
+	events, err := store.All(ctx, s.opts.Store, nostr.Filter{IDs: ids})
 	if err != nil {
 		s.log.Error("listing events to delete", "group", group, "err", err)
 		return
@@ -152,7 +152,7 @@ func (s *Groups) deleteEvents(ctx context.Context, ids []string, group string) {
 // deleteMatching removes every stored event matching f. With group set,
 // only events of that group are touched, whatever the filter says.
 func (s *Groups) deleteMatching(ctx context.Context, f nostr.Filter, group string) {
-	events, err := storeq.All(ctx, s.opts.Store, f)
+	events, err := store.All(ctx, s.opts.Store, f)
 	if err != nil {
 		s.log.Error("listing events to delete", "group", group, "err", err)
 		return
@@ -177,7 +177,7 @@ func (s *Groups) Load(ctx context.Context) error {
 	for k := 9000; k <= 9022; k++ {
 		kinds = append(kinds, k)
 	}
-	events, err := storeq.All(ctx, s.opts.Store, nostr.Filter{Kinds: kinds})
+	events, err := store.All(ctx, s.opts.Store, nostr.Filter{Kinds: kinds})
 	if err != nil {
 		return err
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
-	"github.com/snowclaw/snowclaw/internal/storeq"
+	"github.com/snowclaw/snowclaw/relay/store"
 )
 
 // metadataEvents renders the four relay-signed state events of a group,
@@ -117,7 +117,7 @@ func (s *Groups) nextMetaTS(gid string, floor nostr.Timestamp) nostr.Timestamp {
 }
 
 func (s *Groups) loadMetaTimestamps(ctx context.Context) error {
-	return storeq.Each(ctx, s.opts.Store, nostr.Filter{
+	return store.Each(ctx, s.opts.Store, nostr.Filter{
 		Kinds:   []int{snowclaw.KindGroupMetadata, snowclaw.KindGroupAdmins, snowclaw.KindGroupMembers, snowclaw.KindGroupRoles},
 		Authors: []string{s.opts.IDs.Relay},
 	}, func(evt *nostr.Event) bool {

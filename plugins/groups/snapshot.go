@@ -5,7 +5,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
-	"github.com/snowclaw/snowclaw/internal/storeq"
+	"github.com/snowclaw/snowclaw/relay/store"
 )
 
 // snapshot is a group's state as its relay-signed 39000–39002 last said.
@@ -25,7 +25,7 @@ type snapshot struct {
 // snapshot and replays on top of it only the events newer than it.
 func (s *Groups) loadSnapshots(ctx context.Context) (map[string]*snapshot, error) {
 	out := make(map[string]*snapshot)
-	err := storeq.Each(ctx, s.opts.Store, nostr.Filter{
+	err := store.Each(ctx, s.opts.Store, nostr.Filter{
 		Kinds:   []int{snowclaw.KindGroupMetadata, snowclaw.KindGroupAdmins, snowclaw.KindGroupMembers},
 		Authors: []string{s.opts.IDs.Relay},
 	}, func(evt *nostr.Event) bool {

@@ -19,8 +19,8 @@ import (
 	"github.com/fiatjaf/khatru"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
-	"github.com/snowclaw/snowclaw/internal/storeq"
 	"github.com/snowclaw/snowclaw/policies"
+	"github.com/snowclaw/snowclaw/relay/store"
 	"github.com/snowclaw/snowclaw/search"
 )
 
@@ -172,7 +172,7 @@ func (p *Plugin) catchUp(ctx context.Context, progress func(done, total int)) er
 		return err
 	}
 	var indexErr error
-	err := storeq.Each(ctx, p.opts.Store, nostr.Filter{Kinds: indexedKinds}, func(evt *nostr.Event) bool {
+	err := store.Each(ctx, p.opts.Store, nostr.Filter{Kinds: indexedKinds}, func(evt *nostr.Event) bool {
 		doc, ok := p.docOf(evt)
 		if !ok {
 			return true

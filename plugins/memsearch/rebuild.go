@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
-	"github.com/snowclaw/snowclaw/internal/storeq"
+	"github.com/snowclaw/snowclaw/relay/store"
 	"github.com/snowclaw/snowclaw/search"
 )
 
@@ -80,7 +80,7 @@ func (p *Plugin) rebuildFromStore(ctx context.Context) error {
 	addrs := make(map[string]string)
 	err := p.ix.Rebuild(ctx, func(yield func(search.Doc) error) error {
 		var yerr error
-		err := storeq.Each(ctx, p.opts.Store, nostr.Filter{Kinds: indexedKinds}, func(evt *nostr.Event) bool {
+		err := store.Each(ctx, p.opts.Store, nostr.Filter{Kinds: indexedKinds}, func(evt *nostr.Event) bool {
 			doc, ok := p.docOf(evt)
 			if !ok {
 				return true

@@ -9,7 +9,7 @@ import (
 	"github.com/snowclaw/snowclaw/agent"
 	"github.com/snowclaw/snowclaw/agent/memory"
 	"github.com/snowclaw/snowclaw/agent/privmsg"
-	"github.com/snowclaw/snowclaw/internal/storeq"
+	"github.com/snowclaw/snowclaw/relay/store"
 )
 
 // held is one memory by or about the person, with the text they would
@@ -48,7 +48,7 @@ func (s *Service) collect(ctx context.Context, pk string, all bool) (holdings, e
 		}
 	}
 	each := func(f nostr.Filter) error {
-		return storeq.Each(ctx, s.o.Store, f, func(evt *nostr.Event) bool { add(evt); return true })
+		return store.Each(ctx, s.o.Store, f, func(evt *nostr.Event) bool { add(evt); return true })
 	}
 	filters := []nostr.Filter{
 		{Kinds: []int{snowclaw.KindAppData}, Authors: []string{pk}},
@@ -97,7 +97,7 @@ func (s *Service) collect(ctx context.Context, pk string, all bool) (holdings, e
 }
 
 func each2(ctx context.Context, s *Service, f nostr.Filter, fn func(*nostr.Event)) error {
-	return storeq.Each(ctx, s.o.Store, f, func(evt *nostr.Event) bool { fn(evt); return true })
+	return store.Each(ctx, s.o.Store, f, func(evt *nostr.Event) bool { fn(evt); return true })
 }
 
 // read decodes a memory event into the text its person would read.

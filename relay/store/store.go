@@ -1,16 +1,17 @@
-// Package storeq reads whole result sets out of an eventstore, page by page,
-// for the internal jobs (state rebuild, group deletion, reindex, COUNT)
-// that must see every matching event rather than the first page a client
-// would get.
+// Package store is the relay's event store: it opens the badger store
+// (checking it for damage first, open.go), makes its answers exact
+// (Exact), and reads whole result sets out of it, page by page, for the
+// internal jobs (state rebuild, group deletion, reindex, COUNT) that must
+// see every matching event rather than the first page a client would get.
 //
 // Pages follow a stable cursor, (created_at, id) in newest-first order, so
 // a second holding more events than a page is read to its end instead of
 // being returned again and again (or skipped). eventstore's interface
-// cannot resume inside a second, so storeq needs one more capability from
-// the store: a Pager, which a SQL store implements directly and storeq
+// cannot resume inside a second, so this package needs one more capability from
+// the store: a Pager, which a SQL store implements directly and this package
 // provides itself for the badger backend, walking its indexes (badger's
-// own answers are not even exact: see ExactStore).
-package storeq
+// own answers are not even exact: see Exact).
+package store
 
 import (
 	"cmp"
@@ -53,7 +54,7 @@ type Pager interface {
 // ErrSecondTooFull is returned when a store that can do neither of the
 // above holds a second too full to read in one query: going on would
 // silently skip events.
-var ErrSecondTooFull = errors.New("storeq: one second holds more events than a query returns, and the store cannot page inside a second")
+var ErrSecondTooFull = errors.New("store: one second holds more events than a query returns, and the store cannot page inside a second")
 
 // Each calls fn for every stored event matching f, newest first. It stops
 // early when fn returns false. f.Limit is ignored; f.Since and f.Until hold.
@@ -94,10 +95,10 @@ func All(ctx context.Context, store eventstore.Store, f nostr.Filter) ([]*nostr.
 }
 
 // unwrapper is a store wrapping another one (an overlay adding virtual
-// events to ids queries, say); storeq pages the wrapped store.
+// events to ids queries, say); this package pages the wrapped store.
 type unwrapper interface{ Unwrap() eventstore.Store }
 
-// PagerOf is how storeq pages store: the store itself when it is a Pager,
+// PagerOf is how this package pages store: the store itself when it is a Pager,
 // badger's indexes walked directly, and otherwise plain queries that fail
 // with ErrSecondTooFull rather than skip events.
 func PagerOf(store eventstore.Store) Pager {

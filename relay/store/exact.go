@@ -1,4 +1,4 @@
-package storeq
+package store
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 )
 
-// ExactStore is a store whose answers are exact. eventstore's badger
+// Exact is a store whose answers are exact. eventstore's badger
 // backend indexes tag values with no terminator, so its range for
 // d="hid" also yields d="hidopen", h="A" yields h="AB", and so on: extra
 // events in an answer, and worse, real ones missing when the impostors
@@ -17,12 +17,12 @@ import (
 // versions of every address its d tag is a prefix of. Every reader and
 // writer of the relay goes through this wrapper, so that defect is
 // handled once, here, rather than by each caller re-checking tags.
-type ExactStore struct {
+type Exact struct {
 	eventstore.Store
 }
 
-// Exact wraps store.
-func Exact(store eventstore.Store) *ExactStore { return &ExactStore{Store: store} }
+// NewExact wraps store.
+func NewExact(store eventstore.Store) *Exact { return &Exact{Store: store} }
 
 // deleteMu serializes deletions: eventstore's badger DeleteEvent counts
 // them in a package variable, unguarded, to run its value-log GC every
@@ -30,19 +30,19 @@ func Exact(store eventstore.Store) *ExactStore { return &ExactStore{Store: store
 var deleteMu sync.Mutex
 
 // DeleteEvent deletes evt, one deletion at a time (see deleteMu).
-func (s *ExactStore) DeleteEvent(ctx context.Context, evt *nostr.Event) error {
+func (s *Exact) DeleteEvent(ctx context.Context, evt *nostr.Event) error {
 	deleteMu.Lock()
 	defer deleteMu.Unlock()
 	return s.Store.DeleteEvent(ctx, evt)
 }
 
-// Unwrap is the wrapped store (storeq pages it directly).
-func (s *ExactStore) Unwrap() eventstore.Store { return s.Store }
+// Unwrap is the wrapped store (paging reads it directly).
+func (s *Exact) Unwrap() eventstore.Store { return s.Store }
 
 // QueryEvents answers f with exactly its matches, newest first, at most
 // its limit (the store's default when none is given), read by cursor so
 // that impostors never take a match's place.
-func (s *ExactStore) QueryEvents(ctx context.Context, f nostr.Filter) (chan *nostr.Event, error) {
+func (s *Exact) QueryEvents(ctx context.Context, f nostr.Filter) (chan *nostr.Event, error) {
 	if f.Search != "" {
 		return s.Store.QueryEvents(ctx, f)
 	}
@@ -80,7 +80,7 @@ func (s *ExactStore) QueryEvents(ctx context.Context, f nostr.Filter) (chan *nos
 // saved before the old ones go, so a crash in between leaves two versions
 // (the next replacement, and every newest-first reader, settle it), never
 // none. Callers serialize writers of one address (relay/write.go).
-func (s *ExactStore) ReplaceEvent(ctx context.Context, evt *nostr.Event) error {
+func (s *Exact) ReplaceEvent(ctx context.Context, evt *nostr.Event) error {
 	prev, err := Versions(ctx, s.Store, evt)
 	if err != nil {
 		return err

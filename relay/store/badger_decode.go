@@ -1,4 +1,4 @@
-package storeq
+package store
 
 import (
 	"encoding/binary"
@@ -14,7 +14,7 @@ import (
 func decodeEvent(data []byte, evt *nostr.Event) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("storeq: damaged event %x in the store: %v", data[:min(len(data), 32)], r)
+			err = fmt.Errorf("store: damaged event %x in the store: %v", data[:min(len(data), 32)], r)
 		}
 	}()
 	evt.ID = hex.EncodeToString(data[0:32])

@@ -1,4 +1,4 @@
-package storeq_test
+package store_test
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/nbd-wtf/go-nostr"
-	"github.com/snowclaw/snowclaw/internal/storeq"
+	"github.com/snowclaw/snowclaw/relay/store"
 )
 
 // badger indexes tag values without a terminator, so the index range of
@@ -23,7 +23,7 @@ func TestExact_TagPrefixesAreNotMatches(t *testing.T) {
 	want := put(t, b, pk, 30078, 1000, nostr.Tags{{"d", "hid"}}, "wanted")
 	put(t, b, pk, 30078, 1001, nostr.Tags{{"d", "hidopen"}}, "impostor")
 	put(t, b, pk, 1, 1002, nostr.Tags{{"t", "hidden"}}, "another impostor")
-	x := storeq.Exact(b)
+	x := store.NewExact(b)
 
 	for name, f := range map[string]nostr.Filter{
 		"address":        {Kinds: []int{30078}, Authors: []string{pk}, Tags: nostr.TagMap{"d": {"hid"}}},
@@ -42,9 +42,9 @@ func TestExact_TagPrefixesAreNotMatches(t *testing.T) {
 			t.Errorf("%s: got %q, want only the event whose d is exactly hid", name, got)
 		}
 	}
-	all, err := storeq.All(ctx, b, nostr.Filter{Kinds: []int{30078}, Authors: []string{pk}, Tags: nostr.TagMap{"d": {"hid"}}})
+	all, err := store.All(ctx, b, nostr.Filter{Kinds: []int{30078}, Authors: []string{pk}, Tags: nostr.TagMap{"d": {"hid"}}})
 	if err != nil || len(all) != 1 || all[0].ID != want.ID {
-		t.Errorf("storeq.All = %v, %v; want the one event", all, err)
+		t.Errorf("store.All = %v, %v; want the one event", all, err)
 	}
 }
 
@@ -57,7 +57,7 @@ func TestExact_ReplaceTouchesOnlyItsAddress(t *testing.T) {
 	pk, _ = nostr.GetPublicKey(pk)
 	put(t, b, pk, 30078, 1000, nostr.Tags{{"d", "hidopen"}}, "neighbour")
 	old := put(t, b, pk, 30078, 1000, nostr.Tags{{"d", "hid"}}, "v1")
-	x := storeq.Exact(b)
+	x := store.NewExact(b)
 	v2 := &nostr.Event{PubKey: pk, Kind: 30078, CreatedAt: 1001, Tags: nostr.Tags{{"d", "hid"}}, Content: "v2", Sig: old.Sig}
 	v2.ID = v2.GetID()
 	if err := x.ReplaceEvent(ctx, v2); err != nil {
@@ -68,7 +68,7 @@ func TestExact_ReplaceTouchesOnlyItsAddress(t *testing.T) {
 	if err := x.ReplaceEvent(ctx, stale); err != nil {
 		t.Fatal(err)
 	}
-	all, err := storeq.All(ctx, b, nostr.Filter{Authors: []string{pk}})
+	all, err := store.All(ctx, b, nostr.Filter{Authors: []string{pk}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func TestExact_ConcurrentDeletes(t *testing.T) {
 	for i := range 64 {
 		evs = append(evs, put(t, b, pk, 1, nostr.Timestamp(1000+i), nil, "n"))
 	}
-	x := storeq.Exact(b)
+	x := store.NewExact(b)
 	var wg sync.WaitGroup
 	for _, evt := range evs {
 		wg.Go(func() {
@@ -103,7 +103,7 @@ func TestExact_ConcurrentDeletes(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if left, err := storeq.All(ctx, b, nostr.Filter{Authors: []string{pk}}); err != nil || len(left) != 0 {
+	if left, err := store.All(ctx, b, nostr.Filter{Authors: []string{pk}}); err != nil || len(left) != 0 {
 		t.Fatalf("left after deleting all: %d, %v", len(left), err)
 	}
 }

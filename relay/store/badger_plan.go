@@ -1,4 +1,4 @@
-package storeq
+package store
 
 import (
 	"encoding/binary"

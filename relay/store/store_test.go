@@ -1,4 +1,4 @@
-package storeq_test
+package store_test
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	badgerstore "github.com/fiatjaf/eventstore/badger"
 	"github.com/fiatjaf/eventstore/slicestore"
 	"github.com/nbd-wtf/go-nostr"
-	"github.com/snowclaw/snowclaw/internal/storeq"
+	"github.com/snowclaw/snowclaw/relay/store"
 )
 
 // burst is the second that holds more events than a page, many times over.
@@ -21,7 +21,7 @@ const burst = nostr.Timestamp(1_700_000_000)
 func openStore(t *testing.T) *badgerstore.BadgerBackend {
 	t.Helper()
 	b := &badgerstore.BadgerBackend{
-		Path: t.TempDir(), MaxLimit: storeq.PageSize,
+		Path: t.TempDir(), MaxLimit: store.PageSize,
 		BadgerOptionsModifier: func(o badger.Options) badger.Options { return o.WithLogger(nil) },
 	}
 	if err := b.Init(); err != nil {
@@ -169,7 +169,7 @@ func testFilters(t *testing.T, w *world) {
 		"no kinds":          {Kinds: []int{}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			got, err := storeq.All(context.Background(), w.b, f)
+			got, err := store.All(context.Background(), w.b, f)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -190,7 +190,7 @@ func TestScanSmallPages(t *testing.T) {
 	w := &world{b: b, all: all}
 	for _, size := range []int{1, 2, 7, 16, 49, 50, 51} {
 		var got []*nostr.Event
-		err := storeq.Scan(context.Background(), b, nostr.Filter{}, size, func(e *nostr.Event) bool {
+		err := store.Scan(context.Background(), b, nostr.Filter{}, size, func(e *nostr.Event) bool {
 			got = append(got, e)
 			return true
 		})
@@ -204,7 +204,7 @@ func TestScanSmallPages(t *testing.T) {
 // testStopsEarly: fn returning false ends the walk.
 func testStopsEarly(t *testing.T, w *world) {
 	n := 0
-	if err := storeq.Each(context.Background(), w.b, nostr.Filter{}, func(*nostr.Event) bool { n++; return n < 1200 }); err != nil {
+	if err := store.Each(context.Background(), w.b, nostr.Filter{}, func(*nostr.Event) bool { n++; return n < 1200 }); err != nil {
 		t.Fatal(err)
 	}
 	if n != 1200 {
@@ -224,18 +224,18 @@ func (u unwrapping) Unwrap() eventstore.Store { return u.Store }
 // error, never a silent skip; one that names the store it wraps is paged
 // through it.
 func testUnpageable(t *testing.T, w *world) {
-	_, err := storeq.All(context.Background(), opaque{w.b}, nostr.Filter{})
-	if !errors.Is(err, storeq.ErrSecondTooFull) {
+	_, err := store.All(context.Background(), opaque{w.b}, nostr.Filter{})
+	if !errors.Is(err, store.ErrSecondTooFull) {
 		t.Fatalf("opaque store over a burst: err %v, want ErrSecondTooFull", err)
 	}
 	// without a burst in range, plain queries are enough
 	until := burst - 1
-	got, err := storeq.All(context.Background(), opaque{w.b}, nostr.Filter{Until: &until})
+	got, err := store.All(context.Background(), opaque{w.b}, nostr.Filter{Until: &until})
 	if err != nil {
 		t.Fatalf("opaque store below the burst: %v", err)
 	}
 	sameOnce(t, got, w.want(nostr.Filter{Until: &until}))
-	got, err = storeq.All(context.Background(), unwrapping{w.b}, nostr.Filter{})
+	got, err = store.All(context.Background(), unwrapping{w.b}, nostr.Filter{})
 	if err != nil {
 		t.Fatalf("unwrapping store: %v", err)
 	}
@@ -249,14 +249,14 @@ func TestBadgerLayout(t *testing.T) {
 	sk, _ := nostr.GetPublicKey(nostr.GeneratePrivateKey())
 	addr := "30078:" + sk + ":x"
 	evt := put(t, b, sk, 30078, burst, nostr.Tags{{"d", "x"}, {"e", sk}, {"a", addr}}, "layout")
-	p := storeq.PagerOf(b)
+	p := store.PagerOf(b)
 	top := strings.Repeat("f", 64)
 	for _, f := range []nostr.Filter{
 		{}, {Kinds: []int{30078}}, {Authors: []string{evt.PubKey}}, {Kinds: []int{30078}, Authors: []string{evt.PubKey}}, {IDs: []string{evt.ID}},
 		{Tags: nostr.TagMap{"d": {"x"}}}, {Tags: nostr.TagMap{"e": {sk}}}, {Tags: nostr.TagMap{"a": {addr}}},
 	} {
 		// a cursor just above the event forces the read inside its second
-		page, _, err := p.QueryPage(context.Background(), f, storeq.Cursor{CreatedAt: burst, ID: top}, 10)
+		page, _, err := p.QueryPage(context.Background(), f, store.Cursor{CreatedAt: burst, ID: top}, 10)
 		if err != nil || len(page) != 1 || page[0].ID != evt.ID || page[0].Content != "layout" {
 			t.Fatalf("filter %v: page %v, err %v; want the stored event", f, page, err)
 		}
@@ -276,7 +276,7 @@ func TestSliceStore(t *testing.T) {
 	for i := range 1200 {
 		all = append(all, put(t, s, pk, 9000+i%3, burst-nostr.Timestamp(i%300), nil, fmt.Sprint(i)))
 	}
-	got, err := storeq.All(context.Background(), s, nostr.Filter{})
+	got, err := store.All(context.Background(), s, nostr.Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,7 +284,7 @@ func TestSliceStore(t *testing.T) {
 	for i := range 600 {
 		put(t, s, pk, 1, burst+10, nil, fmt.Sprint("crowd ", i))
 	}
-	if _, err := storeq.All(context.Background(), s, nostr.Filter{}); !errors.Is(err, storeq.ErrSecondTooFull) {
+	if _, err := store.All(context.Background(), s, nostr.Filter{}); !errors.Is(err, store.ErrSecondTooFull) {
 		t.Fatalf("600 events in one second of a store capped at 500: err %v, want ErrSecondTooFull", err)
 	}
 }

@@ -1,4 +1,4 @@
-package storeq_test
+package store_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/nbd-wtf/go-nostr"
-	"github.com/snowclaw/snowclaw/internal/storeq"
+	"github.com/snowclaw/snowclaw/relay/store"
 )
 
 func newKey(t *testing.T) string {
@@ -28,7 +28,7 @@ func contents(evs []*nostr.Event) []string {
 	return out
 }
 
-func query(t *testing.T, s *storeq.ExactStore, f nostr.Filter) []string {
+func query(t *testing.T, s *store.Exact, f nostr.Filter) []string {
 	t.Helper()
 	ch, err := s.QueryEvents(context.Background(), f)
 	if err != nil {
@@ -46,7 +46,7 @@ func query(t *testing.T, s *storeq.ExactStore, f nostr.Filter) []string {
 // first, whatever longer values share its prefix.
 func TestExact_TagValues(t *testing.T) {
 	b := openStore(t)
-	x := storeq.Exact(b)
+	x := store.NewExact(b)
 	pk, other := newKey(t), newKey(t)
 	hexA := strings.Repeat("ab", 32)
 	hexB := strings.Repeat("ab", 8) + strings.Repeat("cd", 24) // same first 8 bytes
@@ -89,7 +89,7 @@ func TestExact_TagValues(t *testing.T) {
 // limit, and an id named twice (or malformed) changes nothing.
 func TestExact_IDs(t *testing.T) {
 	b := openStore(t)
-	x := storeq.Exact(b)
+	x := store.NewExact(b)
 	pk := newKey(t)
 	var ids []string
 	for i := range 5 {
@@ -119,7 +119,7 @@ func TestExact_IDs(t *testing.T) {
 // since, an impostor's included; the walk must go on to the real events.
 func TestExact_SinceWithImpostors(t *testing.T) {
 	b := openStore(t)
-	x := storeq.Exact(b)
+	x := store.NewExact(b)
 	pk := newKey(t)
 	const newer, older = 0x6553F100, 0x65530100 // "eS\xf1\x00", "eS\x01\x00"
 	put(t, b, pk, 1, newer, nostr.Tags{{"t", "hi"}}, "newer")
@@ -150,7 +150,7 @@ func TestExact_BurstWithImpostors(t *testing.T) {
 	older := put(t, b, pk, 1, burst-1, nostr.Tags{{"t", "x"}}, "older")
 	for _, size := range []int{7, 1000} {
 		var got []*nostr.Event
-		err := storeq.Scan(context.Background(), b, nostr.Filter{Tags: nostr.TagMap{"t": {"x"}}}, size, func(e *nostr.Event) bool {
+		err := store.Scan(context.Background(), b, nostr.Filter{Tags: nostr.TagMap{"t": {"x"}}}, size, func(e *nostr.Event) bool {
 			got = append(got, e)
 			return true
 		})
@@ -159,7 +159,7 @@ func TestExact_BurstWithImpostors(t *testing.T) {
 		}
 		sameOnce(t, got, append(slices.Clone(want), older))
 	}
-	got, err := storeq.All(context.Background(), b, nostr.Filter{Kinds: []int{2}, Tags: nostr.TagMap{"t": {"x"}}})
+	got, err := store.All(context.Background(), b, nostr.Filter{Kinds: []int{2}, Tags: nostr.TagMap{"t": {"x"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +178,7 @@ func TestExact_BurstWithImpostors(t *testing.T) {
 func TestExact_ReplaceOddAddresses(t *testing.T) {
 	ctx := context.Background()
 	b := openStore(t)
-	x := storeq.Exact(b)
+	x := store.NewExact(b)
 	pk := newKey(t)
 	long := strings.Repeat("l", 150)
 	put(t, b, pk, 30078, 100, nostr.Tags{{"d", long}}, "long v1")
@@ -194,7 +194,7 @@ func TestExact_ReplaceOddAddresses(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	all, err := storeq.All(ctx, b, nostr.Filter{Authors: []string{pk}})
+	all, err := store.All(ctx, b, nostr.Filter{Authors: []string{pk}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package storeq
+package store
 
 import (
 	"context"
@@ -137,7 +137,7 @@ func (p *secondPager) second(ctx context.Context, f nostr.Filter, at nostr.Times
 	return out, out[len(out)-1].ID, nil
 }
 
-// keep is a query's answer as storeq needs it: each event once, only
+// keep is a query's answer as paging needs it: each event once, only
 // those matching q, newest first (then by id). Stores are looser: badger's
 // ids queries ignore since and until, and a kind named twice returns its
 // events twice.
