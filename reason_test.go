@@ -1,0 +1,62 @@
+package snowclaw_test
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"testing"
+
+	"github.com/snowclaw/snowclaw"
+)
+
+type fullErr struct{}
+
+func (fullErr) Error() string                { return "error: disk full" }
+func (fullErr) ErrorReason() snowclaw.Reason { return snowclaw.ReasonDiskFull }
+
+func TestReasons(t *testing.T) {
+	for _, c := range []struct {
+		err    error
+		reason snowclaw.Reason
+		text   string
+		status int
+	}{
+		{snowclaw.Invalid("bad %s", "tag"), snowclaw.ReasonInvalid, "invalid: bad tag", http.StatusBadRequest},
+		{snowclaw.Blocked("no"), snowclaw.ReasonBlocked, "blocked: no", http.StatusForbidden},
+		{snowclaw.Restricted("owner only"), snowclaw.ReasonRestricted, "restricted: owner only", http.StatusForbidden},
+		{snowclaw.Duplicate("have it"), snowclaw.ReasonDuplicate, "duplicate: have it", http.StatusConflict},
+		{snowclaw.RateLimited("slow down"), snowclaw.ReasonRateLimited, "rate-limited: slow down", http.StatusTooManyRequests},
+		{snowclaw.AuthRequired("who?"), snowclaw.ReasonAuthRequired, "auth-required: who?", http.StatusUnauthorized},
+		{snowclaw.PoW("difficulty 20"), snowclaw.ReasonPoW, "pow: difficulty 20", http.StatusBadRequest},
+		{snowclaw.Unsupported("search is off"), snowclaw.ReasonUnsupported, "unsupported: search is off", http.StatusServiceUnavailable},
+		{snowclaw.NotFound("no such memory"), snowclaw.ReasonNotFound, "not-found: no such memory", http.StatusNotFound},
+		{snowclaw.Internal("store failed"), snowclaw.ReasonError, "error: store failed", http.StatusInternalServerError},
+		{snowclaw.Blocked("%s", "100%"), snowclaw.ReasonBlocked, "blocked: 100%", http.StatusForbidden},
+		{fullErr{}, snowclaw.ReasonDiskFull, "error: disk full", http.StatusInsufficientStorage},
+		{fmt.Errorf("wrapped: %w", snowclaw.Restricted("x")), snowclaw.ReasonRestricted, "wrapped: restricted: x", http.StatusForbidden},
+		// untyped errors are failures, whatever their text says
+		{errors.New("blocked: looks like a reason"), snowclaw.ReasonError, "error: blocked: looks like a reason", http.StatusInternalServerError},
+		{io.EOF, snowclaw.ReasonError, "error: EOF", http.StatusInternalServerError},
+	} {
+		if got := snowclaw.ReasonOf(c.err); got != c.reason {
+			t.Errorf("ReasonOf(%q) = %v, want %v", c.err, got, c.reason)
+		}
+		if got := snowclaw.Text(c.err); got != c.text {
+			t.Errorf("Text(%q) = %q, want %q", c.err, got, c.text)
+		}
+		if got := snowclaw.ReasonOf(c.err).Status(); got != c.status {
+			t.Errorf("status of %q = %d, want %d", c.err, got, c.status)
+		}
+	}
+}
+
+func TestReasonKeepsCause(t *testing.T) {
+	err := snowclaw.Internal("could not save: %v", io.ErrUnexpectedEOF)
+	if !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("%v does not wrap its cause", err)
+	}
+	if snowclaw.Reason(99).Prefix() != "error" || snowclaw.Reason(-1).Status() != http.StatusInternalServerError {
+		t.Error("an unknown reason is not an error")
+	}
+}
