@@ -1,13 +1,10 @@
 package relay
 
 import (
-	"encoding/json"
 	"strconv"
-	"strings"
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
-	"github.com/snowclaw/snowclaw/agent/memory"
 )
 
 // viewer turns memory item events into what one reader sees of them
@@ -18,19 +15,13 @@ import (
 type viewer struct {
 	reader string
 	owner  string
-	agent  string        // hex; whose a private memory is depends on it
-	codec  *memory.Codec // nil: the agent key is unusable, nothing is decrypted
+	agent  string // hex; whose a private memory is depends on it
+	secret string // the agent's, hex; "": nothing is decrypted
 }
 
-// viewerFor makes a viewer for one call. The codec is made per call
-// because Decode remembers every d tag it sees, which a long-lived one
-// would accumulate without bound.
+// viewerFor makes a viewer for one call.
 func (r *Relay) viewerFor(reader string) *viewer {
-	v := &viewer{reader: reader, owner: r.ids.Owner, agent: r.ids.Agent}
-	if c, err := memory.NewCodec(r.opts.Keys.AgentSecret); err == nil {
-		v.codec = c
-	}
-	return v
+	return &viewer{reader: reader, owner: r.ids.Owner, agent: r.ids.Agent, secret: r.opts.Keys.AgentSecret}
 }
 
 // isMemory reports whether evt is a memory item (kind 30078, d
@@ -45,7 +36,7 @@ func isMemory(evt *nostr.Event) bool {
 // that person), an internal one the owner's. The agent holds the other end
 // of every such conversation, so it can decrypt for them.
 func (v *viewer) mayDecrypt(evt *nostr.Event) bool {
-	if v.reader == "" || v.codec == nil {
+	if v.reader == "" || v.secret == "" {
 		return false
 	}
 	switch snowclaw.TierOf(evt) {
@@ -84,50 +75,25 @@ func (v *viewer) view(evt *nostr.Event) snowclaw.MemoryView {
 	}
 	switch {
 	case !snowclaw.IsEncrypted(evt):
-		mv.Text, mv.Detail, mv.Context = plainContent(evt.Content)
+		mv.Text, mv.Detail, mv.Context = textOf(evt.Content)
 	case v.mayDecrypt(evt):
-		mv.Text, mv.Detail, mv.Context = v.decrypt(evt)
-		mv.Encrypted = mv.Text == "" // could not be opened after all
+		// opened with the agent key: the agent holds the other end of
+		// every conversation a reader may have decrypted for them
+		plain, err := snowclaw.Open(evt, v.secret, v.agent, "")
+		mv.Encrypted = err != nil
+		if err == nil {
+			mv.Text, mv.Detail, mv.Context = textOf(plain)
+		}
 	default:
 		mv.Encrypted = true
 	}
 	return mv
 }
 
-// decrypt opens an encrypted memory with the agent key: the agent's own
-// items (to a person or to itself) and those people encrypted to the agent.
-func (v *viewer) decrypt(evt *nostr.Event) (text, detail, context string) {
-	rec, err := v.codec.Decode(evt)
-	switch {
-	case err != nil:
-		return "", "", ""
-	case rec.Item != nil:
-		return rec.Item.Text, rec.Item.Detail, rec.Item.Context
-	case rec.Lesson != nil:
-		return rec.Lesson.Text, "", ""
-	}
-	return "", "", ""
-}
-
-// plainContent reads seed 003's JSON content, or plain text taken as the
-// summary (DESIGN.md §2). A JSON object with only a detail shows the
-// detail as its summary, as the agent reads it.
-func plainContent(content string) (text, detail, context string) {
-	trimmed := strings.TrimSpace(content)
-	if strings.HasPrefix(trimmed, "{") {
-		var body struct {
-			Summary string `json:"summary"`
-			Detail  string `json:"detail"`
-			Context string `json:"context"`
-		}
-		if json.Unmarshal([]byte(trimmed), &body) == nil {
-			if body.Summary == "" {
-				body.Summary, body.Detail = body.Detail, ""
-			}
-			return body.Summary, body.Detail, body.Context
-		}
-	}
-	return trimmed, "", ""
+// textOf is what a view shows of a memory's plain content.
+func textOf(content string) (text, detail, context string) {
+	m := snowclaw.DecodeMemory(content)
+	return m.Summary, m.Detail, m.Context
 }
 
 func firstTag(evt *nostr.Event, key, fallback string) string {

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
-	"github.com/nbd-wtf/go-nostr/nip44"
 	"github.com/snowclaw/snowclaw"
 )
 
@@ -53,14 +52,13 @@ func NewCodec(secret string) (*Codec, error) {
 	return &Codec{AgentSecret: sk, AgentPubkey: pk}, nil
 }
 
-// itemContent is the content of a memory item event. The search index
-// reads summary, detail and context (plugins/memsearch); what only the agent
-// needs back sits in the nested snowclaw object, out of the searched text.
-type itemContent struct {
-	Summary  string    `json:"summary"`
-	Detail   string    `json:"detail,omitempty"`
-	Context  string    `json:"context,omitempty"`
-	Snowclaw *itemMeta `json:"snowclaw,omitempty"`
+// itemBody is the content of one of the agent's items or lessons: the
+// shared memory content (snowclaw.MemoryContent, which the search index
+// and every view read) with what only the agent needs back nested in its
+// snowclaw object, out of the searched text.
+func itemBody(summary, detail, context string, meta itemMeta) (snowclaw.MemoryContent, error) {
+	raw, err := json.Marshal(meta)
+	return snowclaw.MemoryContent{Summary: summary, Detail: detail, Context: context, Snowclaw: raw}, err
 }
 
 type itemMeta struct {
@@ -160,10 +158,13 @@ func (c *Codec) encodeItem(it *Item) (nostr.Event, error) {
 	if pk, err := snowclaw.ParsePubkey(subject); err == nil {
 		subject = pk // the p tag and the conversation key need hex
 	}
-	body := itemContent{Summary: it.Text, Detail: it.Detail, Context: it.Context, Snowclaw: &itemMeta{
+	body, err := itemBody(it.Text, it.Detail, it.Context, itemMeta{
 		Kind: "item", ID: it.ID, Source: it.Source, Author: it.Author, Subject: subject,
 		Hits: it.Hits, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt,
-	}}
+	})
+	if err != nil {
+		return nostr.Event{}, err
+	}
 	evt, err := c.memoryEvent(it.Topic, it.Tier, it.Group, subject, it.Confidence, body)
 	if err != nil {
 		return evt, err
@@ -189,10 +190,13 @@ func (c *Codec) encodeLesson(l *Lesson) (nostr.Event, error) {
 		subject = pk
 	}
 	on := l.Enabled
-	body := itemContent{Summary: l.Text, Snowclaw: &itemMeta{
+	body, err := itemBody(l.Text, "", "", itemMeta{
 		Kind: "lesson", ID: l.ID, Source: l.Source, Subject: subject, Hits: l.Hits, Enabled: &on,
 		CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt,
-	}}
+	})
+	if err != nil {
+		return nostr.Event{}, err
+	}
 	// the lesson's tier and scope are its event's markers, so the relay
 	// serves it only where its words may be read (a private one is
 	// encrypted between the agent and its person)
@@ -202,8 +206,8 @@ func (c *Codec) encodeLesson(l *Lesson) (nostr.Event, error) {
 // memoryEvent builds a seed 003 memory event with the tier markers the
 // relay enforces (DESIGN.md §2): h for group, p plus encryption for
 // private, encryption to the agent itself for internal.
-func (c *Codec) memoryEvent(topic string, tier snowclaw.Tier, group, subject string, confidence float64, body itemContent) (nostr.Event, error) {
-	plain, err := json.Marshal(body)
+func (c *Codec) memoryEvent(topic string, tier snowclaw.Tier, group, subject string, confidence float64, body snowclaw.MemoryContent) (nostr.Event, error) {
+	content, err := body.Encode()
 	if err != nil {
 		return nostr.Event{}, err
 	}
@@ -221,7 +225,6 @@ func (c *Codec) memoryEvent(topic string, tier snowclaw.Tier, group, subject str
 		tags = append(tags, nostr.Tag{"t", t})
 	}
 	tags = append(tags, TierMarkers(tier, group, subject)...)
-	content := string(plain)
 	switch tier {
 	case snowclaw.TierPrivate:
 		content, err = c.encrypt(subject, content)
@@ -266,16 +269,12 @@ func (c *Codec) trusted() string {
 	return c.AgentPubkey
 }
 
-// encrypt is NIP-44 with the conversation key of the agent and peer; with
-// peer = the agent itself only the agent can read it.
+// encrypt seals plain between the codec's key and peer (snowclaw.Seal);
+// with peer = the codec's own key only it can read it.
 func (c *Codec) encrypt(peer, plain string) (string, error) {
-	key, err := nip44.GenerateConversationKey(peer, c.AgentSecret)
+	out, err := snowclaw.Seal(plain, c.AgentSecret, peer)
 	if err != nil {
-		return "", fmt.Errorf("memory: nip44 key with %s: %w", ShortNpub(peer), err)
-	}
-	out, err := nip44.Encrypt(plain, key)
-	if err != nil {
-		return "", fmt.Errorf("memory: nip44 encrypt: %w", err)
+		return "", fmt.Errorf("memory: %w", err)
 	}
 	return out, nil
 }

@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/nbd-wtf/go-nostr"
-	"github.com/nbd-wtf/go-nostr/nip44"
 	"github.com/snowclaw/snowclaw"
 )
 
@@ -20,11 +19,10 @@ var (
 	ErrNotMemory = errors.New("memory: not a memory record")
 	// ErrDecrypt: the content is encrypted for a conversation this codec's
 	// key is not part of (or is corrupt). Callers loading at start skip it.
-	ErrDecrypt = errors.New("memory: cannot decrypt")
-	// ErrForged: a private memory whose signature does not make it its p
-	// person's (snowclaw.PersonOf): neither the agent nor that person
-	// wrote it, so it is nobody's memory and is never read as one.
-	ErrForged = errors.New("memory: private memory not signed by the agent or its person")
+	ErrDecrypt = snowclaw.ErrDecrypt
+	// ErrForged: a private memory neither the agent nor its person wrote
+	// (snowclaw.PersonOf): nobody's memory, never read as one.
+	ErrForged = snowclaw.ErrForged
 )
 
 // Decode reads a record back from a kind 30078 event: the reverse of
@@ -121,18 +119,15 @@ func (c *Codec) decodeItem(evt *nostr.Event, topic string) (*Item, *Lesson, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	body := itemContent{Summary: strings.TrimSpace(content)}
-	if strings.HasPrefix(body.Summary, "{") && json.Unmarshal([]byte(content), &body) == nil {
-		if body.Summary == "" {
-			body.Summary, body.Detail = body.Detail, ""
-		}
-	}
-	if strings.TrimSpace(body.Summary) == "" {
+	body := snowclaw.DecodeMemory(content)
+	if !body.HasSummary() {
 		return nil, nil, errors.New("memory item has no summary")
 	}
-	meta := itemMeta{}
-	if body.Snowclaw != nil {
-		meta = *body.Snowclaw
+	// the nested snowclaw object says the agent wrote it; without one
+	// (or with one that is not ours) it is someone else's item
+	meta, ours := itemMeta{}, false
+	if len(body.Snowclaw) > 0 {
+		ours = json.Unmarshal(body.Snowclaw, &meta) == nil && string(body.Snowclaw) != "null"
 	}
 	created := int64(evt.CreatedAt)
 	if meta.Kind == "lesson" || meta.Kind == "" && tier == snowclaw.TierInternal && strings.HasPrefix(topic, "lesson/") {
@@ -169,7 +164,7 @@ func (c *Codec) decodeItem(evt *nostr.Event, topic string) (*Item, *Lesson, erro
 		CreatedAt: cmp.Or(meta.CreatedAt, created),
 		UpdatedAt: cmp.Or(meta.UpdatedAt, created),
 	}
-	if body.Snowclaw == nil {
+	if !ours {
 		it.Author = evt.PubKey // written by someone else, who is its author
 	}
 	if tier == snowclaw.TierGroup {
@@ -201,38 +196,11 @@ func (c *Codec) decodeItem(evt *nostr.Event, topic string) (*Item, *Lesson, erro
 	return it, nil, nil
 }
 
-// open returns the plain content of an event, decrypting NIP-44. The peer
-// of the conversation is the event's author when that is not this codec's
-// key (a person's own memory, or the agent's record read with the person's
-// key), else the person in p, else the codec's own key (internal).
+// open returns the plain content of an event (snowclaw.Open, the one
+// NIP-44 rule) as this codec's key reads it; person names whom the
+// record is about, for records that carry no p tag.
 func (c *Codec) open(evt *nostr.Event, person string) (string, error) {
-	if !snowclaw.IsEncrypted(evt) {
-		return evt.Content, nil
-	}
-	if c.AgentSecret == "" {
-		return "", fmt.Errorf("%w: the codec has no secret key", ErrDecrypt)
-	}
-	peers := []string{c.AgentPubkey}
-	switch {
-	case evt.PubKey != "" && evt.PubKey != c.AgentPubkey:
-		peers = []string{evt.PubKey}
-	case person != "" && person != c.AgentPubkey:
-		// Seed 000 §9 planned person records encrypted to the agent
-		// itself; such records are still read, after the current form.
-		peers = []string{person, c.AgentPubkey}
-	}
-	var err error
-	for _, peer := range peers {
-		var key [32]byte
-		if key, err = nip44.GenerateConversationKey(peer, c.AgentSecret); err != nil {
-			continue
-		}
-		var plain string
-		if plain, err = nip44.Decrypt(evt.Content, key); err == nil {
-			return plain, nil
-		}
-	}
-	return "", fmt.Errorf("%w (encrypted for another key?): %v", ErrDecrypt, err)
+	return snowclaw.Open(evt, c.AgentSecret, c.trusted(), person)
 }
 
 func isHex(s string) bool {

@@ -49,6 +49,9 @@ func TestCodec_DecodeLegacyAndForeign(t *testing.T) {
 				return r.Item.Group == "g" && r.Item.Tier == snowclaw.TierGroup && r.Item.Detail == "send AUTH first" &&
 					r.Item.Confidence == 0.7
 			}, nil},
+		{"a detail without a summary is the summary, not the JSON", nostr.Event{Kind: 30078, PubKey: p.other,
+			Content: `{"detail":"send AUTH first"}`, Tags: nostr.Tags{{"d", "snow:memory:group/g/nip42"}, {"h", "g"}}},
+			func(r Record) bool { return r.Item.Text == "send AUTH first" && r.Item.Detail == "" }, nil},
 		{"public lesson of another agent stays an item", nostr.Event{Kind: 30078, PubKey: p.other, Content: `{"summary":"check sigs"}`,
 			Tags: nostr.Tags{{"d", "snow:memory:lesson/sigs"}}},
 			func(r Record) bool { return r.Item != nil && r.Lesson == nil }, nil},

@@ -123,8 +123,7 @@ func printHit(w io.Writer, rank int, evt *nostr.Event) {
 		where = strings.TrimSpace(where + " #" + g)
 	}
 	text := evt.Content
-	var m struct{ Summary string }
-	if json.Unmarshal([]byte(text), &m) == nil && m.Summary != "" {
+	if m := snowclaw.DecodeMemory(text); m.HasSummary() {
 		text = m.Summary
 	}
 	text = strings.Join(strings.Fields(text), " ")

@@ -7,7 +7,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/nbd-wtf/go-nostr"
-	"github.com/nbd-wtf/go-nostr/nip44"
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/search"
 )
@@ -90,11 +89,10 @@ func (p *Plugin) docOf(evt *nostr.Event) (search.Doc, bool) {
 	doc.Address = snowclaw.Address(snowclaw.KindAppData, evt.PubKey, doc.D)
 	content := evt.Content
 	if snowclaw.IsEncrypted(evt) {
-		if _, mine := snowclaw.PersonOf(evt, p.opts.AgentPubkey); doc.Tier == string(snowclaw.TierPrivate) && !mine {
-			return doc, false // p-tagged by someone the signature does not back: nobody's memory
-		}
-		plain, ok := p.decrypt(evt)
-		if !ok {
+		// a private memory p-tagged by someone the signature does not
+		// back is nobody's: Open refuses it (snowclaw.ErrForged)
+		plain, err := snowclaw.Open(evt, p.opts.AgentSecret, p.opts.AgentPubkey, "")
+		if err != nil {
 			return doc, false
 		}
 		content, doc.Volatile = plain, true
@@ -129,15 +127,12 @@ func (p *Plugin) setScope(doc *search.Doc, evt *nostr.Event) {
 // context (JSON content) or its plain content, plus its topic words and t
 // tags, which often carry the words a query uses.
 func memoryText(content, topic string, ts []string) string {
-	var m struct{ Summary, Detail, Context string }
-	body := content
-	if strings.HasPrefix(strings.TrimSpace(content), "{") && json.Unmarshal([]byte(content), &m) == nil {
-		body = strings.TrimSpace(strings.Join([]string{m.Summary, m.Detail, m.Context}, "\n"))
-		if body == "" { // a social record (notes, preferences, …): all its words
-			var v any
-			json.Unmarshal([]byte(content), &v)
-			body = strings.Join(jsonStrings(v, nil), "\n")
-		}
+	m := snowclaw.DecodeMemory(content)
+	body := strings.TrimSpace(strings.Join([]string{m.Summary, m.Detail, m.Context}, "\n"))
+	if m.IsEmpty() { // a social record (notes, preferences, …): all its words
+		var v any
+		json.Unmarshal([]byte(content), &v)
+		body = strings.Join(jsonStrings(v, nil), "\n")
 	}
 	extra := strings.NewReplacer("/", " ", "-", " ", "_", " ").Replace(topic)
 	return strings.TrimSpace(body + "\n" + extra + " " + strings.Join(ts, " "))
@@ -163,26 +158,6 @@ func jsonStrings(v any, out []string) []string {
 		}
 	}
 	return out
-}
-
-// decrypt opens a NIP-44 memory: private ones are between the agent and
-// the person in p, internal ones between the agent and itself.
-func (p *Plugin) decrypt(evt *nostr.Event) (string, bool) {
-	if p.opts.AgentSecret == "" {
-		return "", false
-	}
-	peer := p.opts.AgentPubkey
-	if evt.PubKey != p.opts.AgentPubkey {
-		peer = evt.PubKey // a person's own private memory, written by them
-	} else if ps := snowclaw.TagValues(evt, "p"); len(ps) > 0 {
-		peer = ps[0]
-	}
-	key, err := nip44.GenerateConversationKey(peer, p.opts.AgentSecret)
-	if err != nil {
-		return "", false
-	}
-	plain, err := nip44.Decrypt(evt.Content, key)
-	return plain, err == nil
 }
 
 func tagMap(evt *nostr.Event) map[string][]string {

@@ -1,7 +1,6 @@
 package privacy
 
 import (
-	"encoding/json"
 	"strconv"
 	"strings"
 	"time"
@@ -36,9 +35,8 @@ func eventText(evt *nostr.Event, text string) string {
 	if snowclaw.IsEncrypted(evt) {
 		return "(encrypted; could not be decrypted for this export)"
 	}
-	var body struct{ Summary, Detail, Context string }
-	if evt.Kind == snowclaw.KindAppData && json.Unmarshal([]byte(evt.Content), &body) == nil && body.Summary != "" {
-		return joinParagraphs(body.Summary, body.Detail, labelled("Context", body.Context))
+	if m := snowclaw.DecodeMemory(evt.Content); evt.Kind == snowclaw.KindAppData && m.HasSummary() {
+		return joinParagraphs(m.Summary, m.Detail, labelled("Context", m.Context))
 	}
 	return evt.Content
 }

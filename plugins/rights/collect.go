@@ -1,8 +1,9 @@
 package rights
 
 import (
+	"cmp"
 	"context"
-	"encoding/json"
+	"strings"
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
@@ -100,7 +101,9 @@ func each2(ctx context.Context, s *Service, f nostr.Filter, fn func(*nostr.Event
 	return store.Each(ctx, s.o.Store, f, func(evt *nostr.Event) bool { fn(evt); return true })
 }
 
-// read decodes a memory event into the text its person would read.
+// read decodes a memory event into the text its person would read: the
+// agent's item or lesson, else the content as every view reads it
+// (snowclaw.DecodeMemory), opened when the agent can open it.
 func (s *Service) read(evt *nostr.Event) held {
 	rec, err := s.codec.Decode(evt)
 	if err == nil && rec.Item != nil {
@@ -109,12 +112,11 @@ func (s *Service) read(evt *nostr.Event) held {
 	if err == nil && rec.Lesson != nil {
 		return held{evt: evt, text: rec.Lesson.Text}
 	}
-	if snowclaw.IsEncrypted(evt) {
+	plain, err := snowclaw.Open(evt, s.o.AgentSecret, s.agentPK, "")
+	if err != nil {
 		return held{evt: evt, text: "(encrypted; not readable by the agent)"}
 	}
-	var m struct{ Summary string }
-	if json.Unmarshal([]byte(evt.Content), &m) == nil && m.Summary != "" {
-		return held{evt: evt, text: m.Summary}
-	}
-	return held{evt: evt, text: evt.Content}
+	// a memory may say only its context; an app's own record is shown whole
+	m := snowclaw.DecodeMemory(plain)
+	return held{evt: evt, text: cmp.Or(strings.TrimSpace(m.Summary), strings.TrimSpace(m.Context), plain)}
 }
