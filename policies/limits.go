@@ -2,10 +2,10 @@ package policies
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
 )
 
 // Limits bound what one event or one filter may cost the relay. Zero values
@@ -36,61 +36,61 @@ func DefaultLimits() Limits {
 }
 
 // RejectEvent enforces size and time limits on one event.
-func (l Limits) RejectEvent(_ context.Context, evt *nostr.Event) (bool, string) {
+func (l Limits) RejectEvent(_ context.Context, evt *nostr.Event) error {
 	if l.MaxContentBytes > 0 && len(evt.Content) > l.MaxContentBytes {
-		return true, fmt.Sprintf("invalid: content is %d bytes; this relay accepts at most %d", len(evt.Content), l.MaxContentBytes)
+		return snowclaw.Invalid("content is %d bytes; this relay accepts at most %d", len(evt.Content), l.MaxContentBytes)
 	}
 	if l.MaxTags > 0 && len(evt.Tags) > l.MaxTags {
-		return true, fmt.Sprintf("invalid: event has %d tags; this relay accepts at most %d", len(evt.Tags), l.MaxTags)
+		return snowclaw.Invalid("event has %d tags; this relay accepts at most %d", len(evt.Tags), l.MaxTags)
 	}
 	size := len(evt.Content) + 200
 	for _, t := range evt.Tags {
 		for _, v := range t {
 			if l.MaxTagValueBytes > 0 && len(v) > l.MaxTagValueBytes {
-				return true, fmt.Sprintf("invalid: a tag value is %d bytes; this relay accepts at most %d", len(v), l.MaxTagValueBytes)
+				return snowclaw.Invalid("a tag value is %d bytes; this relay accepts at most %d", len(v), l.MaxTagValueBytes)
 			}
 			size += len(v) + 3
 		}
 	}
 	if l.MaxEventBytes > 0 && size > l.MaxEventBytes {
-		return true, fmt.Sprintf("invalid: event is about %d bytes; this relay accepts at most %d", size, l.MaxEventBytes)
+		return snowclaw.Invalid("event is about %d bytes; this relay accepts at most %d", size, l.MaxEventBytes)
 	}
 	now := nostr.Now()
 	if l.MaxFutureSeconds > 0 && int64(evt.CreatedAt) > int64(now)+l.MaxFutureSeconds {
-		return true, fmt.Sprintf("invalid: created_at is more than %d seconds in the future; check your clock", l.MaxFutureSeconds)
+		return snowclaw.Invalid("created_at is more than %d seconds in the future; check your clock", l.MaxFutureSeconds)
 	}
 	if exp, ok := Expiration(evt); ok && exp <= now {
-		return true, "invalid: event has already expired (NIP-40)"
+		return snowclaw.Invalid("event has already expired (NIP-40)")
 	}
-	return false, ""
+	return nil
 }
 
 // RejectFilter refuses filters too big to answer cheaply.
-func (l Limits) RejectFilter(_ context.Context, f nostr.Filter) (bool, string) {
+func (l Limits) RejectFilter(_ context.Context, f nostr.Filter) error {
 	n := len(f.IDs) + len(f.Authors) + len(f.Kinds)
 	for k, vs := range f.Tags {
 		if len(k) != 1 {
-			return true, fmt.Sprintf("invalid: tag filter %q: tag names in filters are single letters, written #x", k)
+			return snowclaw.Invalid("tag filter %q: tag names in filters are single letters, written #x", k)
 		}
 		n += len(vs)
 	}
 	if l.MaxFilterValues > 0 && n > l.MaxFilterValues {
-		return true, fmt.Sprintf("invalid: filter has %d values; this relay accepts at most %d per filter", n, l.MaxFilterValues)
+		return snowclaw.Invalid("filter has %d values; this relay accepts at most %d per filter", n, l.MaxFilterValues)
 	}
 	for _, id := range f.IDs {
 		if len(id) != 64 {
-			return true, fmt.Sprintf("invalid: %q is not an event id (64 hex characters)", id)
+			return snowclaw.Invalid("%q is not an event id (64 hex characters)", id)
 		}
 	}
 	for _, a := range f.Authors {
 		if len(a) != 64 {
-			return true, fmt.Sprintf("invalid: %q is not a public key (64 hex characters)", a)
+			return snowclaw.Invalid("%q is not a public key (64 hex characters)", a)
 		}
 	}
 	if f.Limit < 0 {
-		return true, "invalid: limit must not be negative"
+		return snowclaw.Invalid("limit must not be negative")
 	}
-	return false, ""
+	return nil
 }
 
 // ClampLimit returns the limit a query really runs with.

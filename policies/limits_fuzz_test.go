@@ -109,7 +109,7 @@ func FuzzFilter(f *testing.F) {
 		}
 		ctx := context.Background()
 		for _, l := range limits {
-			reject, msg := l.RejectFilter(ctx, filter)
+			reject, msg := outcome(l.RejectFilter(ctx, filter))
 			if reject {
 				checkRefusal(t, "Limits.RejectFilter", msg)
 				continue
@@ -123,7 +123,7 @@ func FuzzFilter(f *testing.F) {
 			}
 		}
 		for _, reader := range readers {
-			reject, msg := vis.CheckFilter(reader, filter)
+			reject, msg := outcome(vis.CheckFilter(reader, filter))
 			if !reject {
 				if msg != "" {
 					t.Fatalf("accepted filter with a message %q", msg)

@@ -2,11 +2,11 @@ package policies
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
 )
 
 // Rate is a token bucket: PerSecond tokens refill each second up to Burst.
@@ -68,32 +68,32 @@ func (l *limiter) allow(key string, now time.Time) bool {
 
 // EventRateLimit limits events per client IP and per author. Events the
 // relay makes itself (no connection in ctx) are never limited.
-func EventRateLimit(perIP, perPubkey Rate, exempt func(pubkey string) bool) func(context.Context, *nostr.Event) (bool, string) {
+func EventRateLimit(perIP, perPubkey Rate, exempt func(pubkey string) bool) func(context.Context, *nostr.Event) error {
 	ips, pks := newLimiter(perIP), newLimiter(perPubkey)
-	return func(ctx context.Context, evt *nostr.Event) (bool, string) {
+	return func(ctx context.Context, evt *nostr.Event) error {
 		ip := ClientIP(ctx)
 		if ip == "" || exempt(evt.PubKey) {
-			return false, ""
+			return nil
 		}
 		now := time.Now()
 		if !ips.allow(ip, now) {
-			return true, fmt.Sprintf("rate-limited: more than %g events per second from your address; slow down", perIP.PerSecond)
+			return snowclaw.RateLimited("more than %g events per second from your address; slow down", perIP.PerSecond)
 		}
 		if !pks.allow(evt.PubKey, now) {
-			return true, fmt.Sprintf("rate-limited: more than %g events per second from your key; slow down", perPubkey.PerSecond)
+			return snowclaw.RateLimited("more than %g events per second from your key; slow down", perPubkey.PerSecond)
 		}
-		return false, ""
+		return nil
 	}
 }
 
 // FilterRateLimit limits REQ and COUNT filters per client IP.
-func FilterRateLimit(perIP Rate) func(context.Context, nostr.Filter) (bool, string) {
+func FilterRateLimit(perIP Rate) func(context.Context, nostr.Filter) error {
 	ips := newLimiter(perIP)
-	return func(ctx context.Context, _ nostr.Filter) (bool, string) {
+	return func(ctx context.Context, _ nostr.Filter) error {
 		if ip := ClientIP(ctx); ip != "" && !ips.allow(ip, time.Now()) {
-			return true, fmt.Sprintf("rate-limited: more than %g queries per second from your address; slow down", perIP.PerSecond)
+			return snowclaw.RateLimited("more than %g queries per second from your address; slow down", perIP.PerSecond)
 		}
-		return false, ""
+		return nil
 	}
 }
 

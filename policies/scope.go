@@ -1,7 +1,6 @@
 package policies
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
@@ -14,7 +13,7 @@ import (
 // anyway (CanRead); this only exists so that clients learn to authenticate
 // (auth-required:) or that they are not members (restricted:) instead of
 // getting a silently empty answer.
-func (v *Visibility) CheckFilter(reader string, f nostr.Filter) (reject bool, msg string) {
+func (v *Visibility) CheckFilter(reader string, f nostr.Filter) error {
 	for _, g := range f.Tags["h"] {
 		info, exists := v.Groups.GroupInfo(g)
 		if exists && !info.Private && !info.Hidden && !asksForMemories(f) {
@@ -24,29 +23,29 @@ func (v *Visibility) CheckFilter(reader string, f nostr.Filter) (reject bool, ms
 			continue
 		}
 		if !seesGroup(v.Groups, v.IDs, g, reader) {
-			return true, UnseenGroup(g, reader)
+			return UnseenGroup(g, reader)
 		}
 		if reader == "" {
-			return true, fmt.Sprintf("auth-required: group %s is readable by its members only; authenticate with NIP-42", g)
+			return snowclaw.AuthRequired("group %s is readable by its members only; authenticate with NIP-42", g)
 		}
-		return true, fmt.Sprintf("restricted: you are not a member of group %s", g)
+		return snowclaw.Restricted("you are not a member of group %s", g)
 	}
 	if slices.Contains(f.Kinds, snowclaw.KindGiftWrap) || slices.Contains(f.Kinds, snowclaw.KindLegacyDM) {
 		if reader == "" {
-			return true, "auth-required: direct messages and gift wraps are served to their recipients only; authenticate with NIP-42"
+			return snowclaw.AuthRequired("direct messages and gift wraps are served to their recipients only; authenticate with NIP-42")
 		}
 		if ps := f.Tags["p"]; len(ps) > 0 && !slices.Contains(ps, reader) && !slices.Contains(f.Authors, reader) {
-			return true, "restricted: gift wraps are only served to their recipient"
+			return snowclaw.Restricted("gift wraps are only served to their recipient")
 		}
 	}
 	if reader == "" {
 		for _, d := range f.Tags["d"] {
 			if strings.HasPrefix(d, "snowclaw:") {
-				return true, "auth-required: snowclaw config and agent records are scoped; authenticate with NIP-42"
+				return snowclaw.AuthRequired("snowclaw config and agent records are scoped; authenticate with NIP-42")
 			}
 		}
 	}
-	return false, ""
+	return nil
 }
 
 func asksForMemories(f nostr.Filter) bool {

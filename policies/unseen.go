@@ -1,6 +1,6 @@
 package policies
 
-import "fmt"
+import "github.com/snowclaw/snowclaw"
 
 // UnseenGroup is the one refusal for someone who may not learn whether
 // group g exists: it does not exist, or it is hidden (or private, for a
@@ -8,11 +8,11 @@ import "fmt"
 // moderation all answer with these words, so that comparing the answers
 // for a real and a made-up id tells nothing. An anonymous reader is asked
 // to authenticate, in the same words whether or not the group exists.
-func UnseenGroup(g, reader string) string {
+func UnseenGroup(g, reader string) error {
 	if reader == "" {
-		return fmt.Sprintf("auth-required: group %s does not exist or is for members only; authenticate with NIP-42 if you are a member", g)
+		return snowclaw.AuthRequired("group %s does not exist or is for members only; authenticate with NIP-42 if you are a member", g)
 	}
-	return fmt.Sprintf("restricted: group %s does not exist or is for members only", g)
+	return snowclaw.Restricted("group %s does not exist or is for members only", g)
 }
 
 // MayKnowGroup is the rule for who may learn that a group exists: anyone

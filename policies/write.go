@@ -1,8 +1,6 @@
 package policies
 
 import (
-	"fmt"
-
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
 )
@@ -16,48 +14,48 @@ type WriteRules struct {
 	Groups GroupView
 }
 
-// Check returns whether evt must be refused and why.
-func (w *WriteRules) Check(evt *nostr.Event) (reject bool, msg string) {
+// Check returns why evt must be refused, or nil.
+func (w *WriteRules) Check(evt *nostr.Event) error {
 	author := evt.PubKey
 	// first, for every kind and every author (the relay's and the agent's
 	// own events too): readers match #h against any h tag, so an event
 	// naming two groups would be judged by one and delivered to both
 	g, err := snowclaw.ParseGroup(evt)
 	if err != nil {
-		return true, "invalid: " + err.Error()
+		return snowclaw.Invalid("%s", err.Error())
 	}
 	if snowclaw.IsGroupMetadataKind(evt.Kind) && author != w.IDs.Relay {
-		return true, "restricted: group metadata (kinds 39000-39003) is signed by the relay itself; send moderation events (9000-9009) instead"
+		return snowclaw.Restricted("group metadata (kinds 39000-39003) is signed by the relay itself; send moderation events (9000-9009) instead")
 	}
-	if reject, msg := w.checkAppData(evt); reject {
-		return reject, msg
+	if err := w.checkAppData(evt); err != nil {
+		return err
 	}
 	if snowclaw.IsGroupStateKind(evt.Kind) {
-		return false, "" // the groups plugin decides
+		return nil // the groups plugin decides
 	}
 	if g != "" && !w.IDs.IsSystem(author) && !w.Groups.IsMember(g, author) {
 		if !seesGroup(w.Groups, w.IDs, g, author) {
-			return true, UnseenGroup(g, author)
+			return UnseenGroup(g, author)
 		}
-		return true, fmt.Sprintf("restricted: you are not a member of group %s; send a join request (kind 9021) first", g)
+		return snowclaw.Restricted("you are not a member of group %s; send a join request (kind 9021) first", g)
 	}
-	return false, ""
+	return nil
 }
 
-func (w *WriteRules) checkAppData(evt *nostr.Event) (bool, string) {
+func (w *WriteRules) checkAppData(evt *nostr.Event) error {
 	ns, _ := snowclaw.NamespaceOf(evt)
 	author := evt.PubKey
 	switch ns {
 	case snowclaw.NamespaceConfig:
 		if w.IDs.Owner == "" {
-			return true, "restricted: this relay has no owner configured, so config events are refused from everyone"
+			return snowclaw.Restricted("this relay has no owner configured, so config events are refused from everyone")
 		}
 		if author != w.IDs.Owner {
-			return true, "restricted: snowclaw:config:* events are accepted from the relay owner only"
+			return snowclaw.Restricted("snowclaw:config:* events are accepted from the relay owner only")
 		}
 	case snowclaw.NamespaceMemoryNpub, snowclaw.NamespaceMemoryGroup, snowclaw.NamespaceMemoryOther:
 		if author != w.IDs.Agent {
-			return true, "restricted: snowclaw:memory:* records are written by the relay's agent only; use snow:memory:<topic> for your own memories"
+			return snowclaw.Restricted("snowclaw:memory:* records are written by the relay's agent only; use snow:memory:<topic> for your own memories")
 		}
 	case snowclaw.NamespaceMemoryItem:
 		switch snowclaw.TierOf(evt) {
@@ -65,13 +63,13 @@ func (w *WriteRules) checkAppData(evt *nostr.Event) (bool, string) {
 			// the same rule every reader applies (snowclaw.PersonOf), so
 			// nothing is stored that would be shown as someone else's
 			if _, ok := snowclaw.PersonOf(evt, w.IDs.Agent); !ok {
-				return true, "restricted: a private memory names exactly one person (its p tag, 64 lowercase hex) and is written by the agent or by that person"
+				return snowclaw.Restricted("a private memory names exactly one person (its p tag, 64 lowercase hex) and is written by the agent or by that person")
 			}
 		case snowclaw.TierInternal:
 			if author != w.IDs.Agent {
-				return true, "restricted: internal memories (encrypted, no p tag) are written by the agent only"
+				return snowclaw.Restricted("internal memories (encrypted, no p tag) are written by the agent only")
 			}
 		}
 	}
-	return false, ""
+	return nil
 }

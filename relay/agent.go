@@ -43,24 +43,22 @@ func (r *Relay) newAgent() error {
 		return err
 	}
 	r.tellAgentOfDeletions(a)
-	agentlink.Feed(r.khatru, a)
+	feed := agentlink.Feed(a)
+	r.OnEventSaved = append(r.OnEventSaved, feed)
+	r.OnEphemeralEvent = append(r.OnEphemeralEvent, feed)
 	r.agent = a
 	return nil
 }
 
 // tellAgentOfDeletions keeps the agent's RAM in step with the store: it
-// hears every event a delete hook removes (after the store's own hook),
+// hears every event Delete removes from the store,
 // and every delete-group once the groups plugin has carried it out. The
 // agent never learnt of either, so a moderator's deletion of its record
 // was undone by its next flush, and a group re-created under a deleted
 // one's id got the old group's memories and history.
 func (r *Relay) tellAgentOfDeletions(a *agent.Agent) {
-	k := r.khatru
-	k.DeleteEvent = append(k.DeleteEvent, func(_ context.Context, evt *nostr.Event) error {
-		a.Deleted(evt)
-		return nil
-	})
-	k.OnEventSaved = append(k.OnEventSaved, func(_ context.Context, evt *nostr.Event) {
+	r.OnEventDeleted = append(r.OnEventDeleted, func(_ context.Context, evt *nostr.Event) { a.Deleted(evt) })
+	r.OnEventSaved = append(r.OnEventSaved, func(_ context.Context, evt *nostr.Event) {
 		if evt.Kind != snowclaw.KindDeleteGroup {
 			return
 		}

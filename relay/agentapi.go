@@ -13,7 +13,7 @@ import (
 // commands use it). Every route needs NIP-98 auth by the owner: the
 // records hold what the agent knows about everybody.
 func (r *Relay) agentRoutes() {
-	mux := r.khatru.Router()
+	mux := r.mux
 	handle := func(pattern string, h func(http.ResponseWriter, *http.Request)) {
 		mux.HandleFunc(pattern, r.ownerOnly(h))
 	}

@@ -19,7 +19,7 @@ import (
 // for browsers (the web UI) and tools on other origins, and every request
 // carries its own signature, so no cookie or ambient credential is at risk.
 func (r *Relay) v1Routes() {
-	mux := r.khatru.Router()
+	mux := r.mux
 	mux.HandleFunc("OPTIONS /api/v1/", cors(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }))
 	mux.HandleFunc("OPTIONS /metrics", cors(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }))
 	mux.HandleFunc("GET /metrics", cors(r.serveMetrics))

@@ -14,6 +14,7 @@ import (
 	"github.com/fasthttp/websocket"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip70"
+	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/plugins/memsearch"
 	"github.com/snowclaw/snowclaw/policies"
 )
@@ -206,7 +207,7 @@ func (c *client) handleEvent(evt *nostr.Event) {
 		}
 	}
 	if err := c.r.add(c.ctx, evt); err != nil {
-		c.ok(evt.ID, false, err.Error())
+		c.ok(evt.ID, false, snowclaw.Text(err))
 		return
 	}
 	c.ok(evt.ID, true, "")
@@ -232,7 +233,7 @@ func (c *client) handleReq(id string, filters nostr.Filters) {
 			if f.Search != "" {
 				evs, explain, err := c.r.searchQuery(c.ctx, c.reader(), f)
 				if err != nil {
-					c.closed(id, nostr.NormalizeOKMessage(err.Error(), "error"))
+					c.closed(id, snowclaw.Text(err))
 					c.r.subs.unsubscribe(c, id)
 					return
 				}
@@ -268,11 +269,10 @@ func (c *client) checkFilters(id string, filters nostr.Filters) string {
 		return fmt.Sprintf("invalid: a request carries 1-%d filters", maxFilters)
 	}
 	for _, f := range filters {
-		if reject, msg := c.r.filterRate(c.ctx, f); reject {
-			return msg
-		}
-		if reject, msg := c.r.rejectFilter(c.ctx, f); reject {
-			return nostr.NormalizeOKMessage(msg, "blocked")
+		for _, reject := range c.r.RejectFilter {
+			if err := reject(c.ctx, f); err != nil {
+				return snowclaw.Text(err)
+			}
 		}
 	}
 	return ""

@@ -15,7 +15,7 @@ import (
 // The agent directory, trust and conflict dashboard routes of the web UI
 // (seed 003 "Memory UI"; docs/api.md "Directory, trust and conflicts").
 func (r *Relay) directoryRoutes() {
-	mux := r.khatru.Router()
+	mux := r.mux
 	mux.HandleFunc("GET /api/v1/trust", r.v1(r.v1Trust))
 	mux.HandleFunc("GET /api/v1/agents", r.v1(r.v1Agents))
 	mux.HandleFunc("GET /api/v1/conflicts", r.v1(r.v1Conflicts))

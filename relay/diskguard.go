@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/snowclaw/snowclaw"
 )
 
 // ErrDiskFull matches (errors.Is) a write refused because the data
@@ -22,6 +24,9 @@ func (e *diskFullError) Error() string {
 }
 
 func (e *diskFullError) Is(target error) bool { return target == ErrDiskFull }
+
+// ErrorReason: "error:" to websocket clients, 507 over HTTP.
+func (e *diskFullError) ErrorReason() snowclaw.Reason { return snowclaw.ReasonDiskFull }
 
 // maxMinFreeMB keeps the reserve in bytes inside a uint64 (a petabyte).
 const maxMinFreeMB = 1 << 30

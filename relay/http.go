@@ -18,7 +18,7 @@ type infoDocument struct {
 }
 
 // Handler is the relay's HTTP handler: websocket upgrades and everything
-// else khatru routes, our NIP-11 document, and a plain page for browsers.
+// else the routes of r.mux, our NIP-11 document, and a plain page for browsers.
 func (r *Relay) Handler() http.Handler {
 	return r.guardHTTP(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		switch {
@@ -27,14 +27,14 @@ func (r *Relay) Handler() http.Handler {
 		case req.Header.Get("Accept") == "application/nostr+json":
 			r.serveNIP11(w, req)
 		default:
-			r.khatru.Router().ServeHTTP(w, req)
+			r.mux.ServeHTTP(w, req)
 		}
 	}))
 }
 
-// routes registers the plain HTTP endpoints on khatru's mux, once.
+// routes registers the plain HTTP endpoints, once.
 func (r *Relay) routes() {
-	mux := r.khatru.Router()
+	mux := r.mux
 	mux.HandleFunc("GET /{$}", r.serveHome)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -51,7 +51,7 @@ func (r *Relay) routes() {
 func (r *Relay) serveNIP11(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "application/nostr+json")
 	w.Header().Set("Access-Control-Allow-Origin", "*")
-	json.NewEncoder(w).Encode(infoDocument{RelayInformationDocument: *r.khatru.Info, Self: r.ids.Relay})
+	json.NewEncoder(w).Encode(infoDocument{RelayInformationDocument: *r.info, Self: r.ids.Relay})
 }
 
 func (r *Relay) serveHome(w http.ResponseWriter, req *http.Request) {
@@ -60,5 +60,5 @@ func (r *Relay) serveHome(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	fmt.Fprintf(w, "%s: a Nostr relay with NIP-29 groups and an agent memory.\nConnect a Nostr client to this address over websocket.\nRelay information: send Accept: application/nostr+json.\n", r.khatru.Info.Name)
+	fmt.Fprintf(w, "%s: a Nostr relay with NIP-29 groups and an agent memory.\nConnect a Nostr client to this address over websocket.\nRelay information: send Accept: application/nostr+json.\n", r.info.Name)
 }

@@ -61,7 +61,7 @@ func (r *Relay) mcpRoutes() {
 		// have, so the guard is kept only where it costs nothing.
 		DisableLocalhostProtection: r.behindProxy(),
 	})
-	r.khatru.Router().Handle("/mcp", r.mcpAuth(h))
+	r.mux.Handle("/mcp", r.mcpAuth(h))
 }
 
 // mcpAuth resolves the request's identity, builds its server and hands

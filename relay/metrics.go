@@ -3,7 +3,6 @@ package relay
 import (
 	"context"
 	"math"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -56,14 +55,14 @@ func kindClass(evt *nostr.Event) int {
 	return classOther
 }
 
-// Refusal reasons are the NIP-01 prefixes of the OK message; anything
-// else is counted as "other".
+// Refusal reasons are the NIP-01 prefixes of the OK message, by the
+// refusal's reason (never its text); the other reasons are "other".
 var rejectReasons = [...]string{"invalid", "blocked", "restricted", "duplicate", "rate-limited", "auth-required", "pow", "error", "other"}
 
 const numRejectReasons = len(rejectReasons)
 
 func rejectReason(err error) int {
-	prefix, _, _ := strings.Cut(err.Error(), ":")
+	prefix := snowclaw.ReasonOf(err).Prefix()
 	for i, r := range rejectReasons[:numRejectReasons-1] {
 		if prefix == r {
 			return i
@@ -86,8 +85,8 @@ var queryTypeNames = [numQueryTypes]string{"req", "count", "search", "api"}
 func (m *metrics) query(typ int) { m.queries[typ].Add(1) }
 
 // wrote counts the outcome of one pass through the write pipeline (add):
-// stored, refused, or neither (a duplicate khatru skips without error,
-// an ephemeral event is only broadcast).
+// stored, refused, or neither (a duplicate is skipped without error, an
+// ephemeral event is only broadcast).
 func (m *metrics) wrote(evt *nostr.Event, skipped bool, err error) {
 	switch {
 	case err != nil:

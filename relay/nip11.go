@@ -8,7 +8,7 @@ import (
 // added when search is on. NIP-77 stays off (go-nostr's is broken).
 var SupportedNIPs = []any{1, 9, 11, 29, 40, 42, 45, 70}
 
-func (r *Relay) info() *nip11.RelayInformationDocument {
+func (r *Relay) infoDocument() *nip11.RelayInformationDocument {
 	l := r.opts.Limits
 	name := r.opts.Name
 	if name == "" {

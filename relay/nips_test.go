@@ -47,7 +47,7 @@ func TestNIP09_DeletedStaysDeleted(t *testing.T) {
 	e.mustPublish(c, mkEvent(alice, 30078, nostr.Tags{{"d", "snow:memory:fact/x"}}, "v2 after deletion"))
 }
 
-// TestNIP09_ForgedTagCannotBlockOthers: khatru's own deletion check looks
+// TestNIP09_ForgedTagCannotBlockOthers: khatru's deletion check looked
 // for a literal "#e" tag; a stranger's kind 5 carrying one must not block
 // someone else's event.
 func TestNIP09_ForgedTagCannotBlockOthers(t *testing.T) {
@@ -62,7 +62,7 @@ func TestNIP09_ForgedTagCannotBlockOthers(t *testing.T) {
 func TestReplaceable_OlderVersionNeitherStoredNorBroadcast(t *testing.T) {
 	e := startEnv(t)
 	var saved atomic.Int32
-	e.r.Khatru().OnEventSaved = append(e.r.Khatru().OnEventSaved, func(_ context.Context, evt *nostr.Event) {
+	e.r.OnEventSaved = append(e.r.OnEventSaved, func(_ context.Context, evt *nostr.Event) {
 		if evt.Kind == 30078 {
 			saved.Add(1)
 		}

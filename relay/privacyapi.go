@@ -15,7 +15,7 @@ import (
 // Each person's rights over HTTP (seed 004), NIP-98 authenticated. A
 // person acts on their own data; the owner may name anyone with "npub".
 func (r *Relay) privacyRoutes() {
-	mux := r.khatru.Router()
+	mux := r.mux
 	mux.HandleFunc("GET /api/privacy/export", r.personal(r.apiExport))
 	mux.HandleFunc("POST /api/privacy/forget", r.personal(r.apiForget))
 	mux.HandleFunc("POST /api/privacy/freeze", r.personal(r.apiFreeze(true)))

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/policies"
 	"github.com/snowclaw/snowclaw/relay/store"
 )
@@ -15,16 +16,12 @@ const maxQueryPages = 8
 // maxCount bounds the events one COUNT walks; counts above it are capped.
 const maxCount = 100_000
 
-// rejectFilter is the filter-level read rule: size limits, unsupported
-// features, and the early auth-required / restricted answers.
-func (r *Relay) rejectFilter(ctx context.Context, f nostr.Filter) (bool, string) {
-	if reject, msg := r.opts.Limits.RejectFilter(ctx, f); reject {
-		return reject, msg
-	}
+// rejectSearchOff refuses NIP-50 filters while search is off.
+func (r *Relay) rejectSearchOff(_ context.Context, f nostr.Filter) error {
 	if f.Search != "" && r.mem == nil {
-		return true, "unsupported: search (NIP-50) is turned off on this relay"
+		return snowclaw.Unsupported("search (NIP-50) is turned off on this relay")
 	}
-	return r.vis.CheckFilter(policies.ReaderOf(ctx), f)
+	return nil
 }
 
 // queryVisible answers stored-event queries with only what the reader may

@@ -1,22 +1,23 @@
-// Package relay builds the Snowclaw relay: a khatru relay over a badger
-// event store, with NIP-11, NIP-42, NIP-09, NIP-40, NIP-45 and NIP-29 wired
-// to the project's policies, and the HTTP server that serves it. It works
-// around the khatru and eventstore defects listed in DESIGN.md §1 here, so
-// that no other package has to know about them.
+// Package relay is the Snowclaw relay's Nostr protocol: connections,
+// subscriptions and fan-out, NIP-11, NIP-42, NIP-09, NIP-40 and NIP-45,
+// the write pipeline (hook slices, the replace guard, tombstones) and the
+// read path, over the event store of relay/store, and the HTTP server
+// that serves it. The pipeline is our own (pipeline.go), khatru-like in
+// its hooks; khatru itself is no longer used.
 package relay
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"log"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/fiatjaf/khatru"
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/nbd-wtf/go-nostr/nip11"
 	"github.com/snowclaw/snowclaw/agent"
 	"github.com/snowclaw/snowclaw/agent/dynconfig"
 	"github.com/snowclaw/snowclaw/agent/llm"
@@ -117,10 +118,15 @@ type AgentOptions struct {
 
 // Relay is a running Snowclaw relay.
 type Relay struct {
+	Hooks // the write and read hooks (pipeline.go)
+
 	opts   Options
 	log    *slog.Logger
-	khatru *khatru.Relay
-	store  *store.Exact // badger, answering exactly (store/exact.go)
+	mux    *http.ServeMux // every plain HTTP route (http.go)
+	info   *nip11.RelayInformationDocument
+	expiry *expiry
+	stop   context.CancelFunc // ends the expiry sweep
+	store  *store.Exact       // badger, answering exactly (store/exact.go)
 	groups *groups.Groups
 	vis    *policies.Visibility
 	ids    policies.Identities
@@ -136,7 +142,6 @@ type Relay struct {
 
 	maxMessage int64
 	connLimit  func(ip string) bool
-	filterRate func(context.Context, nostr.Filter) (bool, string)
 	replays    replayCache // NIP-98 event ids already used (nip98_replay.go)
 }
 
@@ -166,7 +171,8 @@ func New(ctx context.Context, opts Options) (*Relay, error) {
 	r := &Relay{
 		opts:   opts,
 		log:    opts.Logger,
-		khatru: khatru.NewRelay(),
+		mux:    http.NewServeMux(),
+		expiry: newExpiry(),
 		store:  st,
 		ids:    policies.Identities{Owner: opts.Owner, Relay: relayPK, Agent: agentPK},
 		subs:   newRegistry(),
@@ -181,7 +187,7 @@ func New(ctx context.Context, opts Options) (*Relay, error) {
 		MaxModerationAge: opts.MaxModerationAge,
 		Store:            st,
 		Publish:          r.Publish,
-		Delete:           r.deleteEvent,
+		Delete:           r.Delete,
 		Logger:           opts.Logger,
 	})
 	r.vis = &policies.Visibility{IDs: r.ids, Groups: r.groups}
@@ -218,6 +224,9 @@ func New(ctx context.Context, opts Options) (*Relay, error) {
 			return nil, fmt.Errorf("agent: %w", err)
 		}
 	}
+	sweepCtx, stop := context.WithCancel(context.Background())
+	r.stop = stop
+	go r.expiry.run(sweepCtx, r)
 	if opts.Owner == "" {
 		r.log.Warn("no owner configured: config events (snowclaw:config:*) are refused from everyone; set owner in the config file, SNOWCLAW_OWNER or --owner")
 	}
@@ -225,63 +234,41 @@ func New(ctx context.Context, opts Options) (*Relay, error) {
 }
 
 // wire attaches every hook. The order inside each slice is the order of
-// the checks: cheap and stateless first. khatru runs the write pipeline
-// (AddEvent); reads, subscriptions and broadcasts are ours (conn.go).
+// the checks: cheap and stateless first.
 func (r *Relay) wire() {
-	k := r.khatru
-	k.Log = log.New(slogWriter{r.log}, "", 0)
 	r.maxMessage = r.opts.MaxMessageBytes
 	if r.maxMessage <= 0 {
 		r.maxMessage = 512 * 1024
 	}
-	k.Info = r.info()
+	r.info = r.infoDocument()
 	r.routes()
 	r.connLimit = policies.ConnectionRateLimit(r.opts.ConnRateIP)
-	r.filterRate = policies.FilterRateLimit(r.opts.FilterRateIP)
 
 	writes := &policies.WriteRules{IDs: r.ids, Groups: r.groups}
-	k.RejectEvent = append(k.RejectEvent,
+	r.RejectEvent = append(r.RejectEvent,
 		r.rejectOverLimits,
 		policies.EventRateLimit(r.opts.EventRateIP, r.opts.EventRatePubkey, r.ids.IsSystem),
 		r.rejectDeleted,
 		r.rejectErased,
 		r.rejectOlderVersion,
 		r.rejectForeignDeletion,
-		func(_ context.Context, evt *nostr.Event) (bool, string) { return writes.Check(evt) },
+		func(_ context.Context, evt *nostr.Event) error { return writes.Check(evt) },
+		r.groups.RejectEvent, // NIP-29 moderation checks
 	)
-	r.groups.Init(k) // moderation checks and state changes
-	k.OnEventSaved = append(k.OnEventSaved, r.applyDeletion)
-
-	k.StoreEvent = append(k.StoreEvent, r.store.SaveEvent)
-	k.ReplaceEvent = append(k.ReplaceEvent, r.replaceEvent)
-	k.DeleteEvent = append(k.DeleteEvent, r.store.DeleteEvent)
-	// khatru's own lookups (its deletion check, NIP-40 expiry sweeps) see
-	// the raw store; every client read goes through queryVisible
-	k.QueryEvents = append(k.QueryEvents, r.khatruQuery)
-}
-
-// khatruQuery serves khatru's internal lookups. Its per-write "was this
-// deleted?" check asks for a literal "#e" (or "#a") tag: nothing real has
-// one, so it only scanned every stored deletion on every write, and a
-// kind 5 carrying a forged ["#e", id] tag could block someone else's
-// event. rejectDeleted does that check properly; these queries get no
-// answer.
-func (r *Relay) khatruQuery(ctx context.Context, f nostr.Filter) (chan *nostr.Event, error) {
-	_, e := f.Tags["#e"]
-	_, a := f.Tags["#a"]
-	if e || a {
-		ch := make(chan *nostr.Event)
-		close(ch)
-		return ch, nil
-	}
-	return r.store.QueryEvents(ctx, f)
+	r.OnEventSaved = append(r.OnEventSaved, r.groups.OnEventSaved, r.applyDeletion)
+	r.RejectFilter = append(r.RejectFilter,
+		policies.FilterRateLimit(r.opts.FilterRateIP),
+		r.opts.Limits.RejectFilter,
+		r.rejectSearchOff,
+		func(ctx context.Context, f nostr.Filter) error { return r.vis.CheckFilter(policies.ReaderOf(ctx), f) },
+	)
 }
 
 // rejectOverLimits applies the size and time limits to everyone but the
 // relay key, whose metadata may be dated a little ahead (groups plugin).
-func (r *Relay) rejectOverLimits(ctx context.Context, evt *nostr.Event) (bool, string) {
+func (r *Relay) rejectOverLimits(ctx context.Context, evt *nostr.Event) error {
 	if evt.PubKey == r.ids.Relay {
-		return false, ""
+		return nil
 	}
 	return r.opts.Limits.RejectEvent(ctx, evt)
 }
@@ -291,9 +278,6 @@ func (r *Relay) Groups() *groups.Groups { return r.groups }
 
 // Identities returns the owner, relay and agent public keys.
 func (r *Relay) Identities() policies.Identities { return r.ids }
-
-// Khatru exposes the underlying relay for plugins that attach hooks.
-func (r *Relay) Khatru() *khatru.Relay { return r.khatru }
 
 // openSearch opens (or rebuilds) the index and hooks it to the writes.
 func (r *Relay) openSearch(ctx context.Context) error {
@@ -328,8 +312,9 @@ func (r *Relay) openSearch(ctx context.Context) error {
 		return fmt.Errorf("search index: %w", err)
 	}
 	r.mem = mem
-	mem.Init(r.khatru)
-	r.khatru.Info.AddSupportedNIP(50)
+	r.OnEventSaved = append(r.OnEventSaved, mem.OnEventSaved)
+	r.OnEventDeleted = append(r.OnEventDeleted, mem.OnEventDeleted)
+	r.info.AddSupportedNIP(50)
 	return nil
 }
 
@@ -348,6 +333,7 @@ func (r *Relay) Search() *memsearch.Plugin { return r.mem }
 // Close closes the search index and flushes and closes the store. Call it
 // after Serve has returned.
 func (r *Relay) Close() error {
+	r.stop()
 	var errs []error
 	if r.agent != nil {
 		// the agent's last flush goes through the write pipeline, so it
@@ -366,12 +352,4 @@ func (r *Relay) Close() error {
 	}
 	r.store.Close()
 	return errors.Join(errs...)
-}
-
-// slogWriter sends khatru's stdlib log lines to our structured logger.
-type slogWriter struct{ l *slog.Logger }
-
-func (w slogWriter) Write(p []byte) (int, error) {
-	w.l.Debug(string(p), "component", "khatru")
-	return len(p), nil
 }

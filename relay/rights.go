@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/plugins/privacy"
 	"github.com/snowclaw/snowclaw/plugins/rights"
 )
@@ -25,7 +26,7 @@ func (r *Relay) openRights() error {
 		return fmt.Errorf("privacy erasures: %w", err)
 	}
 	svc, err := rights.New(rights.Options{
-		Store: r.store, Delete: r.deleteEvent, Agent: r.agent,
+		Store: r.store, Delete: r.Delete, Agent: r.agent,
 		AgentSecret: r.opts.Keys.AgentSecret, Owner: r.ids.Owner,
 		Audit: audit, Erased: erased, Logger: r.log,
 		HasGroup: func(id string) bool { _, ok := r.groups.GroupInfo(id); return ok },
@@ -40,9 +41,9 @@ func (r *Relay) openRights() error {
 }
 
 // rejectErased keeps what a forget or destroy removed from coming back.
-func (r *Relay) rejectErased(_ context.Context, evt *nostr.Event) (bool, string) {
+func (r *Relay) rejectErased(_ context.Context, evt *nostr.Event) error {
 	if r.rights != nil && r.rights.Blocks(evt) {
-		return true, "blocked: this event was erased at its subject's request and cannot be stored again"
+		return snowclaw.Blocked("this event was erased at its subject's request and cannot be stored again")
 	}
-	return false, ""
+	return nil
 }

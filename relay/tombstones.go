@@ -60,22 +60,22 @@ func (t *tombstones) record(evt *nostr.Event) {
 	}
 }
 
-// reason says why evt must stay deleted, or "".
-func (t *tombstones) reason(evt *nostr.Event) string {
+// refusal says why evt must stay deleted, or is nil.
+func (t *tombstones) refusal(evt *nostr.Event) error {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	for _, m := range t.ids[evt.ID] {
 		switch {
 		case m.author != "" && m.author == evt.PubKey:
-			return "blocked: this event was deleted by its author (NIP-09) and stays deleted"
+			return snowclaw.Blocked("this event was deleted by its author (NIP-09) and stays deleted")
 		case m.group != "" && m.group == snowclaw.GroupOf(evt):
-			return "blocked: this event was deleted by a group moderator and stays deleted"
+			return snowclaw.Blocked("this event was deleted by a group moderator and stays deleted")
 		}
 	}
 	if nostr.IsReplaceableKind(evt.Kind) || nostr.IsAddressableKind(evt.Kind) {
 		if at, ok := t.addrs[address(evt)]; ok && at >= evt.CreatedAt {
-			return "blocked: this address was deleted by its author (NIP-09) at or after this version's created_at; publish a newer version to recreate it"
+			return snowclaw.Blocked("this address was deleted by its author (NIP-09) at or after this version's created_at; publish a newer version to recreate it")
 		}
 	}
-	return ""
+	return nil
 }

@@ -35,20 +35,18 @@ type trustLive struct {
 // It runs in New after the search index is open.
 func (r *Relay) initTrust(ctx context.Context) {
 	t := &trustLive{r: r}
-	k := r.khatru
-	k.RejectEvent = append(k.RejectEvent, r.rejectBadPreference)
-	k.OnEventSaved = append(k.OnEventSaved, func(ctx context.Context, evt *nostr.Event) {
+	r.RejectEvent = append(r.RejectEvent, r.rejectBadPreference)
+	r.OnEventSaved = append(r.OnEventSaved, func(ctx context.Context, evt *nostr.Event) {
 		if r.isGlobalConfig(evt) {
 			t.apply(ctx)
 		}
 	})
-	// delete hooks run in order, the store's first: the reload below sees
-	// the store without the deleted version
-	k.DeleteEvent = append(k.DeleteEvent, func(ctx context.Context, evt *nostr.Event) error {
+	// deleted hooks run after the store removed the event: the reload
+	// below sees the store without the deleted version
+	r.OnEventDeleted = append(r.OnEventDeleted, func(ctx context.Context, evt *nostr.Event) {
 		if r.isGlobalConfig(evt) {
 			t.apply(ctx)
 		}
-		return nil
 	})
 	t.apply(ctx)
 }
@@ -83,14 +81,14 @@ func (t *trustLive) apply(ctx context.Context) {
 // rejectBadPreference refuses an owner config event whose
 // source_preference cannot be read, so the list in force stays and the
 // owner learns why at once. Non-owners were refused before this runs.
-func (r *Relay) rejectBadPreference(_ context.Context, evt *nostr.Event) (bool, string) {
+func (r *Relay) rejectBadPreference(_ context.Context, evt *nostr.Event) error {
 	if evt.Kind != snowclaw.KindAppData || evt.Tags.GetD() != snowclaw.DTagConfigGlobal {
-		return false, ""
+		return nil
 	}
 	if _, err := preferenceList(evt); err != nil {
-		return true, "invalid: " + err.Error()
+		return snowclaw.Invalid("%v", err)
 	}
-	return false, ""
+	return nil
 }
 
 // isGlobalConfig: the owner's snowclaw:config:global.

@@ -27,7 +27,7 @@ func (r *Relay) uiRoutes() {
 		return
 	}
 	files := http.StripPrefix("/ui/", http.FileServerFS(sub))
-	mux := r.khatru.Router()
+	mux := r.mux
 	mux.HandleFunc("GET /ui", func(w http.ResponseWriter, req *http.Request) {
 		http.Redirect(w, req, "/ui/", http.StatusMovedPermanently)
 	})

@@ -1,27 +1,25 @@
 // Package agentlink attaches the resident agent to the relay: every stored
-// and ephemeral event is offered to the agent's bounded queue from
-// khatru's hooks (no websocket, no network hop), and the agent's recall
+// and ephemeral event is offered to the agent's bounded queue from the
+// relay's hooks (no websocket, no network hop), and the agent's recall
 // is answered by the search index.
 package agentlink
 
 import (
 	"context"
 
-	"github.com/fiatjaf/khatru"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/agent"
 	"github.com/snowclaw/snowclaw/plugins/memsearch"
 )
 
-// Feed attaches the agent to the relay's hooks. It must come after the
-// hooks that decide whether an event is kept, since OnEventSaved only
-// runs for stored events. Feed never blocks the relay: the agent drops
-// (and counts) what its full queue cannot take.
-func Feed(rl *khatru.Relay, a *agent.Agent) {
-	feed := func(_ context.Context, evt *nostr.Event) { a.Feed(evt) }
-	rl.OnEventSaved = append(rl.OnEventSaved, feed)
-	rl.OnEphemeralEvent = append(rl.OnEphemeralEvent, feed)
+// Feed is the hook, for the relay's OnEventSaved and OnEphemeralEvent,
+// that offers an event to the agent. It must come after the hooks that
+// decide whether an event is kept, since OnEventSaved only runs for
+// stored events. It never blocks the relay: the agent drops (and
+// counts) what its full queue cannot take.
+func Feed(a *agent.Agent) func(context.Context, *nostr.Event) {
+	return func(_ context.Context, evt *nostr.Event) { a.Feed(evt) }
 }
 
 // Recall returns agent.Options.Recall over the search index: memory items

@@ -1,7 +1,8 @@
 // Package groups implements NIP-29 relay-managed groups: group state built
 // from moderation events, the permission checks for every moderation kind,
 // join and leave requests, and the relay-signed metadata events
-// (39000–39003) that mirror the state. Init attaches it to a khatru relay.
+// (39000–39003) that mirror the state. The relay runs its RejectEvent and
+// OnEventSaved hooks.
 package groups
 
 import (
@@ -13,7 +14,6 @@ import (
 	"time"
 
 	"github.com/fiatjaf/eventstore"
-	"github.com/fiatjaf/khatru"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw/policies"
 )
@@ -59,12 +59,6 @@ func New(opts Options) *Groups {
 		groups: make(map[string]*Group),
 		metaTS: make(map[string]nostr.Timestamp),
 	}
-}
-
-// Init attaches the plugin to the relay's hooks.
-func (s *Groups) Init(rl *khatru.Relay) {
-	rl.RejectEvent = append(rl.RejectEvent, s.RejectEvent)
-	rl.OnEventSaved = append(rl.OnEventSaved, s.OnEventSaved)
 }
 
 // GroupInfo implements policies.GroupView.

@@ -2,7 +2,6 @@ package groups
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"time"
 
@@ -14,23 +13,23 @@ import (
 // RejectEvent judges NIP-29 moderation events and join/leave requests
 // against the current state. Other events pass through untouched; their
 // membership rule lives in policies.WriteRules.
-func (s *Groups) RejectEvent(ctx context.Context, evt *nostr.Event) (bool, string) {
+func (s *Groups) RejectEvent(ctx context.Context, evt *nostr.Event) error {
 	if !snowclaw.IsGroupStateKind(evt.Kind) {
-		return false, ""
+		return nil
 	}
 	gid, err := snowclaw.ParseGroup(evt)
 	if err != nil {
-		return true, "invalid: " + err.Error()
+		return snowclaw.Invalid("%s", err.Error())
 	}
 	if gid == "" {
-		return true, "invalid: NIP-29 group events need an h tag naming the group"
+		return snowclaw.Invalid("NIP-29 group events need an h tag naming the group")
 	}
 	age := time.Since(evt.CreatedAt.Time())
 	if age > s.opts.MaxModerationAge {
-		return true, fmt.Sprintf("invalid: group event is too old (created %s ago; at most %s accepted)", age.Round(time.Second), s.opts.MaxModerationAge)
+		return snowclaw.Invalid("group event is too old (created %s ago; at most %s accepted)", age.Round(time.Second), s.opts.MaxModerationAge)
 	}
 	if age < -10*time.Minute {
-		return true, "invalid: group event is dated in the future; check your clock"
+		return snowclaw.Invalid("group event is dated in the future; check your clock")
 	}
 
 	s.mu.RLock()
@@ -40,20 +39,20 @@ func (s *Groups) RejectEvent(ctx context.Context, evt *nostr.Event) (bool, strin
 	case snowclaw.KindCreateGroup:
 		return s.checkCreate(evt, gid, g)
 	case snowclaw.KindJoinRequest:
-		reject, msg := checkJoin(evt, gid, g)
-		if reject && !s.seen(g, evt.PubKey) {
-			msg = policies.UnseenGroup(gid, evt.PubKey)
+		err := checkJoin(evt, gid, g)
+		if err != nil && !s.seen(g, evt.PubKey) {
+			err = policies.UnseenGroup(gid, evt.PubKey)
 		}
-		return reject, msg
+		return err
 	}
 	if !s.seen(g, evt.PubKey) {
-		return true, policies.UnseenGroup(gid, evt.PubKey)
+		return policies.UnseenGroup(gid, evt.PubKey)
 	}
 	if evt.Kind == snowclaw.KindLeaveRequest {
 		if !hasMember(g, evt.PubKey) {
-			return true, fmt.Sprintf("invalid: you are not a member of group %s", gid)
+			return snowclaw.Invalid("you are not a member of group %s", gid)
 		}
-		return false, ""
+		return nil
 	}
 	return s.checkModeration(ctx, evt, g)
 }
@@ -79,41 +78,41 @@ func hasMember(g *Group, pk string) bool {
 	return ok
 }
 
-func (s *Groups) checkCreate(evt *nostr.Event, gid string, g *Group) (bool, string) {
+func (s *Groups) checkCreate(evt *nostr.Event, gid string, g *Group) error {
 	if !groupIDPattern.MatchString(gid) {
-		return true, "invalid: group ids are 1-64 characters of a-z, A-Z, 0-9, - and _"
+		return snowclaw.Invalid("group ids are 1-64 characters of a-z, A-Z, 0-9, - and _")
 	}
 	author := evt.PubKey
 	if author != s.opts.IDs.Owner && !s.opts.IDs.IsSystem(author) && !slices.Contains(s.opts.Creators, author) {
-		return true, "restricted: only the relay owner and configured group creators may create groups"
+		return snowclaw.Restricted("only the relay owner and configured group creators may create groups")
 	}
 	if g != nil {
-		return true, fmt.Sprintf("duplicate: group %s already exists", gid)
+		return snowclaw.Duplicate("group %s already exists", gid)
 	}
-	return false, ""
+	return nil
 }
 
 // checkJoin: an open group takes anyone; a closed one, and a hidden one
 // (whose refusals RejectEvent words as for a missing group), takes an
 // invite code that is still valid, from someone no moderator removed:
 // after a removal only a moderator's put-user brings a person back.
-func checkJoin(evt *nostr.Event, gid string, g *Group) (bool, string) {
+func checkJoin(evt *nostr.Event, gid string, g *Group) error {
 	if g == nil {
-		return true, policies.UnseenGroup(gid, evt.PubKey)
+		return policies.UnseenGroup(gid, evt.PubKey)
 	}
 	if hasMember(g, evt.PubKey) {
-		return true, fmt.Sprintf("duplicate: you are already a member of group %s", gid)
+		return snowclaw.Duplicate("you are already a member of group %s", gid)
 	}
 	if !g.Closed && !g.Hidden {
-		return false, ""
+		return nil
 	}
 	if !g.InviteValid(joinCode(evt)) {
-		return true, fmt.Sprintf("restricted: group %s is closed; ask an admin for an invite code and send it in a code tag", gid)
+		return snowclaw.Restricted("group %s is closed; ask an admin for an invite code and send it in a code tag", gid)
 	}
 	if g.Removed[evt.PubKey] {
-		return true, fmt.Sprintf("restricted: a moderator removed you from group %s; only a moderator can add you back", gid)
+		return snowclaw.Restricted("a moderator removed you from group %s; only a moderator can add you back", gid)
 	}
-	return false, ""
+	return nil
 }
 
 // admin and moderator powers; the owner and the relay's keys hold both on
@@ -125,29 +124,29 @@ func (s *Groups) powers(g *Group, pk string) (admin, moderator bool) {
 	return false, g.hasRole(pk, RoleModerator)
 }
 
-func (s *Groups) checkModeration(ctx context.Context, evt *nostr.Event, g *Group) (bool, string) {
+func (s *Groups) checkModeration(ctx context.Context, evt *nostr.Event, g *Group) error {
 	admin, mod := s.powers(g, evt.PubKey)
-	notAllowed := func(what, role string) (bool, string) {
-		return true, fmt.Sprintf("restricted: you may not %s in group %s (needs the %s role)", what, g.ID, role)
+	notAllowed := func(what, role string) error {
+		return snowclaw.Restricted("you may not %s in group %s (needs the %s role)", what, g.ID, role)
 	}
 	switch evt.Kind {
 	case snowclaw.KindPutUser, snowclaw.KindRemoveUser:
 		p := evt.Tags.Find("p")
 		if len(p) < 2 || !nostr.IsValid32ByteHex(p[1]) {
-			return true, "invalid: put-user and remove-user need a p tag with a 64-hex public key"
+			return snowclaw.Invalid("put-user and remove-user need a p tag with a 64-hex public key")
 		}
 		if !mod {
 			return notAllowed("manage members", "moderator or admin")
 		}
 		if !admin && (privileged(g.Members[p[1]]) || (evt.Kind == snowclaw.KindPutUser && privileged(p[2:]))) {
-			return true, fmt.Sprintf("restricted: only admins of group %s grant, change or remove admin and moderator roles", g.ID)
+			return snowclaw.Restricted("only admins of group %s grant, change or remove admin and moderator roles", g.ID)
 		}
 	case snowclaw.KindEditMetadata:
 		if !admin {
 			return notAllowed("edit metadata", "admin")
 		}
 		if snowclaw.HasTag(evt, "unrestricted") {
-			return true, "invalid: this relay accepts group messages from members only, so groups cannot be made unrestricted"
+			return snowclaw.Invalid("this relay accepts group messages from members only, so groups cannot be made unrestricted")
 		}
 	case snowclaw.KindDeleteEvent:
 		if !mod {
@@ -163,42 +162,41 @@ func (s *Groups) checkModeration(ctx context.Context, evt *nostr.Event, g *Group
 			return notAllowed("create invites", "moderator or admin")
 		}
 		if c := evt.Tags.Find("code"); len(c) < 2 || c[1] == "" {
-			return true, "invalid: create-invite needs a code tag"
+			return snowclaw.Invalid("create-invite needs a code tag")
 		}
 	default:
-		return true, fmt.Sprintf("unsupported: moderation kind %d is not implemented by this relay", evt.Kind)
+		return snowclaw.Unsupported("moderation kind %d is not implemented by this relay", evt.Kind)
 	}
-	return false, ""
+	return nil
 }
 
-func (s *Groups) checkDeleteTargets(ctx context.Context, evt *nostr.Event, g *Group) (bool, string) {
+func (s *Groups) checkDeleteTargets(ctx context.Context, evt *nostr.Event, g *Group) error {
 	ids := snowclaw.TagValues(evt, "e")
 	if len(ids) == 0 {
-		return true, "invalid: delete-event needs at least one e tag"
+		return snowclaw.Invalid("delete-event needs at least one e tag")
 	}
 	ch, err := s.opts.Store.QueryEvents(ctx, nostr.Filter{IDs: ids, Limit: len(ids)})
 	if err != nil {
-		return true, "error: could not look up the events to delete"
+		return snowclaw.Internal("could not look up the events to delete")
 	}
-	var reject bool
-	var msg string
+	var refusal error
 	// what the requester may not read is answered as if it were not
 	// stored (policies.Hearer); deleteEvents still deletes only this
 	// group's events and never its history
 	vis := policies.Visibility{IDs: s.opts.IDs, Groups: held{s}}
 	hearer := policies.Hearer(ctx, evt.PubKey)
 	for target := range ch {
-		if reject {
+		if refusal != nil {
 			continue
 		}
 		if ok, _ := vis.CanRead(hearer, target); !ok {
 			continue
 		}
 		if !snowclaw.NamesGroup(target, g.ID) {
-			reject, msg = true, fmt.Sprintf("invalid: event %s is not in group %s", target.ID, g.ID)
+			refusal = snowclaw.Invalid("event %s is not in group %s", target.ID, g.ID)
 		} else if snowclaw.IsGroupStateKind(target.Kind) {
-			reject, msg = true, "invalid: moderation events are the group's history and cannot be deleted"
+			refusal = snowclaw.Invalid("moderation events are the group's history and cannot be deleted")
 		}
 	}
-	return reject, msg
+	return refusal
 }

@@ -140,8 +140,8 @@ func newWorld(t testing.TB) *world {
 		if ok, err := evt.CheckSignature(); !ok || err != nil {
 			return fmt.Errorf("relay published a badly signed event: %v", err)
 		}
-		if reject, msg := w.groups.RejectEvent(ctx, evt); reject {
-			return errors.New(msg)
+		if err := w.groups.RejectEvent(ctx, evt); err != nil {
+			return err
 		}
 		if err := save(ctx, w.store, evt); err != nil {
 			return err
@@ -156,8 +156,11 @@ func newWorld(t testing.TB) *world {
 // submit runs a client's event through RejectEvent and, when accepted,
 // stores it and hands it to OnEventSaved, as the relay does.
 func (w *world) submit(ctx context.Context, evt *nostr.Event) (bool, string) {
-	if reject, msg := w.groups.RejectEvent(ctx, evt); reject {
-		return true, msg
+	if err := w.groups.RejectEvent(ctx, evt); err != nil {
+		if _, typed := err.(*snowclaw.Error); !typed {
+			panic("untyped refusal: " + err.Error())
+		}
+		return true, err.Error()
 	}
 	if err := save(ctx, w.store, evt); err != nil {
 		return true, "error: " + err.Error()

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/fiatjaf/eventstore"
-	"github.com/fiatjaf/khatru"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/policies"
@@ -203,12 +202,6 @@ func (p *Plugin) catchUp(ctx context.Context, progress func(done, total int)) er
 	return nil
 }
 
-// Init attaches the plugin to the relay's write hooks.
-func (p *Plugin) Init(rl *khatru.Relay) {
-	rl.OnEventSaved = append(rl.OnEventSaved, p.OnEventSaved)
-	rl.DeleteEvent = append(rl.DeleteEvent, p.DeleteEvent)
-}
-
 // OnEventSaved indexes a stored event at once (searchable within the OK),
 // dropping the version of its address it replaces.
 func (p *Plugin) OnEventSaved(ctx context.Context, evt *nostr.Event) {
@@ -229,8 +222,8 @@ func (p *Plugin) OnEventSaved(ctx context.Context, evt *nostr.Event) {
 	p.q.push(o)
 }
 
-// DeleteEvent removes a deleted event from the index.
-func (p *Plugin) DeleteEvent(ctx context.Context, evt *nostr.Event) error {
+// OnEventDeleted removes a deleted event from the index.
+func (p *Plugin) OnEventDeleted(ctx context.Context, evt *nostr.Event) {
 	p.mu.Lock()
 	if _, d := snowclaw.NamespaceOf(evt); d != "" || evt.Kind == snowclaw.KindAppData {
 		addr := snowclaw.Address(snowclaw.KindAppData, evt.PubKey, evt.Tags.GetD())
@@ -240,7 +233,6 @@ func (p *Plugin) DeleteEvent(ctx context.Context, evt *nostr.Event) error {
 	}
 	p.mu.Unlock()
 	p.q.push(op{remove: []string{evt.ID}})
-	return nil
 }
 
 // Count is the number of indexed documents, pending updates included.

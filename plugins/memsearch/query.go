@@ -2,11 +2,11 @@ package memsearch
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"unicode"
 
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/search"
 )
 
@@ -33,7 +33,7 @@ func (p *Plugin) Query(ctx context.Context, reader string, f nostr.Filter) (even
 	wantExplain := hasExplain(f.Search)
 	pq, err := search.ParseQuery(f.Search)
 	if err != nil {
-		return nil, nil, fmt.Errorf("invalid: search query: %w", err)
+		return nil, nil, snowclaw.Invalid("search query: %v", err)
 	}
 	limit := f.Limit
 	if limit <= 0 {
@@ -67,7 +67,7 @@ func (p *Plugin) Query(ctx context.Context, reader string, f nostr.Filter) (even
 	}
 	ch, err := p.opts.Store.QueryEvents(ctx, nostr.Filter{IDs: ids, Limit: len(ids)})
 	if err != nil {
-		return nil, nil, fmt.Errorf("error: loading search results: %w", err)
+		return nil, nil, snowclaw.Internal("loading search results: %v", err)
 	}
 	byID := make(map[string]*nostr.Event, len(ids))
 	for evt := range ch {

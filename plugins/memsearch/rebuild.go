@@ -3,17 +3,17 @@ package memsearch
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/relay/store"
 	"github.com/snowclaw/snowclaw/search"
 )
 
 // ErrRebuilding is what searches get while the index is rebuilt after a
 // failure; the message is the one clients see.
-var ErrRebuilding = errors.New("error: search index is being rebuilt, try again shortly")
+var ErrRebuilding = snowclaw.Internal("search index is being rebuilt, try again shortly")
 
 // failed turns an index error into the client's answer. An index that
 // asks for a rebuild (damage, a recovered panic) is rebuilt from the
@@ -23,7 +23,7 @@ func (p *Plugin) failed(err error) error {
 		p.scheduleRebuild(err)
 		return ErrRebuilding
 	}
-	return fmt.Errorf("error: search failed: %w", err)
+	return snowclaw.Internal("search failed: %v", err)
 }
 
 // rebuildIfBroken schedules a rebuild when a write failed in a way that

@@ -1,0 +1,120 @@
+package relay
+
+import (
+	"context"
+	"errors"
+
+	"github.com/fiatjaf/eventstore"
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
+)
+
+// Hooks are how the rules and the plugins take part in the protocol,
+// khatru-style: slices of small functions, run in order, filled once
+// before the relay serves (never while it does). Rules and plugins
+// append to them; the relay itself knows nothing of what they do.
+type Hooks struct {
+	// RejectEvent refuses an event before anything is stored or sent:
+	// the first error is the client's OK false (a snowclaw reason).
+	RejectEvent []func(ctx context.Context, evt *nostr.Event) error
+	// OnEventSaved runs after an event is stored, before it is broadcast.
+	OnEventSaved []func(ctx context.Context, evt *nostr.Event)
+	// OnEphemeralEvent runs for an accepted ephemeral event (never stored).
+	OnEphemeralEvent []func(ctx context.Context, evt *nostr.Event)
+	// OnEventDeleted runs after the store removed an event (Delete):
+	// the search index, the agent's memory, live config.
+	OnEventDeleted []func(ctx context.Context, evt *nostr.Event)
+	// RejectFilter refuses a REQ or COUNT filter before it runs: the
+	// first error is the CLOSED reason.
+	RejectFilter []func(ctx context.Context, f nostr.Filter) error
+}
+
+// Publish stores an event the relay or its agent made and broadcasts it to
+// open subscriptions, through the same hooks a client's event passes.
+func (r *Relay) Publish(ctx context.Context, evt *nostr.Event) error {
+	return r.add(ctx, evt)
+}
+
+// add is the write pipeline, the one path of every event: a client's, the
+// agent's, the relay's own. The error is the client's OK reason.
+func (r *Relay) add(ctx context.Context, evt *nostr.Event) error {
+	stored, err := r.write(ctx, evt)
+	r.met.wrote(evt, !stored, err)
+	return err
+}
+
+func (r *Relay) write(ctx context.Context, evt *nostr.Event) (stored bool, err error) {
+	// before any hook: a refused write must not have changed any state
+	if err := r.disk.check(); err != nil {
+		return false, err
+	}
+	for _, reject := range r.RejectEvent {
+		if err := reject(ctx, evt); err != nil {
+			return false, err
+		}
+	}
+	if nostr.IsEphemeralKind(evt.Kind) {
+		for _, on := range r.OnEphemeralEvent {
+			on(ctx, evt)
+		}
+		r.broadcast(evt)
+		return false, nil
+	}
+	saved, err := r.save(ctx, evt)
+	if err != nil || !saved {
+		return false, err
+	}
+	for _, on := range r.OnEventSaved {
+		on(ctx, evt)
+	}
+	r.expiry.track(evt)
+	r.broadcast(evt)
+	return true, nil
+}
+
+// save stores evt. It reports false, and no error, for an event already
+// stored or older than the stored version of its address: the client
+// gets OK true (NIP-01: a duplicate is no failure), nobody else hears of
+// it, and no saved hook runs.
+func (r *Relay) save(ctx context.Context, evt *nostr.Event) (bool, error) {
+	if nostr.IsRegularKind(evt.Kind) {
+		err := r.store.SaveEvent(ctx, evt)
+		if errors.Is(err, eventstore.ErrDupEvent) {
+			return false, nil
+		}
+		if err != nil {
+			return false, snowclaw.Internal("could not store the event: %v", err)
+		}
+		return true, nil
+	}
+	// the newer-version check and the replacement are one step under a
+	// per-address lock: two versions racing past rejectOlderVersion
+	// must not both win
+	unlock := r.guard.lock(address(evt))
+	defer unlock()
+	newer, err := newerStored(ctx, r.store, evt)
+	if err != nil {
+		return false, snowclaw.Internal("could not look up the stored version: %v", err)
+	}
+	if newer {
+		return false, nil
+	}
+	if err := r.store.ReplaceEvent(ctx, evt); err != nil {
+		return false, snowclaw.Internal("could not store the event: %v", err)
+	}
+	return true, nil
+}
+
+// Delete removes evt from the store and then tells every OnEventDeleted
+// hook: the one way anything is deleted (NIP-09 requests, group
+// moderation, rights, NIP-40 expiry).
+func (r *Relay) Delete(ctx context.Context, evt *nostr.Event) error {
+	if err := r.store.DeleteEvent(ctx, evt); err != nil {
+		return err
+	}
+	r.expiry.forget(evt.ID)
+	for _, on := range r.OnEventDeleted {
+		on(ctx, evt)
+	}
+	return nil
+}
