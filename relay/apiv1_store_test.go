@@ -144,7 +144,7 @@ func TestAPIv1_Forget(t *testing.T) {
 	if evs := mustFetch(t, e.bc, nostr.Filter{IDs: []string{priv.ID, bobs.ID}}); len(evs) != 0 {
 		t.Fatalf("forgotten events still served: %v", ids(evs))
 	}
-	_, audit := e.api(&e.alice, "GET", "/api/privacy/audit", nil)
+	_, audit := e.api(&e.alice, "GET", "/api/v1/privacy/audit", nil)
 	if a := mustJSON(audit); strings.Count(a, `"op":"forget"`) != 2 || !strings.Contains(a, grp.ID) || !strings.Contains(a, priv.ID) {
 		t.Fatalf("alice's audit: %s", a)
 	}

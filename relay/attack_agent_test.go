@@ -145,7 +145,7 @@ func TestAttack_LessonsStayWhereTheyWereSaid(t *testing.T) {
 
 	// export: Alice's has her lessons and not Bob's; Bob's has his
 	exportOf := func(u user) string {
-		code, x := e.api(&u, "GET", "/api/privacy/export", nil)
+		code, x := e.api(&u, "GET", "/api/v1/export", nil)
 		if code != 200 {
 			t.Fatalf("export: %d %v", code, x)
 		}
@@ -160,7 +160,7 @@ func TestAttack_LessonsStayWhereTheyWereSaid(t *testing.T) {
 
 	// forget by topic removes one lesson from RAM and from the store
 	dl, _ := lessonWith(e.r.Agent().Lessons(), diag)
-	if code, res := e.api(&e.alice, "POST", "/api/privacy/forget", map[string]any{"topic": agentmem.LessonTopic(dl.ID)}); code != 200 || res["deleted"] != float64(1) {
+	if code, res := e.api(&e.alice, "POST", "/api/v1/privacy/forget", map[string]any{"topic": agentmem.LessonTopic(dl.ID)}); code != 200 || res["deleted"] != float64(1) {
 		t.Fatalf("forget by topic: %d %v", code, res)
 	}
 	if _, ok := lessonWith(e.r.Agent().Lessons(), diag); ok {
@@ -177,8 +177,8 @@ func TestAttack_LessonsStayWhereTheyWereSaid(t *testing.T) {
 	}
 
 	// destroy removes the rest, also after a restart and a reindex
-	_, res := e.api(&e.alice, "POST", "/api/privacy/destroy", nil)
-	if code, res := e.api(&e.alice, "POST", "/api/privacy/destroy", map[string]any{"token": res["token"]}); code != 200 {
+	_, res := e.api(&e.alice, "POST", "/api/v1/privacy/destroy", nil)
+	if code, res := e.api(&e.alice, "POST", "/api/v1/privacy/destroy", map[string]any{"token": res["token"]}); code != 200 {
 		t.Fatalf("destroy: %d %v", code, res)
 	}
 	gone := func(when string) {

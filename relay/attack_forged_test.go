@@ -90,7 +90,7 @@ func TestAttack_ForgedPrivateMemories(t *testing.T) {
 		t.Errorf("a forgery reached Alice's prompt:\n%s", l)
 	}
 	// Alice's export works and holds her memory, not the forgeries
-	code, x := e.api(&e.alice, "GET", "/api/privacy/export", nil)
+	code, x := e.api(&e.alice, "GET", "/api/v1/export", nil)
 	if all := mustJSON(x); code != 200 || !strings.Contains(all, "4417") || strings.Contains(all, planted) || strings.Contains(all, forged[0].ID) {
 		t.Errorf("Alice's export: %d %s", code, all)
 	}

@@ -265,7 +265,7 @@ func TestAttack_NIP98Payload(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			// past NIP-98 the handler answers (200, or 503 with the agent
 			// off): anything but 401 means the authorization was accepted
-			code, msg := post("/api/privacy/unfreeze", tc.body, tc.tags...)
+			code, msg := post("/api/v1/privacy/unfreeze", tc.body, tc.tags...)
 			if tc.ok && code == http.StatusUnauthorized {
 				t.Fatalf("%d %q, want the authorization accepted", code, msg)
 			}

@@ -8,14 +8,14 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip44"
 	"github.com/snowclaw/snowclaw"
-	"github.com/snowclaw/snowclaw/relay"
+	memsvc "github.com/snowclaw/snowclaw/plugins/memory"
 )
 
 type conflictList struct {
-	Conflicts []relay.ConflictView `json:"conflicts"`
+	Conflicts []memsvc.ConflictView `json:"conflicts"`
 }
 
-func (e *testEnv) conflicts(u *user, topic string) []relay.ConflictView {
+func (e *testEnv) conflicts(u *user, topic string) []memsvc.ConflictView {
 	e.t.Helper()
 	var l conflictList
 	if code, msg := e.v1(u, "GET", "/api/v1/conflicts?topic="+topic, nil, &l); code != 200 {
@@ -104,7 +104,7 @@ func TestConflicts_ResolveWithWinner(t *testing.T) {
 		t.Fatal("a refused resolve changed the conflict")
 	}
 
-	var res relay.ResolveResult
+	var res memsvc.ResolveResult
 	if code, msg := e.v1(&e.owner, "POST", "/api/v1/conflicts/resolve", map[string]any{"topic": "ops/deploy-day", "winner": fromA.ID}, &res); code != 200 {
 		t.Fatalf("resolve: %d %s", code, msg)
 	}
@@ -134,7 +134,7 @@ func TestConflicts_ResolveWithWinner(t *testing.T) {
 func TestConflicts_Flag(t *testing.T) {
 	e := startEnv(t, withSearch)
 	_, _, fromA, fromB := deployConflict(e)
-	var res relay.ResolveResult
+	var res memsvc.ResolveResult
 	if code, msg := e.v1(&e.owner, "POST", "/api/v1/conflicts/resolve", map[string]any{"topic": "ops/deploy-day", "flag": true}, &res); code != 200 || !res.Flagged || len(res.Labels) != 1 {
 		t.Fatalf("flag: %d %s %+v", code, msg, res)
 	}
@@ -187,7 +187,7 @@ func TestConflicts_ResolveRefusals(t *testing.T) {
 			t.Errorf("%s: %d %q, want 400 %q", tc.name, code, msg, tc.want)
 		}
 	}
-	var res relay.ResolveResult
+	var res memsvc.ResolveResult
 	if code, msg := w.v1(&w.owner, "POST", "/api/v1/conflicts/resolve", map[string]any{"topic": "ops/port", "winner": pub.ID}, &res); code != 200 || len(res.Superseded) != 3 {
 		t.Fatalf("public winner: %d %s %+v", code, msg, res)
 	}

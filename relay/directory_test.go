@@ -6,16 +6,16 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
-	"github.com/snowclaw/snowclaw/relay"
+	memsvc "github.com/snowclaw/snowclaw/plugins/memory"
 )
 
-func findAgent(d relay.Directory, pk string) (relay.AgentEntry, bool) {
+func findAgent(d memsvc.Directory, pk string) (memsvc.AgentEntry, bool) {
 	for _, a := range d.Agents {
 		if a.Pubkey == pk {
 			return a, true
 		}
 	}
-	return relay.AgentEntry{}, false
+	return memsvc.AgentEntry{}, false
 }
 
 // TestDirectory_Agents: profiles with snow:model (in the content or as
@@ -31,19 +31,19 @@ func TestDirectory_Agents(t *testing.T) {
 	oc := e.connect(&e.owner)
 	e.mustPublish(oc, preferenceConfig(e.owner, nostr.Now()+1, false, npub(tagged), npub(studio)))
 
-	var d relay.Directory
+	var d memsvc.Directory
 	if code, msg := e.v1(&e.bob, "GET", "/api/v1/agents", nil, &d); code != 200 {
 		t.Fatalf("agents: %d %s", code, msg)
 	}
 	for _, tc := range []struct {
 		name  string
 		pk    string
-		want  relay.AgentEntry
+		want  memsvc.AgentEntry
 		trust float64
 	}{
-		{"content profile", studio.pk, relay.AgentEntry{Name: "snow-studio", Model: "anthropic/claude-opus-4-6", Version: "0.1.0", Operator: npub(e.alice), Rank: 2}, 1.25},
-		{"tag profile", tagged.pk, relay.AgentEntry{Name: "little-llama", Model: "meta/llama-3-8b", Rank: 1}, 1.5},
-		{"self", e.agent.pk, relay.AgentEntry{Name: "Snowclaw", Model: "ollama/test-model", Version: "test", Operator: npub(e.owner), IsSelf: true}, 1},
+		{"content profile", studio.pk, memsvc.AgentEntry{Name: "snow-studio", Model: "anthropic/claude-opus-4-6", Version: "0.1.0", Operator: npub(e.alice), Rank: 2}, 1.25},
+		{"tag profile", tagged.pk, memsvc.AgentEntry{Name: "little-llama", Model: "meta/llama-3-8b", Rank: 1}, 1.5},
+		{"self", e.agent.pk, memsvc.AgentEntry{Name: "Snowclaw", Model: "ollama/test-model", Version: "test", Operator: npub(e.owner), IsSelf: true}, 1},
 	} {
 		a, ok := findAgent(d, tc.pk)
 		if !ok {

@@ -40,12 +40,6 @@ func (r *Relay) routes() {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintln(w, `{"status":"ok"}`)
 	})
-	r.agentRoutes()
-	r.privacyRoutes()
-	r.mcpRoutes()
-	r.v1Routes()
-	r.directoryRoutes()
-	r.uiRoutes()
 }
 
 func (r *Relay) serveNIP11(w http.ResponseWriter, _ *http.Request) {

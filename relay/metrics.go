@@ -12,7 +12,7 @@ import (
 )
 
 // metrics are the relay's counters, kept with atomics on the hot paths
-// (every write, every query) and rendered by GET /metrics (metrics_http.go)
+// (every write, every query) and rendered by GET /metrics (relay/exports.go, plugins/httpapi/metrics.go)
 // in Prometheus' text format. The zero value is ready to use.
 type metrics struct {
 	stored   [numKindClasses]atomic.Uint64

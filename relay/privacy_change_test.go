@@ -74,11 +74,11 @@ func TestPrivacy_RectifySupersedes(t *testing.T) {
 		t.Fatalf("agent RAM after rectify:\n%s", h)
 	}
 	// bob cannot correct alice's memories
-	if code, res := e.api(&e.bob, "POST", "/api/privacy/rectify", map[string]any{"npub": e.alice.pk, "id": newID, "text": "lives nowhere"}); code != 403 {
+	if code, res := e.api(&e.bob, "POST", "/api/v1/privacy/rectify", map[string]any{"npub": e.alice.pk, "id": newID, "text": "lives nowhere"}); code != 403 {
 		t.Fatalf("bob rectifies alice: %d %v", code, res)
 	}
 	// a second correction over HTTP by id, then a restart
-	code, res := e.api(&e.alice, "POST", "/api/privacy/rectify", map[string]any{"id": newID[:10], "text": "my address is 9 Birch Lane"})
+	code, res := e.api(&e.alice, "POST", "/api/v1/privacy/rectify", map[string]any{"id": newID[:10], "text": "my address is 9 Birch Lane"})
 	if code != 200 || res["version"] != float64(3) || res["old"] != newID {
 		t.Fatalf("rectify over HTTP: %d %v", code, res)
 	}
@@ -88,10 +88,10 @@ func TestPrivacy_RectifySupersedes(t *testing.T) {
 	}
 	// asking to correct an old version is refused with a reason
 	e.ac = e.connect(&e.alice)
-	if code, res := e.api(&e.alice, "POST", "/api/privacy/rectify", map[string]any{"id": oldID, "text": "x"}); code != 404 {
+	if code, res := e.api(&e.alice, "POST", "/api/v1/privacy/rectify", map[string]any{"id": oldID, "text": "x"}); code != 404 {
 		t.Fatalf("rectify of a superseded version: %d %v", code, res)
 	}
-	code, audit := e.api(&e.alice, "GET", "/api/privacy/audit", nil)
+	code, audit := e.api(&e.alice, "GET", "/api/v1/privacy/audit", nil)
 	if raw := mustJSON(audit); code != 200 || strings.Count(raw, `"rectify"`) != 2 || !strings.Contains(raw, oldID) || strings.Contains(raw, "Birch") {
 		t.Fatalf("audit: %d %s", code, raw)
 	}
@@ -114,7 +114,7 @@ func TestPrivacy_PromoteOnlyUpAndOnCommand(t *testing.T) {
 	if ans := e.dm(e.alice, "share launch window with group sideroom"); !strings.HasPrefix(ans, "restricted:") {
 		t.Fatalf("alice shares into a group she is not in: %s", ans)
 	}
-	if code, res := e.api(&e.bob, "POST", "/api/privacy/promote", map[string]any{"npub": e.alice.pk, "id": privID, "tier": "public"}); code != 403 {
+	if code, res := e.api(&e.bob, "POST", "/api/v1/privacy/promote", map[string]any{"npub": e.alice.pk, "id": privID, "tier": "public"}); code != 403 {
 		t.Fatalf("bob promotes alice's memory: %d %v", code, res)
 	}
 	ans := e.dm(e.alice, "share launch window with group "+agentGroup)
@@ -134,10 +134,10 @@ func TestPrivacy_PromoteOnlyUpAndOnCommand(t *testing.T) {
 	if evs, _ := fetch(t, cc, nostr.Filter{IDs: []string{gid}}); len(evs) != 0 {
 		t.Fatal("carol (not a member) reads the group version")
 	}
-	if code, res := e.api(&e.alice, "POST", "/api/privacy/promote", map[string]any{"id": gid, "tier": "group", "group": agentGroup}); code != 400 {
+	if code, res := e.api(&e.alice, "POST", "/api/v1/privacy/promote", map[string]any{"id": gid, "tier": "group", "group": agentGroup}); code != 400 {
 		t.Fatalf("promotion sideways: %d %v", code, res)
 	}
-	code, res := e.api(&e.alice, "POST", "/api/privacy/promote", map[string]any{"id": gid, "tier": "public"})
+	code, res := e.api(&e.alice, "POST", "/api/v1/privacy/promote", map[string]any{"id": gid, "tier": "public"})
 	if code != 200 || res["tier"] != "public" || res["old"] != gid {
 		t.Fatalf("promote to public: %d %v", code, res)
 	}
@@ -146,7 +146,7 @@ func TestPrivacy_PromoteOnlyUpAndOnCommand(t *testing.T) {
 		t.Fatalf("carol reads the public version: %s", mustJSON(pub))
 	}
 	// the audit names both promotions and the ids, never the words
-	code, audit := e.api(&e.alice, "GET", "/api/privacy/audit", nil)
+	code, audit := e.api(&e.alice, "GET", "/api/v1/privacy/audit", nil)
 	raw := mustJSON(audit)
 	if code != 200 || strings.Count(raw, `"promote"`) != 2 || !strings.Contains(raw, gid) || strings.Contains(raw, "launch window") {
 		t.Fatalf("audit: %d %s", code, raw)

@@ -54,7 +54,7 @@ func TestPrivacy_ForgetBySelector(t *testing.T) {
 	}
 	forget := func(body map[string]any, gone ...string) {
 		t.Helper()
-		code, res := e.api(&e.alice, "POST", "/api/privacy/forget", body)
+		code, res := e.api(&e.alice, "POST", "/api/v1/privacy/forget", body)
 		if code != 200 {
 			t.Fatalf("forget %v: %d %v", body, code, res)
 		}
@@ -77,7 +77,7 @@ func TestPrivacy_ForgetBySelector(t *testing.T) {
 	forget(map[string]any{"before": "2021-01-01"}, "old")
 
 	// a query lists its matches first and removes nothing until confirmed
-	code, res := e.api(&e.alice, "POST", "/api/privacy/forget", map[string]any{"query": "address"})
+	code, res := e.api(&e.alice, "POST", "/api/v1/privacy/forget", map[string]any{"query": "address"})
 	if code != 200 || res["preview"] != true || !strings.Contains(mustJSON(res["matches"]), "12 Elm Street") || strings.Contains(mustJSON(res["matches"]), "rocket") {
 		t.Fatalf("query preview: %d %s", code, mustJSON(res))
 	}
@@ -85,7 +85,7 @@ func TestPrivacy_ForgetBySelector(t *testing.T) {
 		t.Fatal("the preview removed something")
 	}
 	token := res["token"].(string)
-	if code, _ := e.api(&e.bob, "POST", "/api/privacy/forget", map[string]any{"query": "address", "token": token}); code == 200 {
+	if code, _ := e.api(&e.bob, "POST", "/api/v1/privacy/forget", map[string]any{"query": "address", "token": token}); code == 200 {
 		t.Fatal("bob used alice's token")
 	}
 	forget(map[string]any{"query": "address", "token": token}, "address")
@@ -140,20 +140,20 @@ func TestPrivacy_FreezeDestroyAudit(t *testing.T) {
 		aliceDs = append(aliceDs, agent.ItemD(it))
 	}
 	// no destroy without the token, and not by someone else
-	if code, _ := e.api(&e.bob, "POST", "/api/privacy/destroy", map[string]any{"npub": aliceNpub}); code != http.StatusForbidden {
+	if code, _ := e.api(&e.bob, "POST", "/api/v1/privacy/destroy", map[string]any{"npub": aliceNpub}); code != http.StatusForbidden {
 		t.Fatalf("bob destroying alice: %d", code)
 	}
-	code, res := e.api(&e.alice, "POST", "/api/privacy/destroy", nil)
+	code, res := e.api(&e.alice, "POST", "/api/v1/privacy/destroy", nil)
 	if code != 200 || res["preview"] != true {
 		t.Fatalf("destroy preview: %d %v", code, res)
 	}
 	if len(e.r.Agent().Person(e.alice.pk).Items) == 0 {
 		t.Fatal("destroy acted without its token")
 	}
-	if code, _ := e.api(&e.alice, "POST", "/api/privacy/destroy", map[string]any{"token": "0123456789abcdef"}); code == 200 {
+	if code, _ := e.api(&e.alice, "POST", "/api/v1/privacy/destroy", map[string]any{"token": "0123456789abcdef"}); code == 200 {
 		t.Fatal("a wrong token was accepted")
 	}
-	code, res = e.api(&e.alice, "POST", "/api/privacy/destroy", map[string]any{"token": res["token"]})
+	code, res = e.api(&e.alice, "POST", "/api/v1/privacy/destroy", map[string]any{"token": res["token"]})
 	if code != 200 || res["preview"] == true {
 		t.Fatalf("destroy: %d %v", code, res)
 	}
@@ -192,7 +192,7 @@ func TestPrivacy_FreezeDestroyAudit(t *testing.T) {
 	e.restart()
 	check("after restart and reindex")
 
-	code, res = e.api(&e.owner, "GET", "/api/privacy/audit", nil)
+	code, res = e.api(&e.owner, "GET", "/api/v1/privacy/audit", nil)
 	all := mustJSON(res)
 	for _, op := range []string{`"freeze"`, `"unfreeze"`, `"destroy-preview"`, `"destroy"`} {
 		if code != 200 || !strings.Contains(all, op) {
@@ -204,7 +204,7 @@ func TestPrivacy_FreezeDestroyAudit(t *testing.T) {
 	if strings.Contains(all, "locker") || regexp.MustCompile(`\b5528\b`).MatchString(all) {
 		t.Fatal("the audit holds deleted content")
 	}
-	if code, _ := e.api(&e.bob, "GET", "/api/privacy/audit?npub="+aliceNpub, nil); code != http.StatusForbidden {
+	if code, _ := e.api(&e.bob, "GET", "/api/v1/privacy/audit?npub="+aliceNpub, nil); code != http.StatusForbidden {
 		t.Fatalf("bob reading alice's audit: %d", code)
 	}
 }

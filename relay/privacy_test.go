@@ -147,25 +147,25 @@ func TestPrivacy_ExportIsPersonal(t *testing.T) {
 	e.dm(e.alice, "Snowclaw, remember that my sister is called Ingrid")
 	e.dm(e.bob, "Snowclaw, remember that I collect stamps")
 	e.say(e.ac, e.alice, "alice says hello to the group")
-	code, x := e.api(&e.alice, "GET", "/api/privacy/export", nil)
+	code, x := e.api(&e.alice, "GET", "/api/v1/export", nil)
 	if code != 200 || !strings.Contains(mustJSON(x), "Ingrid") || !strings.Contains(mustJSON(x), "alice says hello") {
 		t.Fatalf("alice's export (%d): %s", code, mustJSON(x))
 	}
 	if x["export_version"] != "1.0" || x["categories"] == nil {
 		t.Fatalf("export shape: %s", mustJSON(x))
 	}
-	code, x = e.api(&e.bob, "GET", "/api/privacy/export", nil)
+	code, x = e.api(&e.bob, "GET", "/api/v1/export", nil)
 	if code != 200 || strings.Contains(mustJSON(x), "Ingrid") || strings.Contains(mustJSON(x), "alice says hello") || !strings.Contains(mustJSON(x), "stamps") {
 		t.Fatalf("bob's export (%d) holds alice's data or lacks his: %s", code, mustJSON(x))
 	}
 	aliceNpub, _ := nip19.EncodePublicKey(e.alice.pk)
-	if code, _ := e.api(&e.bob, "GET", "/api/privacy/export?npub="+aliceNpub, nil); code != http.StatusForbidden {
+	if code, _ := e.api(&e.bob, "GET", "/api/v1/export?npub="+aliceNpub, nil); code != http.StatusForbidden {
 		t.Fatalf("bob exporting alice: %d, want 403", code)
 	}
-	if code, _ := e.api(nil, "GET", "/api/privacy/export", nil); code != http.StatusUnauthorized {
+	if code, _ := e.api(nil, "GET", "/api/v1/export", nil); code != http.StatusUnauthorized {
 		t.Fatalf("anonymous export: %d, want 401", code)
 	}
-	if code, x := e.api(&e.owner, "GET", "/api/privacy/export?npub="+aliceNpub, nil); code != 200 || !strings.Contains(mustJSON(x), "Ingrid") {
+	if code, x := e.api(&e.owner, "GET", "/api/v1/export?npub="+aliceNpub, nil); code != 200 || !strings.Contains(mustJSON(x), "Ingrid") {
 		t.Fatalf("owner exporting alice: %d", code)
 	}
 	if ans := e.dm(e.alice, "export my data"); !strings.Contains(ans, "Ingrid") {

@@ -22,6 +22,7 @@ import (
 	"github.com/snowclaw/snowclaw/agent/dynconfig"
 	"github.com/snowclaw/snowclaw/agent/llm"
 	"github.com/snowclaw/snowclaw/plugins/groups"
+	"github.com/snowclaw/snowclaw/plugins/httpapi"
 	"github.com/snowclaw/snowclaw/plugins/memsearch"
 	"github.com/snowclaw/snowclaw/plugins/privacy"
 	"github.com/snowclaw/snowclaw/plugins/rights"
@@ -58,8 +59,8 @@ type Options struct {
 	// Agent configures the resident agent (DESIGN.md §5).
 	Agent AgentOptions
 
-	// MCP configures the /mcp endpoint (relay/mcp.go).
-	MCP MCPOptions
+	// MCP configures the /mcp endpoint (plugins/httpapi/mcp.go).
+	MCP httpapi.MCPOptions
 
 	GroupCreators    []string // hex
 	GroupDefaults    policies.GroupInfo
@@ -142,7 +143,6 @@ type Relay struct {
 
 	maxMessage int64
 	connLimit  func(ip string) bool
-	replays    replayCache // NIP-98 event ids already used (nip98_replay.go)
 }
 
 // New opens the store in opts.DataDir, rebuilds derived state from it and
@@ -207,7 +207,6 @@ func New(ctx context.Context, opts Options) (*Relay, error) {
 			return nil, err
 		}
 	}
-	r.initTrust(ctx) // the owner's source_preference, live (trust.go)
 	if opts.Agent.Enabled {
 		if err := r.newAgent(); err != nil {
 			r.Close()
@@ -215,6 +214,10 @@ func New(ctx context.Context, opts Options) (*Relay, error) {
 		}
 	}
 	if err := r.openRights(); err != nil {
+		r.Close()
+		return nil, err
+	}
+	if err := r.openServices(ctx); err != nil {
 		r.Close()
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip19"
+	memsvc "github.com/snowclaw/snowclaw/plugins/memory"
 	"github.com/snowclaw/snowclaw/relay"
 )
 
@@ -87,7 +88,7 @@ func TestTrust_PreferenceOrdersSearch(t *testing.T) {
 			t.Fatalf("after restart, trust of %s = %v, want %v", id[:8], ex["trust"], want)
 		}
 	}
-	var tv relay.TrustView
+	var tv memsvc.TrustView
 	if code, msg := e.v1(&member, "GET", "/api/v1/trust", nil, &tv); code != 200 {
 		t.Fatalf("trust: %d %s", code, msg)
 	}
@@ -128,7 +129,7 @@ func TestTrust_FileWeightsStayAndGroupsHidden(t *testing.T) {
 		{"member", &w.member, []string{"group:" + privGroup, npub(w.member)}},
 		{"non-member", &w.nonMember, []string{npub(w.member)}},
 	} {
-		var tv relay.TrustView
+		var tv memsvc.TrustView
 		if code, msg := w.v1(tc.reader, "GET", "/api/v1/trust", nil, &tv); code != 200 {
 			t.Fatalf("%s: %d %s", tc.name, code, msg)
 		}

@@ -1,7 +1,6 @@
 package relay_test
 
 import (
-	"encoding/json"
 	"io"
 	"io/fs"
 	"net/http"
@@ -83,7 +82,7 @@ func TestUI_Routes(t *testing.T) {
 // module breaks this test rather than the page.
 func TestUI_References(t *testing.T) {
 	e := startEnv(t)
-	ui := os.DirFS("ui")
+	ui := os.DirFS("../plugins/httpapi/ui")
 	refs := map[string]string{} // referenced path → who references it
 	html, err := fs.ReadFile(ui, "index.html")
 	if err != nil {
@@ -95,7 +94,7 @@ func TestUI_References(t *testing.T) {
 	imports := regexp.MustCompile(`(?m)^(?:import|export)[^'"]*from '(\./[^']+)'`)
 	mods, _ := fs.Glob(ui, "*.js")
 	if len(mods) < 9 {
-		t.Fatalf("found %d modules in relay/ui, want the app's nine or more", len(mods))
+		t.Fatalf("found %d modules in plugins/httpapi/ui, want the app's nine or more", len(mods))
 	}
 	for _, mod := range mods {
 		src, _ := fs.ReadFile(ui, mod)
@@ -111,28 +110,5 @@ func TestUI_References(t *testing.T) {
 	}
 	if refs["app.js"] == "" || refs["dom.js"] == "" {
 		t.Errorf("references not found, the patterns are stale: %v", refs)
-	}
-}
-
-// TestUI_VendoredVersion keeps the bundle the page signs with at the
-// nostr-tools version the browser tests install.
-func TestUI_VendoredVersion(t *testing.T) {
-	raw, err := os.ReadFile("../test/browser/package.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pkg struct {
-		Dependencies map[string]string `json:"dependencies"`
-	}
-	if err := json.Unmarshal(raw, &pkg); err != nil {
-		t.Fatal(err)
-	}
-	want := "// nostr-tools " + strings.TrimLeft(pkg.Dependencies["nostr-tools"], "^~=") + ","
-	bundle, err := os.ReadFile("ui/vendor/nostr.bundle.js")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if first, _, _ := strings.Cut(string(bundle), "\n"); !strings.HasPrefix(first, want) {
-		t.Fatalf("vendored bundle starts %q, want %q (test/browser/package.json)", first, want)
 	}
 }

@@ -42,7 +42,7 @@ func runConfig(ctx context.Context, args, environ []string, stdout, stderr io.Wr
 	if err != nil {
 		return err
 	}
-	path := "/api/agent/config/" + url.PathEscape(scope.String())
+	path := "/api/v1/agent/config/" + url.PathEscape(scope.String())
 	if pos[0] == "get" {
 		var out any
 		if err := c.call(ctx, "GET", path, nil, &out); err != nil {

@@ -77,7 +77,7 @@ func runMemory(ctx context.Context, args, environ []string, stdout, stderr io.Wr
 		if err != nil {
 			return err
 		}
-		err = c.call(ctx, "GET", "/api/agent/memory/"+url.PathEscape(s), nil, &out)
+		err = c.call(ctx, "GET", "/api/v1/agent/memory/"+url.PathEscape(s), nil, &out)
 		if err != nil {
 			return err
 		}
@@ -104,15 +104,15 @@ func runMemory(ctx context.Context, args, environ []string, stdout, stderr io.Wr
 		if len(body) == 0 {
 			return fmt.Errorf("memory set: give --note TEXT and/or --pref key=value")
 		}
-		if err := c.call(ctx, "POST", "/api/agent/memory/"+url.PathEscape(s), body, &out); err != nil {
+		if err := c.call(ctx, "POST", "/api/v1/agent/memory/"+url.PathEscape(s), body, &out); err != nil {
 			return err
 		}
 	case "list":
-		if err := c.call(ctx, "GET", "/api/agent/memory", nil, &out); err != nil {
+		if err := c.call(ctx, "GET", "/api/v1/agent/memory", nil, &out); err != nil {
 			return err
 		}
 	case "items":
-		if err := c.call(ctx, "GET", "/api/agent/items", nil, &out); err != nil {
+		if err := c.call(ctx, "GET", "/api/v1/agent/items", nil, &out); err != nil {
 			return err
 		}
 	case "delete":
@@ -120,19 +120,19 @@ func runMemory(ctx context.Context, args, environ []string, stdout, stderr io.Wr
 		if err != nil {
 			return err
 		}
-		path := "/api/agent/memory/" + url.PathEscape(s)
+		path := "/api/v1/agent/memory/" + url.PathEscape(s)
 		if id, ok := strings.CutPrefix(s, "item:"); ok {
-			path = "/api/agent/items/" + url.PathEscape(id)
+			path = "/api/v1/agent/items/" + url.PathEscape(id)
 		}
 		if err := c.call(ctx, "DELETE", path, nil, &out); err != nil {
 			return err
 		}
 	case "flush":
-		if err := c.call(ctx, "POST", "/api/agent/flush", nil, &out); err != nil {
+		if err := c.call(ctx, "POST", "/api/v1/agent/flush", nil, &out); err != nil {
 			return err
 		}
 	case "compact":
-		if err := c.call(ctx, "POST", "/api/agent/compact", map[string]int{"max": *max}, &out); err != nil {
+		if err := c.call(ctx, "POST", "/api/v1/agent/compact", map[string]int{"max": *max}, &out); err != nil {
 			return err
 		}
 	case "lessons":
@@ -147,7 +147,7 @@ func runMemory(ctx context.Context, args, environ []string, stdout, stderr io.Wr
 func runLessons(ctx context.Context, c *ownerClient, pos []string, stdout io.Writer) error {
 	if len(pos) == 0 || pos[0] == "list" {
 		var out []map[string]any
-		if err := c.call(ctx, "GET", "/api/agent/lessons", nil, &out); err != nil {
+		if err := c.call(ctx, "GET", "/api/v1/agent/lessons", nil, &out); err != nil {
 			return err
 		}
 		if len(out) == 0 {
@@ -163,7 +163,7 @@ func runLessons(ctx context.Context, c *ownerClient, pos []string, stdout io.Wri
 	if len(pos) < 2 {
 		return fmt.Errorf("memory lessons %s: give the lesson id", pos[0])
 	}
-	path := "/api/agent/lessons/" + url.PathEscape(pos[1])
+	path := "/api/v1/agent/lessons/" + url.PathEscape(pos[1])
 	var out any
 	var err error
 	switch pos[0] {

@@ -59,7 +59,7 @@ func runPrivacy(ctx context.Context, args, environ []string, stdout, stderr io.W
 	var out any
 	switch pos[0] {
 	case "export":
-		path := "/api/privacy/export?npub=" + url.QueryEscape(npub)
+		path := "/api/v1/export?npub=" + url.QueryEscape(npub)
 		if *markdown {
 			var md string
 			if err := c.callText(ctx, "GET", path+"&format=markdown", &md); err != nil {
@@ -71,19 +71,19 @@ func runPrivacy(ctx context.Context, args, environ []string, stdout, stderr io.W
 		err = c.call(ctx, "GET", path, nil, &out)
 	case "forget":
 		body := map[string]any{"npub": npub, "ids": []string(ids), "tags": []string(tags), "topic": *topic, "before": *before, "query": *query, "token": *confirm}
-		err = c.call(ctx, "POST", "/api/privacy/forget", body, &out)
+		err = c.call(ctx, "POST", "/api/v1/privacy/forget", body, &out)
 	case "rectify", "promote":
 		if len(pos) < 3 {
 			return fmt.Errorf("privacy %s: name the memory (id or words) after the npub\n\n%s", pos[0], privacyUsage)
 		}
 		body := map[string]string{"npub": npub, "id": strings.Join(pos[2:], " "), "text": *text, "tier": *tier, "group": *group}
-		err = c.call(ctx, "POST", "/api/privacy/"+pos[0], body, &out)
+		err = c.call(ctx, "POST", "/api/v1/privacy/"+pos[0], body, &out)
 	case "freeze", "unfreeze":
-		err = c.call(ctx, "POST", "/api/privacy/"+pos[0], map[string]string{"npub": npub}, &out)
+		err = c.call(ctx, "POST", "/api/v1/privacy/"+pos[0], map[string]string{"npub": npub}, &out)
 	case "destroy":
-		err = c.call(ctx, "POST", "/api/privacy/destroy", map[string]string{"npub": npub, "token": *confirm}, &out)
+		err = c.call(ctx, "POST", "/api/v1/privacy/destroy", map[string]string{"npub": npub, "token": *confirm}, &out)
 	case "audit":
-		path := "/api/privacy/audit"
+		path := "/api/v1/privacy/audit"
 		if npub != "" {
 			path += "?npub=" + url.QueryEscape(npub)
 		}

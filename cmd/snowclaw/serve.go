@@ -11,6 +11,7 @@ import (
 	"sort"
 
 	"github.com/snowclaw/snowclaw"
+	"github.com/snowclaw/snowclaw/plugins/httpapi"
 	"github.com/snowclaw/snowclaw/policies"
 	"github.com/snowclaw/snowclaw/relay"
 	"github.com/snowclaw/snowclaw/search"
@@ -152,7 +153,7 @@ func relayOptions(c Config, keys relay.Keys, logger *slog.Logger) relay.Options 
 		MaxModerationAge: c.Groups.MaxModerationAge.Duration,
 		MetricsToken:     c.HTTP.MetricsToken,
 		MinFreeMB:        c.Store.MinFreeMB,
-		MCP:              relay.MCPOptions{Token: c.HTTP.MCPToken, Identity: c.HTTP.MCPIdentity},
+		MCP:              httpapi.MCPOptions{Token: c.HTTP.MCPToken, Identity: c.HTTP.MCPIdentity},
 		HTTP:             relay.HTTPOptions{TrustedProxies: proxies},
 		Logger:           logger,
 	}

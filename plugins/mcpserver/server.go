@@ -18,16 +18,9 @@ import (
 	"github.com/snowclaw/snowclaw"
 )
 
-// Backend is the memory as one reader sees it. Every method obeys the
-// relay's read and write rules for that reader (DESIGN.md §3); errors carry
-// a NIP-01 prefix ("invalid:", "restricted:", "not-found:", …).
-type Backend interface {
-	Search(ctx context.Context, req snowclaw.SearchRequest) (snowclaw.SearchResponse, error)
-	List(ctx context.Context, req snowclaw.ListRequest) ([]snowclaw.MemoryView, error)
-	Get(ctx context.Context, id string) (snowclaw.MemoryDetail, error)
-	Store(ctx context.Context, req snowclaw.StoreRequest) (snowclaw.MemoryView, error)
-	Forget(ctx context.Context, id string) (snowclaw.ForgetResponse, error)
-}
+// Backend is the memory as one reader sees it: the one interface the
+// HTTP API and MCP share (snowclaw.MemoryBackend).
+type Backend = snowclaw.MemoryBackend
 
 // Name is the server's name in the MCP handshake.
 const Name = "snowclaw"
@@ -40,7 +33,7 @@ const instructions = `Snowclaw is a Nostr relay with a shared long-term memory. 
 	`You act as one fixed identity; you see exactly what that identity may read.`
 
 // schemaCache keeps the resolved tool schemas across servers: the relay
-// builds one server per HTTP request (see relay/mcp.go), and the schemas
+// builds one server per HTTP request (see plugins/httpapi/mcp.go), and the schemas
 // never change.
 var schemaCache = mcp.NewSchemaCache()
 

@@ -119,7 +119,7 @@ func (s *Service) dmExport(ctx context.Context, r Request) string {
 	}
 	md := x.Markdown()
 	if len(md) > maxDMExport {
-		return fmt.Sprintf("Your export has %d records, too many for a message: fetch it with GET /api/privacy/export (NIP-98, your key).", x.RecordCount)
+		return fmt.Sprintf("Your export has %d records, too many for a message: fetch it with GET /api/v1/export (NIP-98, your key).", x.RecordCount)
 	}
 	return md
 }

@@ -1,4 +1,4 @@
-package relay
+package httpapi
 
 import (
 	"encoding/json"
@@ -14,16 +14,16 @@ import (
 
 // Each person's rights over HTTP (seed 004), NIP-98 authenticated. A
 // person acts on their own data; the owner may name anyone with "npub".
-func (r *Relay) privacyRoutes() {
-	mux := r.mux
-	mux.HandleFunc("GET /api/privacy/export", r.personal(r.apiExport))
-	mux.HandleFunc("POST /api/privacy/forget", r.personal(r.apiForget))
-	mux.HandleFunc("POST /api/privacy/freeze", r.personal(r.apiFreeze(true)))
-	mux.HandleFunc("POST /api/privacy/unfreeze", r.personal(r.apiFreeze(false)))
-	mux.HandleFunc("POST /api/privacy/rectify", r.personal(r.apiRectify))
-	mux.HandleFunc("POST /api/privacy/promote", r.personal(r.apiPromote))
-	mux.HandleFunc("POST /api/privacy/destroy", r.personal(r.apiDestroy))
-	mux.HandleFunc("GET /api/privacy/audit", r.personal(r.apiAudit))
+// The export is GET /api/v1/export (v1.go).
+func (a *API) privacyRoutes(mux *http.ServeMux) {
+	handle := func(pattern string, h personalHandler) { mux.HandleFunc(pattern, cors(a.personal(h))) }
+	handle("POST /api/v1/privacy/forget", a.apiForget)
+	handle("POST /api/v1/privacy/freeze", a.apiFreeze(true))
+	handle("POST /api/v1/privacy/unfreeze", a.apiFreeze(false))
+	handle("POST /api/v1/privacy/rectify", a.apiRectify)
+	handle("POST /api/v1/privacy/promote", a.apiPromote)
+	handle("POST /api/v1/privacy/destroy", a.apiDestroy)
+	handle("GET /api/v1/privacy/audit", a.apiAudit)
 }
 
 // privacyBody is what the POST routes take.
@@ -47,9 +47,9 @@ type personalHandler func(w http.ResponseWriter, req *http.Request, who rights.R
 
 // personal authenticates (NIP-98), reads the body and names the subject:
 // the caller, or whoever the owner names.
-func (r *Relay) personal(h personalHandler) http.HandlerFunc {
+func (a *API) personal(h personalHandler) http.HandlerFunc {
 	return func(w http.ResponseWriter, req *http.Request) {
-		pk, err := r.httpAuth(req)
+		pk, err := a.auth(req)
 		if err != nil {
 			writeError(w, http.StatusUnauthorized, err.Error())
 			return
@@ -92,8 +92,8 @@ func rightsError(w http.ResponseWriter, err error) {
 	}
 }
 
-func (r *Relay) apiExport(w http.ResponseWriter, req *http.Request, who rights.Request, _ privacyBody) {
-	x, err := r.rights.Export(req.Context(), who)
+func (a *API) apiExport(w http.ResponseWriter, req *http.Request, who rights.Request, _ privacyBody) {
+	x, err := a.o.Rights.Export(req.Context(), who)
 	if err != nil {
 		rightsError(w, err)
 		return
@@ -106,7 +106,7 @@ func (r *Relay) apiExport(w http.ResponseWriter, req *http.Request, who rights.R
 	writeJSON(w, http.StatusOK, x)
 }
 
-func (r *Relay) apiForget(w http.ResponseWriter, req *http.Request, who rights.Request, b privacyBody) {
+func (a *API) apiForget(w http.ResponseWriter, req *http.Request, who rights.Request, b privacyBody) {
 	sel := privacy.Selector{IDs: b.IDs, Topic: b.Topic, Tags: b.Tags, Query: b.Query}
 	if b.Before != "" {
 		t, err := time.Parse("2006-01-02", b.Before)
@@ -116,7 +116,7 @@ func (r *Relay) apiForget(w http.ResponseWriter, req *http.Request, who rights.R
 		}
 		sel.Before = t
 	}
-	res, err := r.rights.Forget(req.Context(), who, sel, b.Token)
+	res, err := a.o.Rights.Forget(req.Context(), who, sel, b.Token)
 	if err != nil {
 		rightsError(w, err)
 		return
@@ -124,9 +124,9 @@ func (r *Relay) apiForget(w http.ResponseWriter, req *http.Request, who rights.R
 	writeJSON(w, http.StatusOK, res)
 }
 
-func (r *Relay) apiFreeze(on bool) personalHandler {
+func (a *API) apiFreeze(on bool) personalHandler {
 	return func(w http.ResponseWriter, req *http.Request, who rights.Request, _ privacyBody) {
-		if err := r.rights.Freeze(req.Context(), who, on); err != nil {
+		if err := a.o.Rights.Freeze(req.Context(), who, on); err != nil {
 			rightsError(w, err)
 			return
 		}
@@ -134,8 +134,8 @@ func (r *Relay) apiFreeze(on bool) personalHandler {
 	}
 }
 
-func (r *Relay) apiRectify(w http.ResponseWriter, req *http.Request, who rights.Request, b privacyBody) {
-	c, err := r.rights.Rectify(req.Context(), who, b.ID, b.Text)
+func (a *API) apiRectify(w http.ResponseWriter, req *http.Request, who rights.Request, b privacyBody) {
+	c, err := a.o.Rights.Rectify(req.Context(), who, b.ID, b.Text)
 	if err != nil {
 		rightsError(w, err)
 		return
@@ -143,8 +143,8 @@ func (r *Relay) apiRectify(w http.ResponseWriter, req *http.Request, who rights.
 	writeJSON(w, http.StatusOK, c)
 }
 
-func (r *Relay) apiPromote(w http.ResponseWriter, req *http.Request, who rights.Request, b privacyBody) {
-	c, err := r.rights.Promote(req.Context(), who, b.ID, b.Tier, b.Group)
+func (a *API) apiPromote(w http.ResponseWriter, req *http.Request, who rights.Request, b privacyBody) {
+	c, err := a.o.Rights.Promote(req.Context(), who, b.ID, b.Tier, b.Group)
 	if err != nil {
 		rightsError(w, err)
 		return
@@ -152,8 +152,8 @@ func (r *Relay) apiPromote(w http.ResponseWriter, req *http.Request, who rights.
 	writeJSON(w, http.StatusOK, c)
 }
 
-func (r *Relay) apiDestroy(w http.ResponseWriter, req *http.Request, who rights.Request, b privacyBody) {
-	res, err := r.rights.Destroy(req.Context(), who, b.Token)
+func (a *API) apiDestroy(w http.ResponseWriter, req *http.Request, who rights.Request, b privacyBody) {
+	res, err := a.o.Rights.Destroy(req.Context(), who, b.Token)
 	if err != nil {
 		rightsError(w, err)
 		return
@@ -161,12 +161,12 @@ func (r *Relay) apiDestroy(w http.ResponseWriter, req *http.Request, who rights.
 	writeJSON(w, http.StatusOK, res)
 }
 
-func (r *Relay) apiAudit(w http.ResponseWriter, req *http.Request, who rights.Request, b privacyBody) {
+func (a *API) apiAudit(w http.ResponseWriter, req *http.Request, who rights.Request, b privacyBody) {
 	subject := ""
 	if b.Npub != "" {
 		subject = who.Subject
 	}
-	recs, err := r.rights.Audit(who.Actor, subject)
+	recs, err := a.o.Rights.Audit(who.Actor, subject)
 	if err != nil {
 		rightsError(w, err)
 		return

@@ -1,4 +1,4 @@
-package relay
+package httpapi
 
 import (
 	"encoding/json"
@@ -12,39 +12,38 @@ import (
 // The owner's API over the agent's memory (the memory and config CLI
 // commands use it). Every route needs NIP-98 auth by the owner: the
 // records hold what the agent knows about everybody.
-func (r *Relay) agentRoutes() {
-	mux := r.mux
+func (a *API) agentRoutes(mux *http.ServeMux) {
 	handle := func(pattern string, h func(http.ResponseWriter, *http.Request)) {
-		mux.HandleFunc(pattern, r.ownerOnly(h))
+		mux.HandleFunc(pattern, cors(a.ownerOnly(h)))
 	}
-	handle("GET /api/agent/memory", r.apiList)
-	handle("GET /api/agent/memory/{subject}", r.apiGet)
-	handle("POST /api/agent/memory/{subject}", r.apiSet)
-	handle("DELETE /api/agent/memory/{subject}", r.apiDeleteRecord)
-	handle("GET /api/agent/items", r.apiItems)
-	handle("DELETE /api/agent/items/{id}", r.apiDeleteItem)
-	handle("POST /api/agent/flush", r.apiFlush)
-	handle("POST /api/agent/compact", r.apiCompact)
-	handle("GET /api/agent/lessons", r.apiLessons)
-	handle("POST /api/agent/lessons/{id}", r.apiLessonSet)
-	handle("DELETE /api/agent/lessons/{id}", r.apiLessonDelete)
-	handle("GET /api/agent/config/{scope}", r.apiConfig)
-	handle("GET /api/agent/stats", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, r.agent.Stats()) })
+	handle("GET /api/v1/agent/memory", a.apiList)
+	handle("GET /api/v1/agent/memory/{subject}", a.apiGet)
+	handle("POST /api/v1/agent/memory/{subject}", a.apiSet)
+	handle("DELETE /api/v1/agent/memory/{subject}", a.apiDeleteRecord)
+	handle("GET /api/v1/agent/items", a.apiItems)
+	handle("DELETE /api/v1/agent/items/{id}", a.apiDeleteItem)
+	handle("POST /api/v1/agent/flush", a.apiFlush)
+	handle("POST /api/v1/agent/compact", a.apiCompact)
+	handle("GET /api/v1/agent/lessons", a.apiLessons)
+	handle("POST /api/v1/agent/lessons/{id}", a.apiLessonSet)
+	handle("DELETE /api/v1/agent/lessons/{id}", a.apiLessonDelete)
+	handle("GET /api/v1/agent/config/{scope}", a.apiConfig)
+	handle("GET /api/v1/agent/stats", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, a.o.Agent.Stats()) })
 }
 
 // ownerOnly wraps a handler with NIP-98 auth and the owner check.
-func (r *Relay) ownerOnly(h http.HandlerFunc) http.HandlerFunc {
+func (a *API) ownerOnly(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, req *http.Request) {
-		pk, err := r.httpAuth(req)
+		pk, err := a.auth(req)
 		if err != nil {
 			writeError(w, http.StatusUnauthorized, err.Error())
 			return
 		}
-		if r.ids.Owner == "" || pk != r.ids.Owner {
+		if a.ids.Owner == "" || pk != a.ids.Owner {
 			writeError(w, http.StatusForbidden, "restricted: only the relay's owner may use the agent API")
 			return
 		}
-		if r.agent == nil {
+		if a.o.Agent == nil {
 			writeError(w, http.StatusServiceUnavailable, "unsupported: the agent is off on this relay")
 			return
 		}
@@ -52,17 +51,17 @@ func (r *Relay) ownerOnly(h http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
-func (r *Relay) apiList(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, r.agent.List())
+func (a *API) apiList(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, a.o.Agent.List())
 }
 
-func (r *Relay) apiGet(w http.ResponseWriter, req *http.Request) {
+func (a *API) apiGet(w http.ResponseWriter, req *http.Request) {
 	s, err := agent.ParseSubject(req.PathValue("subject"))
 	if err != nil {
 		writeError(w, http.StatusBadRequest, "invalid: "+err.Error())
 		return
 	}
-	snap, ok := r.agent.Get(s)
+	snap, ok := a.o.Agent.Get(s)
 	if !ok {
 		writeError(w, http.StatusNotFound, "not found: the agent holds nothing about "+req.PathValue("subject"))
 		return
@@ -72,7 +71,7 @@ func (r *Relay) apiGet(w http.ResponseWriter, req *http.Request) {
 
 // apiSet takes {"note": "..."} and/or {"prefs": {"key": "value"}} for a
 // person.
-func (r *Relay) apiSet(w http.ResponseWriter, req *http.Request) {
+func (a *API) apiSet(w http.ResponseWriter, req *http.Request) {
 	s, err := agent.ParseSubject(req.PathValue("subject"))
 	if err != nil || s.Pubkey == "" {
 		writeError(w, http.StatusBadRequest, "invalid: notes and preferences are set on a person (npub)")
@@ -87,53 +86,53 @@ func (r *Relay) apiSet(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	if strings.TrimSpace(body.Note) != "" {
-		r.agent.AddOwnerNote(s.Pubkey, body.Note)
+		a.o.Agent.AddOwnerNote(s.Pubkey, body.Note)
 	}
 	for k, v := range body.Prefs {
-		r.agent.SetPref(s.Pubkey, k, v)
+		a.o.Agent.SetPref(s.Pubkey, k, v)
 	}
-	if err := r.agent.Flush(req.Context()); err != nil {
+	if err := a.o.Agent.Flush(req.Context()); err != nil {
 		writeError(w, http.StatusInternalServerError, "error: saved in memory but not yet on the relay: "+err.Error())
 		return
 	}
-	snap, _ := r.agent.Get(s)
+	snap, _ := a.o.Agent.Get(s)
 	writeJSON(w, http.StatusOK, snap)
 }
 
-func (r *Relay) apiDeleteRecord(w http.ResponseWriter, req *http.Request) {
+func (a *API) apiDeleteRecord(w http.ResponseWriter, req *http.Request) {
 	s, err := agent.ParseSubject(req.PathValue("subject"))
 	if err != nil {
 		writeError(w, http.StatusBadRequest, "invalid: "+err.Error())
 		return
 	}
-	if err := r.agent.DeleteRecord(req.Context(), s); err != nil {
+	if err := a.o.Agent.DeleteRecord(req.Context(), s); err != nil {
 		writeError(w, http.StatusNotFound, "not found: "+err.Error())
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"deleted": req.PathValue("subject")})
 }
 
-func (r *Relay) apiItems(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, r.agent.Items())
+func (a *API) apiItems(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, a.o.Agent.Items())
 }
 
-func (r *Relay) apiDeleteItem(w http.ResponseWriter, req *http.Request) {
-	if err := r.agent.DeleteItem(req.Context(), req.PathValue("id")); err != nil {
+func (a *API) apiDeleteItem(w http.ResponseWriter, req *http.Request) {
+	if err := a.o.Agent.DeleteItem(req.Context(), req.PathValue("id")); err != nil {
 		writeError(w, http.StatusNotFound, "not found: "+err.Error())
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"deleted": req.PathValue("id")})
 }
 
-func (r *Relay) apiFlush(w http.ResponseWriter, req *http.Request) {
-	if err := r.agent.Flush(req.Context()); err != nil {
+func (a *API) apiFlush(w http.ResponseWriter, req *http.Request) {
+	if err := a.o.Agent.Flush(req.Context()); err != nil {
 		writeError(w, http.StatusInternalServerError, "error: "+err.Error())
 		return
 	}
-	writeJSON(w, http.StatusOK, r.agent.List())
+	writeJSON(w, http.StatusOK, a.o.Agent.List())
 }
 
-func (r *Relay) apiCompact(w http.ResponseWriter, req *http.Request) {
+func (a *API) apiCompact(w http.ResponseWriter, req *http.Request) {
 	var body struct {
 		Max int `json:"max"`
 	}
@@ -143,20 +142,20 @@ func (r *Relay) apiCompact(w http.ResponseWriter, req *http.Request) {
 			return
 		}
 	}
-	n, err := r.agent.Compact(req.Context(), body.Max)
+	n, err := a.o.Agent.Compact(req.Context(), body.Max)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, "error: "+err.Error())
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]int{"removed": n, "items": len(r.agent.Items())})
+	writeJSON(w, http.StatusOK, map[string]int{"removed": n, "items": len(a.o.Agent.Items())})
 }
 
-func (r *Relay) apiLessons(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, r.agent.Lessons())
+func (a *API) apiLessons(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, a.o.Agent.Lessons())
 }
 
 // apiLessonSet takes {"enabled": true|false}.
-func (r *Relay) apiLessonSet(w http.ResponseWriter, req *http.Request) {
+func (a *API) apiLessonSet(w http.ResponseWriter, req *http.Request) {
 	var body struct {
 		Enabled *bool `json:"enabled"`
 	}
@@ -164,42 +163,30 @@ func (r *Relay) apiLessonSet(w http.ResponseWriter, req *http.Request) {
 		writeError(w, http.StatusBadRequest, `invalid: send {"enabled": true} or {"enabled": false}`)
 		return
 	}
-	if err := r.agent.SetLessonEnabled(req.PathValue("id"), *body.Enabled); err != nil {
+	if err := a.o.Agent.SetLessonEnabled(req.PathValue("id"), *body.Enabled); err != nil {
 		writeError(w, http.StatusNotFound, "not found: "+err.Error())
 		return
 	}
-	if err := r.agent.Flush(req.Context()); err != nil {
+	if err := a.o.Agent.Flush(req.Context()); err != nil {
 		writeError(w, http.StatusInternalServerError, "error: "+err.Error())
 		return
 	}
-	writeJSON(w, http.StatusOK, r.agent.Lessons())
+	writeJSON(w, http.StatusOK, a.o.Agent.Lessons())
 }
 
-func (r *Relay) apiLessonDelete(w http.ResponseWriter, req *http.Request) {
-	if err := r.agent.DeleteLesson(req.Context(), req.PathValue("id")); err != nil {
+func (a *API) apiLessonDelete(w http.ResponseWriter, req *http.Request) {
+	if err := a.o.Agent.DeleteLesson(req.Context(), req.PathValue("id")); err != nil {
 		writeError(w, http.StatusNotFound, "not found: "+err.Error())
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"deleted": req.PathValue("id")})
 }
 
-func (r *Relay) apiConfig(w http.ResponseWriter, req *http.Request) {
+func (a *API) apiConfig(w http.ResponseWriter, req *http.Request) {
 	s, err := dynconfig.ParseScope(req.PathValue("scope"))
 	if err != nil {
 		writeError(w, http.StatusBadRequest, "invalid: "+err.Error())
 		return
 	}
-	writeJSON(w, http.StatusOK, r.agent.Config(s))
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.Encode(v)
-}
-
-func writeError(w http.ResponseWriter, status int, msg string) {
-	writeJSON(w, status, map[string]string{"error": msg})
+	writeJSON(w, http.StatusOK, a.o.Agent.Config(s))
 }

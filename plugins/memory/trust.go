@@ -1,4 +1,4 @@
-package relay
+package memory
 
 import (
 	"context"
@@ -26,62 +26,48 @@ const keySourcePreference = "source_preference"
 // trustLive serialises applications, so that two config events saved at
 // once cannot leave the older list in force: each application reads the
 // newest stored version rather than trusting the event it was woken by.
-type trustLive struct {
-	r  *Relay
-	mu sync.Mutex
+type trustLive struct{ mu sync.Mutex }
+
+// ConfigChanged is the hook for a stored or deleted event (attach it to
+// both, after the store's own step): a version of the owner's global
+// config re-applies the list in force.
+func (s *Service) ConfigChanged(ctx context.Context, evt *nostr.Event) {
+	if s.isGlobalConfig(evt) {
+		s.ApplyTrust(ctx)
+	}
 }
 
-// initTrust attaches the live trust hooks and applies the stored list.
-// It runs in New after the search index is open.
-func (r *Relay) initTrust(ctx context.Context) {
-	t := &trustLive{r: r}
-	r.RejectEvent = append(r.RejectEvent, r.rejectBadPreference)
-	r.OnEventSaved = append(r.OnEventSaved, func(ctx context.Context, evt *nostr.Event) {
-		if r.isGlobalConfig(evt) {
-			t.apply(ctx)
-		}
-	})
-	// deleted hooks run after the store removed the event: the reload
-	// below sees the store without the deleted version
-	r.OnEventDeleted = append(r.OnEventDeleted, func(ctx context.Context, evt *nostr.Event) {
-		if r.isGlobalConfig(evt) {
-			t.apply(ctx)
-		}
-	})
-	t.apply(ctx)
-}
-
-// apply reads the stored global config and hands its preference list to
-// the index. A stored list that cannot be read (from before this check
-// existed) is logged and counts as no list.
-func (t *trustLive) apply(ctx context.Context) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	r := t.r
-	if r.mem == nil {
+// ApplyTrust reads the stored global config and hands its preference list
+// to the index; call it once at start, after the index is open. A stored
+// list that cannot be read (from before this check existed) is logged and
+// counts as no list.
+func (s *Service) ApplyTrust(ctx context.Context) {
+	s.trust.mu.Lock()
+	defer s.trust.mu.Unlock()
+	if s.o.Index == nil {
 		return // no ranking to change; the trust API reads the event itself
 	}
-	evt, err := r.globalConfig(ctx)
+	evt, err := s.globalConfig(ctx)
 	if err != nil {
-		r.log.Error("reading the global config for source_preference", "err", err)
+		s.log.Error("reading the global config for source_preference", "err", err)
 		return
 	}
 	list, err := preferenceList(evt)
 	if err != nil {
-		r.log.Warn("ignoring the stored source_preference", "event", evt.ID, "err", err)
+		s.log.Warn("ignoring the stored source_preference", "event", evt.ID, "err", err)
 		list = nil
 	}
-	if err := r.mem.SetSources(preferenceWeights(list, r.mem.Trust().DefaultTrust)); err != nil {
-		r.log.Error("applying source_preference", "err", err)
+	if err := s.o.Index.SetSources(preferenceWeights(list, s.o.Index.Trust().DefaultTrust)); err != nil {
+		s.log.Error("applying source_preference", "err", err)
 		return
 	}
-	r.log.Info("source preference applied", "sources", len(list))
+	s.log.Info("source preference applied", "sources", len(list))
 }
 
-// rejectBadPreference refuses an owner config event whose
+// RejectBadPreference refuses an owner config event whose
 // source_preference cannot be read, so the list in force stays and the
 // owner learns why at once. Non-owners were refused before this runs.
-func (r *Relay) rejectBadPreference(_ context.Context, evt *nostr.Event) error {
+func (s *Service) RejectBadPreference(_ context.Context, evt *nostr.Event) error {
 	if evt.Kind != snowclaw.KindAppData || evt.Tags.GetD() != snowclaw.DTagConfigGlobal {
 		return nil
 	}
@@ -92,19 +78,19 @@ func (r *Relay) rejectBadPreference(_ context.Context, evt *nostr.Event) error {
 }
 
 // isGlobalConfig: the owner's snowclaw:config:global.
-func (r *Relay) isGlobalConfig(evt *nostr.Event) bool {
-	return r.ids.Owner != "" && evt.PubKey == r.ids.Owner && evt.Kind == snowclaw.KindAppData &&
+func (s *Service) isGlobalConfig(evt *nostr.Event) bool {
+	return s.ids.Owner != "" && evt.PubKey == s.ids.Owner && evt.Kind == snowclaw.KindAppData &&
 		evt.Tags.GetD() == snowclaw.DTagConfigGlobal
 }
 
 // globalConfig is the stored owner's global config event, nil when there
 // is none.
-func (r *Relay) globalConfig(ctx context.Context) (*nostr.Event, error) {
-	if r.ids.Owner == "" {
+func (s *Service) globalConfig(ctx context.Context) (*nostr.Event, error) {
+	if s.ids.Owner == "" {
 		return nil, nil
 	}
-	ch, err := r.store.QueryEvents(ctx, nostr.Filter{
-		Kinds: []int{snowclaw.KindAppData}, Authors: []string{r.ids.Owner},
+	ch, err := s.o.Store.QueryEvents(ctx, nostr.Filter{
+		Kinds: []int{snowclaw.KindAppData}, Authors: []string{s.ids.Owner},
 		Tags: nostr.TagMap{"d": {snowclaw.DTagConfigGlobal}}, Limit: 2,
 	})
 	if err != nil {

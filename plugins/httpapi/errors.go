@@ -1,4 +1,4 @@
-package relay
+package httpapi
 
 import (
 	"errors"
@@ -8,7 +8,7 @@ import (
 	"github.com/snowclaw/snowclaw/plugins/rights"
 )
 
-// Errors of the in-process API (Memory* methods) carry the NIP-01 prefix
+// Errors of the memory service and the rights service carry the NIP-01 prefix
 // of the websocket answers; HTTP routes turn the prefix into a status with
 // statusOf, so the two transports agree on what went wrong.
 
@@ -20,8 +20,9 @@ func statusOf(err error) int {
 	if errors.Is(err, rights.ErrForbidden) {
 		return http.StatusForbidden
 	}
-	if errors.Is(err, ErrDiskFull) {
-		return http.StatusInsufficientStorage
+	var se interface{ HTTPStatus() int }
+	if errors.As(err, &se) {
+		return se.HTTPStatus() // the relay's disk-full refusal: 507
 	}
 	prefix, _, _ := strings.Cut(err.Error(), ":")
 	switch prefix {
@@ -52,7 +53,3 @@ func writeErr(w http.ResponseWriter, err error) {
 	}
 	writeError(w, statusOf(err), msg)
 }
-
-// errNotFound is the one answer for a memory that is missing and for one
-// the reader may not read, so the API does not reveal which ids exist.
-var errNotFound = errors.New("not-found: no such memory, or not yours to read")

@@ -1,4 +1,4 @@
-package relay
+package memory
 
 import (
 	"context"
@@ -12,9 +12,8 @@ import (
 	"github.com/snowclaw/snowclaw/relay/store"
 )
 
-// List and get (the in-process API the HTTP routes and the MCP server
-// share). Every memory returned passed the read rule of REQ (canRead) for
-// reader; what it says is decrypted only as memview.go allows.
+// List and get. Every memory returned passed the read rule of REQ
+// (CanRead) for reader; what it says is decrypted only as view.go allows.
 
 const (
 	defaultListLimit = 50
@@ -34,18 +33,18 @@ type memorySet struct {
 // memories walks the stored memory items. Versions the reader may not read
 // still link the chain (a promotion passes through tiers), but are never
 // returned.
-func (r *Relay) memories(ctx context.Context, reader string) (*memorySet, error) {
-	s := &memorySet{all: map[string]*nostr.Event{}, canRead: map[string]bool{}, newer: map[string][]*nostr.Event{}}
+func (s *Service) memories(ctx context.Context, reader string) (*memorySet, error) {
+	set := &memorySet{all: map[string]*nostr.Event{}, canRead: map[string]bool{}, newer: map[string][]*nostr.Event{}}
 	var walk []*nostr.Event
-	err := store.Each(ctx, r.store, nostr.Filter{Kinds: []int{snowclaw.KindAppData}}, func(evt *nostr.Event) bool {
+	err := store.Each(ctx, s.o.Store, nostr.Filter{Kinds: []int{snowclaw.KindAppData}}, func(evt *nostr.Event) bool {
 		if !isMemory(evt) {
 			return true
 		}
 		walk = append(walk, evt)
-		s.all[evt.ID] = evt
-		if r.canRead(reader, evt) {
-			s.readable = append(s.readable, evt)
-			s.canRead[evt.ID] = true
+		set.all[evt.ID] = evt
+		if s.o.CanRead(reader, evt) {
+			set.readable = append(set.readable, evt)
+			set.canRead[evt.ID] = true
 		}
 		return true
 	})
@@ -54,22 +53,22 @@ func (r *Relay) memories(ctx context.Context, reader string) (*memorySet, error)
 	}
 	for _, evt := range walk { // newest first, so each newer list is too
 		for _, old := range snowclaw.TagValues(evt, "snow:supersedes") {
-			if o, ok := s.all[old]; ok && r.maySupersede(evt, o) {
-				s.newer[old] = append(s.newer[old], evt)
+			if o, ok := set.all[old]; ok && s.maySupersede(evt, o) {
+				set.newer[old] = append(set.newer[old], evt)
 			}
 		}
 	}
-	return s, nil
+	return set, nil
 }
 
 // maySupersede decides whether newer's snow:supersedes link to older
 // counts. Anyone can name any id in a tag; only the memory's author, its
 // person, the agent (which writes promotions and corrections) and the
 // owner may retire it, or a stranger could hide anyone's memory.
-func (r *Relay) maySupersede(newer, older *nostr.Event) bool {
+func (s *Service) maySupersede(newer, older *nostr.Event) bool {
 	pk := newer.PubKey
-	person, ok := snowclaw.PersonOf(older, r.ids.Agent)
-	return pk == older.PubKey || pk == r.ids.Agent || (r.ids.Owner != "" && pk == r.ids.Owner) || ok && pk == person
+	person, ok := snowclaw.PersonOf(older, s.ids.Agent)
+	return pk == older.PubKey || pk == s.ids.Agent || (s.ids.Owner != "" && pk == s.ids.Owner) || ok && pk == person
 }
 
 // supersededBy lists the readable memories that replace id, newest first.
@@ -83,19 +82,19 @@ func (s *memorySet) supersededBy(id string) []string {
 	return out
 }
 
-// MemoryList lists the memory items reader may read, newest first,
+// List lists the memory items reader may read, newest first,
 // filtered by req; versions replaced by a readable newer one are left out
 // unless req.IncludeSuperseded.
-func (r *Relay) MemoryList(ctx context.Context, reader string, req snowclaw.ListRequest) ([]snowclaw.MemoryView, error) {
+func (s *Service) List(ctx context.Context, reader string, req snowclaw.ListRequest) ([]snowclaw.MemoryView, error) {
 	match, limit, err := listMatcher(req)
 	if err != nil {
 		return nil, err
 	}
-	set, err := r.memories(ctx, reader)
+	set, err := s.memories(ctx, reader)
 	if err != nil {
 		return nil, err
 	}
-	v := r.viewerFor(reader)
+	v := s.viewerFor(reader)
 	out := []snowclaw.MemoryView{}
 	for _, evt := range set.readable {
 		if len(out) >= limit {
@@ -153,16 +152,16 @@ func listMatcher(req snowclaw.ListRequest) (func(*nostr.Event) bool, int, error)
 	return match, limit, nil
 }
 
-// MemoryGet returns one memory with its versions: those it supersedes,
+// Get returns one memory with its versions: those it supersedes,
 // followed back transitively, and those that supersede it, both newest
 // first and both only as far as reader may read them. A missing memory
 // and one reader may not read get the same not-found.
-func (r *Relay) MemoryGet(ctx context.Context, reader, id string) (snowclaw.MemoryDetail, error) {
+func (s *Service) Get(ctx context.Context, reader, id string) (snowclaw.MemoryDetail, error) {
 	id = strings.ToLower(strings.TrimSpace(id))
 	if !isEventID(id) {
 		return snowclaw.MemoryDetail{}, fmt.Errorf("invalid: %q is not an event id (64 hex characters)", id)
 	}
-	set, err := r.memories(ctx, reader)
+	set, err := s.memories(ctx, reader)
 	if err != nil {
 		return snowclaw.MemoryDetail{}, err
 	}
@@ -170,13 +169,13 @@ func (r *Relay) MemoryGet(ctx context.Context, reader, id string) (snowclaw.Memo
 	if evt == nil || !set.canRead[id] {
 		return snowclaw.MemoryDetail{}, errNotFound
 	}
-	v := r.viewerFor(reader)
+	v := s.viewerFor(reader)
 	d := snowclaw.MemoryDetail{Memory: v.view(evt), Event: evt}
 	d.Memory.SupersededBy = set.supersededBy(id)
 	older := set.chain(evt, func(e *nostr.Event) []*nostr.Event {
 		var out []*nostr.Event
 		for _, old := range snowclaw.TagValues(e, "snow:supersedes") {
-			if o, ok := set.all[old]; ok && r.maySupersede(e, o) {
+			if o, ok := set.all[old]; ok && s.maySupersede(e, o) {
 				out = append(out, o)
 			}
 		}
@@ -223,14 +222,12 @@ func (s *memorySet) chain(start *nostr.Event, next func(*nostr.Event) []*nostr.E
 	return out
 }
 
-func isEventID(s string) bool {
-	if len(s) != 64 {
-		return false
+// CountFor is how many memory items reader may read (the health route's
+// count).
+func (s *Service) CountFor(ctx context.Context, reader string) (int, error) {
+	set, err := s.memories(ctx, reader)
+	if err != nil {
+		return 0, err
 	}
-	for _, c := range s {
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
+	return len(set.readable), nil
 }

@@ -1,4 +1,4 @@
-package relay
+package httpapi
 
 import (
 	"bytes"
@@ -6,9 +6,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"io"
-	"net"
 	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -46,38 +44,38 @@ type mcpServerKey struct{}
 // server-to-client messages, which is all that stateless mode gives up;
 // GET (the notification stream) and DELETE answer 405, which clients
 // expect.
-func (r *Relay) mcpRoutes() {
+func (a *API) mcpRoutes(mux *http.ServeMux) {
 	h := mcp.NewStreamableHTTPHandler(func(req *http.Request) *mcp.Server {
 		s, _ := req.Context().Value(mcpServerKey{}).(*mcp.Server)
 		return s // nil only if mcpAuth was bypassed: the SDK then answers 400
 	}, &mcp.StreamableHTTPOptions{
 		Stateless:           true,
 		JSONResponse:        true,
-		Logger:              r.log.With("component", "mcp"),
+		Logger:              a.log.With("component", "mcp"),
 		MaxRequestBodyBytes: maxAPIBody,
 		// Behind a proxy the relay listens on loopback but sees the public
 		// Host, which the SDK's DNS-rebinding guard refuses. Every request
 		// here carries a signature or a secret a rebinding page does not
 		// have, so the guard is kept only where it costs nothing.
-		DisableLocalhostProtection: r.behindProxy(),
+		DisableLocalhostProtection: a.o.Relay.BehindProxy(),
 	})
-	r.mux.Handle("/mcp", r.mcpAuth(h))
+	mux.Handle("/mcp", a.mcpAuth(h))
 }
 
 // mcpAuth resolves the request's identity, builds its server and hands
 // the request to the SDK; without a valid identity it answers 401.
-func (r *Relay) mcpAuth(next http.Handler) http.Handler {
-	logger := r.log.With("component", "mcp")
+func (a *API) mcpAuth(next http.Handler) http.Handler {
+	logger := a.log.With("component", "mcp")
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		if !r.mcpHostOK(req.Host) {
-			writeError(w, http.StatusForbidden, "restricted: this relay serves /mcp as "+r.publicHost()+", not "+req.Host)
+		if !a.o.Relay.ServesHost(req.Host) {
+			writeError(w, http.StatusForbidden, "restricted: this relay serves /mcp as "+a.o.Relay.PublicHost()+", not "+req.Host)
 			return
 		}
 		if err := bufferBody(req); err != nil {
 			writeErr(w, err)
 			return
 		}
-		reader, err := r.mcpReader(req)
+		reader, err := a.mcpReader(req)
 		if err != nil {
 			w.Header().Set("WWW-Authenticate", "Nostr")
 			status := statusOf(err)
@@ -88,7 +86,7 @@ func (r *Relay) mcpAuth(next http.Handler) http.Handler {
 			writeError(w, status, err.Error())
 			return
 		}
-		s := mcpserver.New(mcpBackend{r: r, reader: reader}, r.opts.Version, logger.With("reader", reader))
+		s := mcpserver.New(a.o.Memory.For(reader), a.o.Version, logger.With("reader", reader))
 		next.ServeHTTP(w, req.WithContext(context.WithValue(req.Context(), mcpServerKey{}, s)))
 	})
 }
@@ -116,91 +114,27 @@ func bufferBody(req *http.Request) error {
 
 // mcpReader is the identity of an /mcp request: the NIP-98 signer, or
 // the configured identity for the bearer token.
-func (r *Relay) mcpReader(req *http.Request) (string, error) {
+func (a *API) mcpReader(req *http.Request) (string, error) {
 	h := strings.TrimSpace(req.Header.Get("Authorization"))
 	if h == "" {
 		return "", errors.New("auth-required: send NIP-98 (Authorization: Nostr <base64 event>) on every request, or Authorization: Bearer <the relay's MCP token>")
 	}
 	scheme, tok, _ := strings.Cut(h, " ")
 	if !strings.EqualFold(scheme, "Bearer") {
-		return r.httpAuth(req)
+		return a.auth(req)
 	}
-	want := r.opts.MCP.Token
+	want := a.o.MCP.Token
 	if want == "" || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(want)) != 1 {
 		return "", errors.New("auth-required: this bearer token is not the relay's MCP token")
 	}
-	id := r.opts.MCP.Identity
+	id := a.o.MCP.Identity
 	if id == "" {
-		id = r.ids.Owner
+		id = a.ids.Owner
 	}
 	pk, err := snowclaw.ParsePubkey(id)
 	if err != nil {
-		r.log.Error("mcp: the bearer token's identity is not a public key; set mcp identity or an owner", "identity", id)
+		a.log.Error("mcp: the bearer token's identity is not a public key; set mcp identity or an owner", "identity", id)
 		return "", errors.New("restricted: the relay's MCP token has no valid identity configured")
 	}
 	return pk, nil
-}
-
-// publicHost is the host of the configured public URL, "" without one.
-func (r *Relay) publicHost() string {
-	u, err := url.Parse(r.opts.ServiceURL)
-	if err != nil {
-		return ""
-	}
-	return u.Host
-}
-
-// behindProxy reports whether the relay's public URL names a host other
-// than loopback.
-func (r *Relay) behindProxy() bool {
-	h := r.publicHost()
-	return h != "" && !isLoopbackHost(h)
-}
-
-// mcpHostOK takes over from the SDK's DNS-rebinding guard behind a proxy,
-// and goes further: NIP-98 accepts a u tag naming the request's own Host,
-// which the sender chooses, so a header someone signed for another site
-// could be replayed here under that site's Host. With a public URL
-// configured, only that host (or loopback, for local use) is served.
-func (r *Relay) mcpHostOK(host string) bool {
-	public := r.publicHost()
-	return public == "" || strings.EqualFold(host, public) || isLoopbackHost(host)
-}
-
-func isLoopbackHost(hostport string) bool {
-	h := hostport
-	if host, _, err := net.SplitHostPort(hostport); err == nil {
-		h = host
-	}
-	if strings.EqualFold(h, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(strings.Trim(h, "[]"))
-	return ip != nil && ip.IsLoopback()
-}
-
-// mcpBackend is the relay's memory API as one reader sees it.
-type mcpBackend struct {
-	r      *Relay
-	reader string
-}
-
-func (b mcpBackend) Search(ctx context.Context, req snowclaw.SearchRequest) (snowclaw.SearchResponse, error) {
-	return b.r.MemorySearch(ctx, b.reader, req)
-}
-
-func (b mcpBackend) List(ctx context.Context, req snowclaw.ListRequest) ([]snowclaw.MemoryView, error) {
-	return b.r.MemoryList(ctx, b.reader, req)
-}
-
-func (b mcpBackend) Get(ctx context.Context, id string) (snowclaw.MemoryDetail, error) {
-	return b.r.MemoryGet(ctx, b.reader, id)
-}
-
-func (b mcpBackend) Store(ctx context.Context, req snowclaw.StoreRequest) (snowclaw.MemoryView, error) {
-	return b.r.MemoryStore(ctx, b.reader, req)
-}
-
-func (b mcpBackend) Forget(ctx context.Context, id string) (snowclaw.ForgetResponse, error) {
-	return b.r.MemoryForget(ctx, b.reader, id)
 }

@@ -1,4 +1,4 @@
-package relay
+package memory
 
 import (
 	"context"
@@ -8,33 +8,33 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
-	"github.com/snowclaw/snowclaw/agent/memory"
+	agentmem "github.com/snowclaw/snowclaw/agent/memory"
 	"github.com/snowclaw/snowclaw/plugins/privacy"
 	"github.com/snowclaw/snowclaw/plugins/rights"
 )
 
-// MemoryStore stores a memory for reader. A signed event goes through the
+// Store stores a memory for reader. A signed event goes through the
 // relay's write path as a websocket EVENT would, so every write rule
 // holds; text is written by the agent on reader's behalf, in a tier reader
 // may write to (see StoreRequest), and is on the relay when this returns.
-func (r *Relay) MemoryStore(ctx context.Context, reader string, req snowclaw.StoreRequest) (snowclaw.MemoryView, error) {
+func (s *Service) Store(ctx context.Context, reader string, req snowclaw.StoreRequest) (snowclaw.MemoryView, error) {
 	if reader == "" {
 		return snowclaw.MemoryView{}, errors.New("auth-required: storing a memory needs an authenticated key")
 	}
-	if r.agent != nil && r.agent.Frozen(reader) {
+	if s.o.Agent != nil && s.o.Agent.Frozen(reader) {
 		return snowclaw.MemoryView{}, errors.New("restricted: your memory is frozen; unfreeze it before storing new memories")
 	}
 	// before the agent takes a text into its memory it could not store
-	if err := r.disk.check(); err != nil {
+	if err := s.o.DiskCheck(); err != nil {
 		return snowclaw.MemoryView{}, err
 	}
 	if req.Event != nil {
-		return r.storeEvent(ctx, reader, req.Event)
+		return s.storeEvent(ctx, reader, req.Event)
 	}
-	return r.storeText(ctx, reader, req)
+	return s.storeText(ctx, reader, req)
 }
 
-func (r *Relay) storeEvent(ctx context.Context, reader string, evt *nostr.Event) (snowclaw.MemoryView, error) {
+func (s *Service) storeEvent(ctx context.Context, reader string, evt *nostr.Event) (snowclaw.MemoryView, error) {
 	switch {
 	case evt.Kind != snowclaw.KindAppData:
 		return snowclaw.MemoryView{}, fmt.Errorf("invalid: a memory is a kind %d event, not kind %d", snowclaw.KindAppData, evt.Kind)
@@ -48,17 +48,17 @@ func (r *Relay) storeEvent(ctx context.Context, reader string, evt *nostr.Event)
 	if ok, err := evt.CheckSignature(); err != nil || !ok {
 		return snowclaw.MemoryView{}, errors.New("invalid: signature does not verify")
 	}
-	if err := r.add(ctx, evt); err != nil {
+	if err := s.o.Publish(ctx, evt); err != nil {
 		return snowclaw.MemoryView{}, err
 	}
-	return r.viewerFor(reader).view(evt), nil
+	return s.viewerFor(reader).view(evt), nil
 }
 
-// storeText has the agent write the memory. The tier decides who may ask:
+// storeText has the agent write the agentmem. The tier decides who may ask:
 // private (the default) is the caller's own, group needs membership,
 // public and internal are the owner's.
-func (r *Relay) storeText(ctx context.Context, reader string, req snowclaw.StoreRequest) (snowclaw.MemoryView, error) {
-	if r.agent == nil {
+func (s *Service) storeText(ctx context.Context, reader string, req snowclaw.StoreRequest) (snowclaw.MemoryView, error) {
+	if s.o.Agent == nil {
 		return snowclaw.MemoryView{}, errors.New("unsupported: the agent is off on this relay; send a signed event instead")
 	}
 	if strings.TrimSpace(req.Text) == "" {
@@ -77,14 +77,14 @@ func (r *Relay) storeText(ctx context.Context, reader string, req snowclaw.Store
 	if tier == "" {
 		tier = snowclaw.TierPrivate
 	}
-	owner := r.ids.Owner != "" && reader == r.ids.Owner
+	owner := s.ids.Owner != "" && reader == s.ids.Owner
 	switch tier {
 	case snowclaw.TierPrivate:
 	case snowclaw.TierGroup:
 		if req.Group == "" {
 			return snowclaw.MemoryView{}, errors.New("invalid: a group memory names its group")
 		}
-		if !r.groups.IsMember(req.Group, reader) {
+		if !s.o.Groups.IsMember(req.Group, reader) {
 			return snowclaw.MemoryView{}, fmt.Errorf("restricted: you are not a member of group %s", req.Group)
 		}
 	case snowclaw.TierPublic, snowclaw.TierInternal:
@@ -97,28 +97,28 @@ func (r *Relay) storeText(ctx context.Context, reader string, req snowclaw.Store
 	if tier != snowclaw.TierGroup && req.Group != "" {
 		return snowclaw.MemoryView{}, fmt.Errorf("invalid: group is set but the tier is %s", tier)
 	}
-	source := memory.SourceExplicit
+	source := agentmem.SourceExplicit
 	if owner {
-		source = memory.SourceOwner
+		source = agentmem.SourceOwner
 	}
-	it, err := r.agent.StoreItem(ctx, memory.Item{
+	it, err := s.o.Agent.StoreItem(ctx, agentmem.Item{
 		Text: req.Text, Detail: req.Detail, Topic: strings.Trim(strings.TrimPrefix(req.Topic, snowclaw.PrefixMemoryItem), "/"),
 		Source: source, Tier: tier, Group: req.Group, Subject: reader, Author: reader, Confidence: req.Confidence,
 	})
 	if err != nil {
 		return snowclaw.MemoryView{}, err
 	}
-	evt, err := r.agentItemEvent(ctx, it)
+	evt, err := s.agentItemEvent(ctx, it)
 	if err != nil {
 		return snowclaw.MemoryView{}, err
 	}
-	return r.viewerFor(reader).view(evt), nil
+	return s.viewerFor(reader).view(evt), nil
 }
 
 // agentItemEvent finds the stored event of an agent item just flushed.
-func (r *Relay) agentItemEvent(ctx context.Context, it memory.Item) (*nostr.Event, error) {
+func (s *Service) agentItemEvent(ctx context.Context, it agentmem.Item) (*nostr.Event, error) {
 	d := snowclaw.PrefixMemoryItem + it.Topic
-	ch, err := r.store.QueryEvents(ctx, nostr.Filter{Kinds: []int{snowclaw.KindAppData}, Authors: []string{r.ids.Agent}, Tags: nostr.TagMap{"d": {d}}, Limit: 1})
+	ch, err := s.o.Store.QueryEvents(ctx, nostr.Filter{Kinds: []int{snowclaw.KindAppData}, Authors: []string{s.ids.Agent}, Tags: nostr.TagMap{"d": {d}}, Limit: 1})
 	if err != nil {
 		return nil, fmt.Errorf("error: reading the stored memory: %w", err)
 	}
@@ -134,11 +134,11 @@ func (r *Relay) agentItemEvent(ctx context.Context, it memory.Item) (*nostr.Even
 	return evt, nil
 }
 
-// MemoryForget hard-deletes one memory through the rights service (store,
+// Forget hard-deletes one memory through the rights service (store,
 // index, agent RAM, erasure list, audit). Its person, its author and the
 // owner may; anyone else who can read it is refused, and who cannot read
 // it hears not-found.
-func (r *Relay) MemoryForget(ctx context.Context, reader, id string) (snowclaw.ForgetResponse, error) {
+func (s *Service) Forget(ctx context.Context, reader, id string) (snowclaw.ForgetResponse, error) {
 	if reader == "" {
 		return snowclaw.ForgetResponse{}, errors.New("auth-required: forgetting a memory needs an authenticated key")
 	}
@@ -146,7 +146,7 @@ func (r *Relay) MemoryForget(ctx context.Context, reader, id string) (snowclaw.F
 	if !isEventID(id) {
 		return snowclaw.ForgetResponse{}, fmt.Errorf("invalid: %q is not an event id (64 hex characters)", id)
 	}
-	ch, err := r.store.QueryEvents(ctx, nostr.Filter{IDs: []string{id}, Limit: 1})
+	ch, err := s.o.Store.QueryEvents(ctx, nostr.Filter{IDs: []string{id}, Limit: 1})
 	if err != nil {
 		return snowclaw.ForgetResponse{}, fmt.Errorf("error: reading the store: %w", err)
 	}
@@ -154,14 +154,14 @@ func (r *Relay) MemoryForget(ctx context.Context, reader, id string) (snowclaw.F
 	for e := range ch {
 		evt = e
 	}
-	if evt == nil || !isMemory(evt) || !r.canRead(reader, evt) {
+	if evt == nil || !isMemory(evt) || !s.o.CanRead(reader, evt) {
 		return snowclaw.ForgetResponse{}, errNotFound
 	}
-	subject, ok := r.forgetSubject(reader, evt)
+	subject, ok := s.forgetSubject(reader, evt)
 	if !ok {
 		return snowclaw.ForgetResponse{}, errors.New("restricted: a memory is forgotten by its person, its author or the relay's owner")
 	}
-	res, err := r.rights.Forget(ctx, rights.Request{Actor: reader, Via: "http", Subject: subject}, privacy.Selector{IDs: []string{id}}, "")
+	res, err := s.o.Rights.Forget(ctx, rights.Request{Actor: reader, Via: "http", Subject: subject}, privacy.Selector{IDs: []string{id}}, "")
 	if err != nil {
 		return snowclaw.ForgetResponse{}, err
 	}
@@ -175,12 +175,12 @@ func (r *Relay) MemoryForget(ctx context.Context, reader, id string) (snowclaw.F
 // reader may forget evt at all. The service finds a memory among its
 // subject's holdings: what they wrote, the agent's memories addressed to
 // them (p tag) and the agent's items about them.
-func (r *Relay) forgetSubject(reader string, evt *nostr.Event) (string, bool) {
+func (s *Service) forgetSubject(reader string, evt *nostr.Event) (string, bool) {
 	person := ""
-	if evt.PubKey == r.ids.Agent {
-		if p, ok := snowclaw.PersonOf(evt, r.ids.Agent); ok {
+	if evt.PubKey == s.ids.Agent {
+		if p, ok := snowclaw.PersonOf(evt, s.ids.Agent); ok {
 			person = p
-		} else if c, err := memory.NewCodec(r.opts.Keys.AgentSecret); err == nil {
+		} else if c, err := agentmem.NewCodec(s.o.AgentSecret); err == nil {
 			// a group item about someone, or a group lesson of their
 			// words, names them inside its content
 			if rec, err := c.Decode(evt); err == nil && rec.Item != nil {
@@ -195,7 +195,7 @@ func (r *Relay) forgetSubject(reader string, evt *nostr.Event) (string, bool) {
 		return reader, true
 	case person != "" && reader == person:
 		return reader, true
-	case r.ids.Owner != "" && reader == r.ids.Owner:
+	case s.ids.Owner != "" && reader == s.ids.Owner:
 		if person != "" {
 			return person, true
 		}

@@ -1,4 +1,4 @@
-package relay
+package memory
 
 import (
 	"strconv"
@@ -20,15 +20,8 @@ type viewer struct {
 }
 
 // viewerFor makes a viewer for one call.
-func (r *Relay) viewerFor(reader string) *viewer {
-	return &viewer{reader: reader, owner: r.ids.Owner, agent: r.ids.Agent, secret: r.opts.Keys.AgentSecret}
-}
-
-// isMemory reports whether evt is a memory item (kind 30078, d
-// snow:memory:<topic>).
-func isMemory(evt *nostr.Event) bool {
-	ns, _ := snowclaw.NamespaceOf(evt)
-	return ns == snowclaw.NamespaceMemoryItem
+func (s *Service) viewerFor(reader string) *viewer {
+	return &viewer{reader: reader, owner: s.ids.Owner, agent: s.ids.Agent, secret: s.o.AgentSecret}
 }
 
 // mayDecrypt is the plaintext rule: a private memory's text is its
@@ -94,11 +87,4 @@ func (v *viewer) view(evt *nostr.Event) snowclaw.MemoryView {
 func textOf(content string) (text, detail, context string) {
 	m := snowclaw.DecodeMemory(content)
 	return m.Summary, m.Detail, m.Context
-}
-
-func firstTag(evt *nostr.Event, key, fallback string) string {
-	if v := snowclaw.TagValues(evt, key); len(v) > 0 && v[0] != "" {
-		return v[0]
-	}
-	return fallback
 }

@@ -1,26 +1,15 @@
-package relay
+package memory
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"sort"
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/relay/store"
 )
-
-// The agent directory, trust and conflict dashboard routes of the web UI
-// (seed 003 "Memory UI"; docs/api.md "Directory, trust and conflicts").
-func (r *Relay) directoryRoutes() {
-	mux := r.mux
-	mux.HandleFunc("GET /api/v1/trust", r.v1(r.v1Trust))
-	mux.HandleFunc("GET /api/v1/agents", r.v1(r.v1Agents))
-	mux.HandleFunc("GET /api/v1/conflicts", r.v1(r.v1Conflicts))
-	mux.HandleFunc("POST /api/v1/conflicts/resolve", r.v1(r.v1Resolve))
-}
 
 // AgentEntry is one agent of the directory: a kind 0 profile carrying
 // snow:model (seed 003 "Agent Profile"), with the trust ranking gives it.
@@ -46,21 +35,12 @@ type Directory struct {
 	Preference []PreferenceEntry `json:"preference"`
 }
 
-func (r *Relay) v1Agents(w http.ResponseWriter, req *http.Request, reader string) {
-	d, err := r.Agents(req.Context(), reader)
-	if err != nil {
-		writeErr(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, d)
-}
-
 // Agents lists the agents known from stored profiles the reader may read,
 // and this relay's own agent whether or not it published a profile.
 // Order: the preference list first, in its order, then by trust, then by
 // name.
-func (r *Relay) Agents(ctx context.Context, reader string) (Directory, error) {
-	st, err := r.trustState(ctx)
+func (s *Service) Agents(ctx context.Context, reader string) (Directory, error) {
+	st, err := s.trustState(ctx)
 	if err != nil {
 		return Directory{}, err
 	}
@@ -70,15 +50,15 @@ func (r *Relay) Agents(ctx context.Context, reader string) (Directory, error) {
 	}
 	var agents []AgentEntry
 	selfSeen := false
-	err = store.Each(ctx, r.store, nostr.Filter{Kinds: []int{snowclaw.KindProfile}}, func(evt *nostr.Event) bool {
-		if !r.canRead(reader, evt) {
+	err = store.Each(ctx, s.o.Store, nostr.Filter{Kinds: []int{snowclaw.KindProfile}}, func(evt *nostr.Event) bool {
+		if !s.o.CanRead(reader, evt) {
 			return true
 		}
 		a, ok := agentProfile(evt)
-		if evt.PubKey == r.ids.Agent {
+		if evt.PubKey == s.ids.Agent {
 			selfSeen = true
-			if ok || r.agent != nil {
-				a, ok = r.selfEntry(a), true
+			if ok || s.o.Agent != nil {
+				a, ok = s.selfEntry(a), true
 			}
 		}
 		if ok {
@@ -89,8 +69,8 @@ func (r *Relay) Agents(ctx context.Context, reader string) (Directory, error) {
 	if err != nil {
 		return Directory{}, fmt.Errorf("error: reading profiles: %w", err)
 	}
-	if r.agent != nil && !selfSeen {
-		agents = append(agents, r.selfEntry(AgentEntry{Pubkey: r.ids.Agent}))
+	if s.o.Agent != nil && !selfSeen {
+		agents = append(agents, s.selfEntry(AgentEntry{Pubkey: s.ids.Agent}))
 	}
 	for i := range agents {
 		a := &agents[i]
@@ -116,41 +96,41 @@ func (r *Relay) Agents(ctx context.Context, reader string) (Directory, error) {
 		}
 		return a.Pubkey < b.Pubkey
 	})
-	names := r.profileNames(ctx, reader, st.list)
+	names := s.profileNames(ctx, reader, st.list)
 	if agents == nil {
 		agents = []AgentEntry{}
 	}
-	return Directory{Agents: agents, Preference: r.preferenceView(st, reader, names)}, nil
+	return Directory{Agents: agents, Preference: s.preferenceView(st, reader, names)}, nil
 }
 
 // selfEntry fills in this relay's agent from its configuration where its
 // profile (if any) is silent: name, model (the configured LLM), version
 // and operator (the owner).
-func (r *Relay) selfEntry(a AgentEntry) AgentEntry {
+func (s *Service) selfEntry(a AgentEntry) AgentEntry {
 	a.IsSelf = true
 	if a.Name == "" {
-		a.Name = r.opts.Agent.Name
+		a.Name = s.o.Self.AgentName
 	}
 	if a.Name == "" {
 		a.Name = "Snowclaw"
 	}
 	if a.About == "" {
-		a.About = "the resident agent of " + r.opts.Name
+		a.About = "the resident agent of " + s.o.Self.RelayName
 	}
-	if a.Model == "" && r.opts.Agent.LLM != nil {
-		a.Model = r.opts.Agent.LLM.Name()
+	if a.Model == "" && s.o.Self.LLM != nil {
+		a.Model = s.o.Self.LLM.Name()
 	}
 	if a.Version == "" {
-		a.Version = r.opts.Version
+		a.Version = s.o.Self.Version
 	}
 	if len(a.Capabilities) == 0 {
 		a.Capabilities = []string{"memory", "search", "nostr"}
-		if r.opts.Agent.LLM != nil {
+		if s.o.Self.LLM != nil {
 			a.Capabilities = append(a.Capabilities, "chat")
 		}
 	}
-	if a.Operator == "" && r.ids.Owner != "" {
-		a.Operator = snowclaw.NpubOf(r.ids.Owner)
+	if a.Operator == "" && s.ids.Owner != "" {
+		a.Operator = snowclaw.NpubOf(s.ids.Owner)
 	}
 	return a
 }

@@ -1,11 +1,9 @@
-package relay
+package memory
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 
@@ -32,29 +30,15 @@ type ResolveResult struct {
 	Labels     []string             `json:"labels,omitempty"` // label events published, or deleted to unflag
 }
 
-func (r *Relay) v1Resolve(w http.ResponseWriter, req *http.Request, actor string) {
-	var rr ResolveRequest
-	if err := json.NewDecoder(http.MaxBytesReader(w, req.Body, maxAPIBody)).Decode(&rr); err != nil {
-		writeErr(w, fmt.Errorf(`invalid: send {"topic", "winner": id} or {"topic", "ids": [...], "flag": true}: %w`, err))
-		return
-	}
-	res, err := r.ResolveConflict(req.Context(), actor, rr)
-	if err != nil {
-		writeErr(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, res)
-}
-
 // ResolveConflict is the owner's decision on a conflict, carried out by
 // the agent through the relay's write path (so every write rule holds):
 // with a winner, a new memory that copies the winner and supersedes every
 // memory of the conflict; with flag, a NIP-32 label marking it for review.
-func (r *Relay) ResolveConflict(ctx context.Context, actor string, rr ResolveRequest) (ResolveResult, error) {
+func (s *Service) ResolveConflict(ctx context.Context, actor string, rr ResolveRequest) (ResolveResult, error) {
 	switch {
-	case r.ids.Owner == "" || actor != r.ids.Owner:
+	case s.ids.Owner == "" || actor != s.ids.Owner:
 		return ResolveResult{}, errors.New("restricted: only the relay's owner resolves conflicts")
-	case r.mem == nil:
+	case s.o.Index == nil:
 		return ResolveResult{}, errors.New("unsupported: search (NIP-50) is turned off on this relay, and conflicts are found by its index")
 	}
 	rr.Topic = strings.TrimPrefix(strings.TrimSpace(rr.Topic), snowclaw.PrefixMemoryItem)
@@ -64,7 +48,7 @@ func (r *Relay) ResolveConflict(ctx context.Context, actor string, rr ResolveReq
 	case (rr.Winner != "") == (rr.Flag != nil):
 		return ResolveResult{}, errors.New(`invalid: send either "winner" or "flag"`)
 	}
-	cs, err := r.mem.Conflicts(actor, rr.Topic)
+	cs, err := s.o.Index.Conflicts(actor, rr.Topic)
 	if err != nil {
 		return ResolveResult{}, err
 	}
@@ -77,20 +61,20 @@ func (r *Relay) ResolveConflict(ctx context.Context, actor string, rr ResolveReq
 	if conflict == nil {
 		return ResolveResult{}, fmt.Errorf("not-found: no conflict on topic %s", rr.Topic)
 	}
-	evs, err := r.conflictEvents(ctx, actor, rr.Topic, docIDs(conflict.Docs))
+	evs, err := s.conflictEvents(ctx, actor, rr.Topic, docIDs(conflict.Docs))
 	if err != nil {
 		return ResolveResult{}, err
 	}
 	if rr.Flag != nil {
-		return r.flagConflict(ctx, rr, evs)
+		return s.flagConflict(ctx, rr, evs)
 	}
-	return r.pickWinner(ctx, rr, evs)
+	return s.pickWinner(ctx, rr, evs)
 }
 
 // pickWinner publishes the winner's copy. The copy lives at the agent's
 // address for the topic and keeps the winner's source, so ranking still
 // credits whoever said it.
-func (r *Relay) pickWinner(ctx context.Context, rr ResolveRequest, evs []*nostr.Event) (ResolveResult, error) {
+func (s *Service) pickWinner(ctx context.Context, rr ResolveRequest, evs []*nostr.Event) (ResolveResult, error) {
 	winner := findEvent(evs, strings.ToLower(strings.TrimSpace(rr.Winner)))
 	if winner == nil {
 		return ResolveResult{}, fmt.Errorf("invalid: %s is not a memory of the conflict on %s", rr.Winner, rr.Topic)
@@ -111,20 +95,20 @@ func (r *Relay) pickWinner(ctx context.Context, rr ResolveRequest, evs []*nostr.
 		}
 		superseded = append(superseded, e.ID)
 	}
-	evt, err := r.resolutionEvent(ctx, rr.Topic, winner, superseded)
+	evt, err := s.resolutionEvent(ctx, rr.Topic, winner, superseded)
 	if err != nil {
 		return ResolveResult{}, err
 	}
-	if err := r.add(ctx, evt); err != nil {
+	if err := s.o.Publish(ctx, evt); err != nil {
 		return ResolveResult{}, err
 	}
-	mv := r.viewerFor(r.ids.Owner).view(evt)
-	r.log.Info("conflict resolved", "topic", rr.Topic, "winner", winner.ID, "memory", evt.ID, "superseded", len(superseded))
+	mv := s.viewerFor(s.ids.Owner).view(evt)
+	s.log.Info("conflict resolved", "topic", rr.Topic, "winner", winner.ID, "memory", evt.ID, "superseded", len(superseded))
 	return ResolveResult{Topic: rr.Topic, Memory: &mv, Superseded: superseded}, nil
 }
 
 // resolutionEvent builds and signs the agent's copy of the winner.
-func (r *Relay) resolutionEvent(ctx context.Context, topic string, winner *nostr.Event, superseded []string) (*nostr.Event, error) {
+func (s *Service) resolutionEvent(ctx context.Context, topic string, winner *nostr.Event, superseded []string) (*nostr.Event, error) {
 	d := snowclaw.PrefixMemoryItem + topic
 	tags := nostr.Tags{{"d", d}}
 	if g := snowclaw.GroupOf(winner); g != "" {
@@ -150,7 +134,7 @@ func (r *Relay) resolutionEvent(ctx context.Context, topic string, winner *nostr
 	// a new version must be newer than the agent's stored one at this
 	// address, or the relay keeps the old one
 	stamp := nostr.Now()
-	ch, err := r.store.QueryEvents(ctx, nostr.Filter{Kinds: []int{snowclaw.KindAppData}, Authors: []string{r.ids.Agent}, Tags: nostr.TagMap{"d": {d}}, Limit: 2})
+	ch, err := s.o.Store.QueryEvents(ctx, nostr.Filter{Kinds: []int{snowclaw.KindAppData}, Authors: []string{s.ids.Agent}, Tags: nostr.TagMap{"d": {d}}, Limit: 2})
 	if err != nil {
 		return nil, fmt.Errorf("error: reading the agent's memory on %s: %w", topic, err)
 	}
@@ -158,7 +142,7 @@ func (r *Relay) resolutionEvent(ctx context.Context, topic string, winner *nostr
 		stamp = max(stamp, prev.CreatedAt+1)
 	}
 	evt := &nostr.Event{Kind: snowclaw.KindAppData, CreatedAt: stamp, Tags: tags, Content: winner.Content}
-	if err := evt.Sign(r.opts.Keys.AgentSecret); err != nil {
+	if err := evt.Sign(s.o.AgentSecret); err != nil {
 		return nil, fmt.Errorf("error: signing with the agent key: %w", err)
 	}
 	return evt, nil
@@ -168,7 +152,7 @@ func (r *Relay) resolutionEvent(ctx context.Context, topic string, winner *nostr
 // deletes the agent's flags on it. A label carries the h tag of the group
 // its memories are in, so it is read where they are; encrypted memories
 // cannot be labelled without naming them in the clear.
-func (r *Relay) flagConflict(ctx context.Context, rr ResolveRequest, evs []*nostr.Event) (ResolveResult, error) {
+func (s *Service) flagConflict(ctx context.Context, rr ResolveRequest, evs []*nostr.Event) (ResolveResult, error) {
 	targets := evs
 	if len(rr.IDs) > 0 {
 		targets = nil
@@ -185,7 +169,7 @@ func (r *Relay) flagConflict(ctx context.Context, rr ResolveRequest, evs []*nost
 	}
 	res := ResolveResult{Topic: rr.Topic, Flagged: *rr.Flag}
 	if !*rr.Flag {
-		labels, err := r.conflictLabels(ctx, eventIDs(evs))
+		labels, err := s.conflictLabels(ctx, eventIDs(evs))
 		if err != nil || len(labels) == 0 {
 			return res, err
 		}
@@ -194,7 +178,7 @@ func (r *Relay) flagConflict(ctx context.Context, rr ResolveRequest, evs []*nost
 			del = append(del, nostr.Tag{"e", l.ID})
 			res.Labels = append(res.Labels, l.ID)
 		}
-		return res, r.publishAsAgent(ctx, snowclaw.KindDeletion, del, "conflict flag removed by the owner")
+		return res, s.publishAsAgent(ctx, snowclaw.KindDeletion, del, "conflict flag removed by the owner")
 	}
 	byGroup := map[string][]string{}
 	var groups []string
@@ -219,11 +203,11 @@ func (r *Relay) flagConflict(ctx context.Context, rr ResolveRequest, evs []*nost
 		if g != "" {
 			tags = append(tags, nostr.Tag{"h", g})
 		}
-		evt, err := r.signAsAgent(kindLabel, tags, "conflicting memories on "+rr.Topic+": flagged for review")
+		evt, err := s.signAsAgent(kindLabel, tags, "conflicting memories on "+rr.Topic+": flagged for review")
 		if err != nil {
 			return ResolveResult{}, err
 		}
-		if err := r.add(ctx, evt); err != nil {
+		if err := s.o.Publish(ctx, evt); err != nil {
 			return ResolveResult{}, err
 		}
 		res.Labels = append(res.Labels, evt.ID)
@@ -231,20 +215,20 @@ func (r *Relay) flagConflict(ctx context.Context, rr ResolveRequest, evs []*nost
 	return res, nil
 }
 
-func (r *Relay) signAsAgent(kind int, tags nostr.Tags, content string) (*nostr.Event, error) {
+func (s *Service) signAsAgent(kind int, tags nostr.Tags, content string) (*nostr.Event, error) {
 	evt := &nostr.Event{Kind: kind, CreatedAt: nostr.Now(), Tags: tags, Content: content}
-	if err := evt.Sign(r.opts.Keys.AgentSecret); err != nil {
+	if err := evt.Sign(s.o.AgentSecret); err != nil {
 		return nil, fmt.Errorf("error: signing with the agent key: %w", err)
 	}
 	return evt, nil
 }
 
-func (r *Relay) publishAsAgent(ctx context.Context, kind int, tags nostr.Tags, content string) error {
-	evt, err := r.signAsAgent(kind, tags, content)
+func (s *Service) publishAsAgent(ctx context.Context, kind int, tags nostr.Tags, content string) error {
+	evt, err := s.signAsAgent(kind, tags, content)
 	if err != nil {
 		return err
 	}
-	return r.add(ctx, evt)
+	return s.o.Publish(ctx, evt)
 }
 
 func findEvent(evs []*nostr.Event, id string) *nostr.Event {

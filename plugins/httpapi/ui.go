@@ -1,10 +1,9 @@
-package relay
+package httpapi
 
 import (
 	"embed"
 	"io/fs"
 	"net/http"
-	"strings"
 )
 
 // The web UI (seed 003 "Memory UI") is static files embedded in the
@@ -20,14 +19,13 @@ var uiFiles embed.FS
 const uiCSP = "default-src 'self'; connect-src 'self' ws: wss:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 
 // uiRoutes serves the UI at /ui/.
-func (r *Relay) uiRoutes() {
+func (a *API) uiRoutes(mux *http.ServeMux) {
 	sub, err := fs.Sub(uiFiles, "ui")
 	if err != nil {
-		r.log.Error("web UI not served: embedded files missing", "err", err)
+		a.log.Error("web UI not served: embedded files missing", "err", err)
 		return
 	}
 	files := http.StripPrefix("/ui/", http.FileServerFS(sub))
-	mux := r.mux
 	mux.HandleFunc("GET /ui", func(w http.ResponseWriter, req *http.Request) {
 		http.Redirect(w, req, "/ui/", http.StatusMovedPermanently)
 	})
@@ -46,10 +44,4 @@ func uiHeaders(next http.Handler) http.Handler {
 		h.Set("Cache-Control", "no-cache")
 		next.ServeHTTP(w, req)
 	})
-}
-
-// wantsUI reports whether a request for / comes from a browser, which is
-// sent to the UI; other clients keep the plain text answer.
-func wantsUI(req *http.Request) bool {
-	return strings.Contains(req.Header.Get("Accept"), "text/html")
 }

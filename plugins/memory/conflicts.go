@@ -1,10 +1,9 @@
-package relay
+package memory
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 
@@ -32,31 +31,22 @@ type ConflictView struct {
 	Flagged  bool                  `json:"flagged"`
 }
 
-func (r *Relay) v1Conflicts(w http.ResponseWriter, req *http.Request, reader string) {
-	cs, err := r.Conflicts(req.Context(), reader, req.URL.Query().Get("topic"))
-	if err != nil {
-		writeErr(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"conflicts": cs})
-}
-
 // Conflicts lists the conflicts on topic ("" = every topic) among the
 // memories reader may read; a conflict of which the reader sees fewer
 // than two memories is no conflict to them.
-func (r *Relay) Conflicts(ctx context.Context, reader, topic string) ([]ConflictView, error) {
-	if r.mem == nil {
+func (s *Service) Conflicts(ctx context.Context, reader, topic string) ([]ConflictView, error) {
+	if s.o.Index == nil {
 		return nil, errors.New("unsupported: search (NIP-50) is turned off on this relay, and conflicts are found by its index")
 	}
 	topic = strings.TrimPrefix(strings.TrimSpace(topic), snowclaw.PrefixMemoryItem)
-	cs, err := r.mem.Conflicts(reader, topic)
+	cs, err := s.o.Index.Conflicts(reader, topic)
 	if err != nil {
 		return nil, err
 	}
 	out := []ConflictView{}
-	v := r.viewerFor(reader)
+	v := s.viewerFor(reader)
 	for _, c := range cs {
-		evs, err := r.conflictEvents(ctx, reader, c.Topic, docIDs(c.Docs))
+		evs, err := s.conflictEvents(ctx, reader, c.Topic, docIDs(c.Docs))
 		if err != nil {
 			return nil, err
 		}
@@ -67,7 +57,7 @@ func (r *Relay) Conflicts(ctx context.Context, reader, topic string) ([]Conflict
 		for _, evt := range evs {
 			cv.Memories = append(cv.Memories, v.view(evt))
 		}
-		flagged, err := r.flagged(ctx, eventIDs(evs))
+		flagged, err := s.flagged(ctx, eventIDs(evs))
 		if err != nil {
 			return nil, err
 		}
@@ -80,11 +70,11 @@ func (r *Relay) Conflicts(ctx context.Context, reader, topic string) ([]Conflict
 // conflictEvents loads the stored events of a conflict's docs in the
 // given order, keeping those reader may read: the index judged
 // visibility from its copy of the tags, the store has the real event.
-func (r *Relay) conflictEvents(ctx context.Context, reader, topic string, ids []string) ([]*nostr.Event, error) {
+func (s *Service) conflictEvents(ctx context.Context, reader, topic string, ids []string) ([]*nostr.Event, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	ch, err := r.store.QueryEvents(ctx, nostr.Filter{IDs: ids, Limit: len(ids)})
+	ch, err := s.o.Store.QueryEvents(ctx, nostr.Filter{IDs: ids, Limit: len(ids)})
 	if err != nil {
 		return nil, fmt.Errorf("error: loading the memories of %s: %w", topic, err)
 	}
@@ -94,7 +84,7 @@ func (r *Relay) conflictEvents(ctx context.Context, reader, topic string, ids []
 	}
 	out := make([]*nostr.Event, 0, len(ids))
 	for _, id := range ids {
-		if evt, ok := byID[id]; ok && isMemory(evt) && r.canRead(reader, evt) {
+		if evt, ok := byID[id]; ok && isMemory(evt) && s.o.CanRead(reader, evt) {
 			out = append(out, evt)
 		}
 	}
@@ -104,8 +94,8 @@ func (r *Relay) conflictEvents(ctx context.Context, reader, topic string, ids []
 // flagged returns those of ids that a standing agent label marks as
 // flagged for review. Only the agent's labels count: anyone may publish a
 // kind 1985, but only the owner's resolve call makes the agent sign one.
-func (r *Relay) flagged(ctx context.Context, ids []string) (map[string]bool, error) {
-	labels, err := r.conflictLabels(ctx, ids)
+func (s *Service) flagged(ctx context.Context, ids []string) (map[string]bool, error) {
+	labels, err := s.conflictLabels(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -121,12 +111,12 @@ func (r *Relay) flagged(ctx context.Context, ids []string) (map[string]bool, err
 }
 
 // conflictLabels are the agent's snow.conflict flags naming any of ids.
-func (r *Relay) conflictLabels(ctx context.Context, ids []string) ([]*nostr.Event, error) {
+func (s *Service) conflictLabels(ctx context.Context, ids []string) ([]*nostr.Event, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	ch, err := r.store.QueryEvents(ctx, nostr.Filter{
-		Kinds: []int{kindLabel}, Authors: []string{r.ids.Agent}, Tags: nostr.TagMap{"e": ids}, Limit: 500,
+	ch, err := s.o.Store.QueryEvents(ctx, nostr.Filter{
+		Kinds: []int{kindLabel}, Authors: []string{s.ids.Agent}, Tags: nostr.TagMap{"e": ids}, Limit: 500,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("error: reading conflict flags: %w", err)

@@ -1,4 +1,4 @@
-package relay
+package httpapi
 
 import (
 	"encoding/json"
@@ -13,23 +13,23 @@ import (
 )
 
 // The HTTP JSON API v1 core (docs/api.md, "Core endpoints"): thin
-// handlers over the in-process Memory* methods, which the MCP server calls
-// directly. Every route but health needs NIP-98; the signer is the reader
-// and sees what REQ would show that key. CORS is open: the API is meant
-// for browsers (the web UI) and tools on other origins, and every request
-// carries its own signature, so no cookie or ambient credential is at risk.
-func (r *Relay) v1Routes() {
-	mux := r.mux
+// handlers over the memory service bound to the caller (the same
+// snowclaw.MemoryBackend MCP is given). Every route but health needs
+// NIP-98; the signer is the reader and sees what REQ would show that key.
+// CORS is open: the API is meant for browsers (the web UI) and tools on
+// other origins, and every request carries its own signature, so no
+// cookie or ambient credential is at risk.
+func (a *API) v1Routes(mux *http.ServeMux) {
 	mux.HandleFunc("OPTIONS /api/v1/", cors(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }))
 	mux.HandleFunc("OPTIONS /metrics", cors(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }))
-	mux.HandleFunc("GET /metrics", cors(r.serveMetrics))
-	mux.HandleFunc("GET /api/v1/health", cors(r.v1Health))
-	mux.HandleFunc("GET /api/v1/search", r.v1(r.v1Search))
-	mux.HandleFunc("GET /api/v1/memories", r.v1(r.v1List))
-	mux.HandleFunc("GET /api/v1/memories/{id}", r.v1(r.v1Get))
-	mux.HandleFunc("POST /api/v1/memories", r.v1(r.v1Store))
-	mux.HandleFunc("DELETE /api/v1/memories/{id}", r.v1(r.v1Forget))
-	mux.HandleFunc("GET /api/v1/export", cors(r.countAPI(r.personal(r.v1Export))))
+	mux.HandleFunc("GET /metrics", cors(a.serveMetrics))
+	mux.HandleFunc("GET /api/v1/health", cors(a.v1Health))
+	mux.HandleFunc("GET /api/v1/search", a.v1(a.v1Search))
+	mux.HandleFunc("GET /api/v1/memories", a.v1(a.v1List))
+	mux.HandleFunc("GET /api/v1/memories/{id}", a.v1(a.v1Get))
+	mux.HandleFunc("POST /api/v1/memories", a.v1(a.v1Store))
+	mux.HandleFunc("DELETE /api/v1/memories/{id}", a.v1(a.v1Forget))
+	mux.HandleFunc("GET /api/v1/export", cors(a.countAPI(a.personal(a.v1Export))))
 }
 
 // cors lets any origin call the API with an Authorization header; it also
@@ -45,18 +45,18 @@ func cors(h http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
-func (r *Relay) countAPI(h http.HandlerFunc) http.HandlerFunc {
+func (a *API) countAPI(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, req *http.Request) {
-		r.met.query(queryAPI)
+		a.o.Relay.CountAPICall()
 		h(w, req)
 	}
 }
 
 // v1 wraps a handler with CORS, the API counter and NIP-98: no valid
 // signature, no answer (401).
-func (r *Relay) v1(h func(w http.ResponseWriter, req *http.Request, reader string)) http.HandlerFunc {
-	return cors(r.countAPI(func(w http.ResponseWriter, req *http.Request) {
-		reader, err := r.httpAuth(req)
+func (a *API) v1(h func(w http.ResponseWriter, req *http.Request, reader string)) http.HandlerFunc {
+	return cors(a.countAPI(func(w http.ResponseWriter, req *http.Request) {
+		reader, err := a.auth(req)
 		if err != nil {
 			w.Header().Set("WWW-Authenticate", "Nostr")
 			writeError(w, http.StatusUnauthorized, err.Error())
@@ -86,32 +86,32 @@ type health struct {
 	DiskFull bool `json:"disk_full"`
 }
 
-func (r *Relay) v1Health(w http.ResponseWriter, req *http.Request) {
-	h := health{Status: "ok", Version: r.opts.Version, Relay: r.ids.Relay, Agent: r.ids.Agent, Owner: r.ids.Owner,
-		Search: r.mem != nil, SearchRebuilding: r.mem != nil && r.mem.Rebuilding(), AgentOn: r.agent != nil,
-		DiskFull: r.disk.isFull()}
+func (a *API) v1Health(w http.ResponseWriter, req *http.Request) {
+	h := health{Status: "ok", Version: a.o.Version, Relay: a.ids.Relay, Agent: a.ids.Agent, Owner: a.ids.Owner,
+		Search: a.o.Index != nil, SearchRebuilding: a.o.Index != nil && a.o.Index.Rebuilding(), AgentOn: a.o.Agent != nil,
+		DiskFull: a.o.Relay.DiskFull()}
 	if req.Header.Get("Authorization") != "" {
-		if you, err := r.httpAuth(req); err == nil {
+		if you, err := a.auth(req); err == nil {
 			h.You = you
 			h.Counts = map[string]int{}
-			if you == r.ids.Owner || r.ids.IsSystem(you) {
+			if you == a.ids.Owner || a.ids.IsSystem(you) {
 				// relay-wide activity is the operator's business
-				h.Counts["connections"] = len(r.subs.all())
+				h.Counts["connections"] = a.o.Relay.Connections()
 			}
-			if set, err := r.memories(req.Context(), you); err == nil {
-				h.Counts["memories"] = len(set.readable)
+			if n, err := a.o.Memory.CountFor(req.Context(), you); err == nil {
+				h.Counts["memories"] = n
 			}
-			if r.mem != nil {
+			if a.o.Index != nil {
 				// only the docs this reader may read: a total would tell
 				// them when others store what they cannot see
-				h.Counts["index_docs"] = r.mem.CountFor(you)
+				h.Counts["index_docs"] = a.o.Index.CountFor(you)
 			}
 		}
 	}
 	writeJSON(w, http.StatusOK, h)
 }
 
-func (r *Relay) v1Search(w http.ResponseWriter, req *http.Request, reader string) {
+func (a *API) v1Search(w http.ResponseWriter, req *http.Request, reader string) {
 	q := req.URL.Query()
 	sr := snowclaw.SearchRequest{Query: q.Get("q"), Explain: flag(q.Get("explain"))}
 	var err error
@@ -127,7 +127,7 @@ func (r *Relay) v1Search(w http.ResponseWriter, req *http.Request, reader string
 		}
 		sr.Kinds = append(sr.Kinds, n)
 	}
-	resp, err := r.MemorySearch(req.Context(), reader, sr)
+	resp, err := a.o.Memory.For(reader).Search(req.Context(), sr)
 	if err != nil {
 		writeErr(w, err)
 		return
@@ -135,7 +135,7 @@ func (r *Relay) v1Search(w http.ResponseWriter, req *http.Request, reader string
 	writeJSON(w, http.StatusOK, resp)
 }
 
-func (r *Relay) v1List(w http.ResponseWriter, req *http.Request, reader string) {
+func (a *API) v1List(w http.ResponseWriter, req *http.Request, reader string) {
 	q := req.URL.Query()
 	lr := snowclaw.ListRequest{
 		Tier: snowclaw.Tier(q.Get("tier")), Topic: q.Get("topic"), Source: q.Get("source"), Group: q.Get("group"),
@@ -152,7 +152,7 @@ func (r *Relay) v1List(w http.ResponseWriter, req *http.Request, reader string) 
 		return
 	}
 	lr.Until = int64(until)
-	list, err := r.MemoryList(req.Context(), reader, lr)
+	list, err := a.o.Memory.For(reader).List(req.Context(), lr)
 	if err != nil {
 		writeErr(w, err)
 		return
@@ -160,8 +160,8 @@ func (r *Relay) v1List(w http.ResponseWriter, req *http.Request, reader string) 
 	writeJSON(w, http.StatusOK, map[string]any{"memories": list})
 }
 
-func (r *Relay) v1Get(w http.ResponseWriter, req *http.Request, reader string) {
-	d, err := r.MemoryGet(req.Context(), reader, req.PathValue("id"))
+func (a *API) v1Get(w http.ResponseWriter, req *http.Request, reader string) {
+	d, err := a.o.Memory.For(reader).Get(req.Context(), req.PathValue("id"))
 	if err != nil {
 		writeErr(w, err)
 		return
@@ -169,7 +169,7 @@ func (r *Relay) v1Get(w http.ResponseWriter, req *http.Request, reader string) {
 	writeJSON(w, http.StatusOK, d)
 }
 
-func (r *Relay) v1Store(w http.ResponseWriter, req *http.Request, reader string) {
+func (a *API) v1Store(w http.ResponseWriter, req *http.Request, reader string) {
 	var sr snowclaw.StoreRequest
 	dec := json.NewDecoder(http.MaxBytesReader(w, req.Body, maxAPIBody))
 	if err := dec.Decode(&sr); err != nil {
@@ -178,8 +178,8 @@ func (r *Relay) v1Store(w http.ResponseWriter, req *http.Request, reader string)
 	}
 	// the caller's address and key, so the per-IP and per-key write
 	// limits hold for the API as for a websocket client
-	ctx := policies.WithConn(req.Context(), &policies.Conn{IP: clientIP(req), Reader: func() string { return reader }})
-	mv, err := r.MemoryStore(ctx, reader, sr)
+	ctx := policies.WithConn(req.Context(), &policies.Conn{IP: a.o.Relay.ClientIP(req), Reader: func() string { return reader }})
+	mv, err := a.o.Memory.For(reader).Store(ctx, sr)
 	if err != nil {
 		writeErr(w, err)
 		return
@@ -187,8 +187,8 @@ func (r *Relay) v1Store(w http.ResponseWriter, req *http.Request, reader string)
 	writeJSON(w, http.StatusCreated, map[string]any{"memory": mv})
 }
 
-func (r *Relay) v1Forget(w http.ResponseWriter, req *http.Request, reader string) {
-	res, err := r.MemoryForget(req.Context(), reader, req.PathValue("id"))
+func (a *API) v1Forget(w http.ResponseWriter, req *http.Request, reader string) {
+	res, err := a.o.Memory.For(reader).Forget(req.Context(), req.PathValue("id"))
 	if err != nil {
 		writeErr(w, err)
 		return
@@ -198,14 +198,14 @@ func (r *Relay) v1Forget(w http.ResponseWriter, req *http.Request, reader string
 
 // v1Export is the privacy export (seed 004) under the v1 path; the
 // personal wrapper authenticates and lets the owner name a person.
-func (r *Relay) v1Export(w http.ResponseWriter, req *http.Request, who rights.Request, b privacyBody) {
+func (a *API) v1Export(w http.ResponseWriter, req *http.Request, who rights.Request, b privacyBody) {
 	switch req.URL.Query().Get("format") {
 	case "", "json", "markdown":
 	default:
 		writeErr(w, fmt.Errorf("invalid: format is json or markdown"))
 		return
 	}
-	r.apiExport(w, req, who, b)
+	a.apiExport(w, req, who, b)
 }
 
 func flag(s string) bool {

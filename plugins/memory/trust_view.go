@@ -1,10 +1,9 @@
-package relay
+package memory
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"sort"
 	"strings"
 
@@ -36,15 +35,6 @@ type ModelTierView struct {
 	Weight  float64 `json:"weight"`
 }
 
-func (r *Relay) v1Trust(w http.ResponseWriter, req *http.Request, reader string) {
-	v, err := r.Trust(req.Context(), reader)
-	if err != nil {
-		writeErr(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, v)
-}
-
 // trustState is what the trust views are built from: the stored list and
 // the weights in force.
 type trustState struct {
@@ -53,8 +43,8 @@ type trustState struct {
 	event string
 }
 
-func (r *Relay) trustState(ctx context.Context) (trustState, error) {
-	evt, err := r.globalConfig(ctx)
+func (s *Service) trustState(ctx context.Context) (trustState, error) {
+	evt, err := s.globalConfig(ctx)
 	if err != nil {
 		return trustState{}, fmt.Errorf("error: reading the global config: %w", err)
 	}
@@ -65,15 +55,15 @@ func (r *Relay) trustState(ctx context.Context) (trustState, error) {
 			st.list = nil // stored before the check existed; not applied either
 		}
 	}
-	if r.mem != nil {
-		st.table = r.mem.Trust()
+	if s.o.Index != nil {
+		st.table = s.o.Index.Trust()
 		return st, nil
 	}
-	base, err := search.TrustOf(r.opts.Search.Index, nil)
+	base, err := search.TrustOf(s.o.Ranking, nil)
 	if err != nil {
 		return trustState{}, fmt.Errorf("error: trust configuration: %w", err)
 	}
-	st.table, err = search.TrustOf(r.opts.Search.Index, preferenceWeights(st.list, base.DefaultTrust))
+	st.table, err = search.TrustOf(s.o.Ranking, preferenceWeights(st.list, base.DefaultTrust))
 	if err != nil {
 		return trustState{}, fmt.Errorf("error: trust configuration: %w", err)
 	}
@@ -83,24 +73,24 @@ func (r *Relay) trustState(ctx context.Context) (trustState, error) {
 // Trust is the trust configuration as reader may see it: a group in the
 // list is shown only to those who may read the group's memories, since
 // its id and name are the group's business.
-func (r *Relay) Trust(ctx context.Context, reader string) (TrustView, error) {
-	st, err := r.trustState(ctx)
+func (s *Service) Trust(ctx context.Context, reader string) (TrustView, error) {
+	st, err := s.trustState(ctx)
 	if err != nil {
 		return TrustView{}, err
 	}
-	names := r.profileNames(ctx, reader, append(append([]string(nil), st.list...), keysOf(st.table.Sources)...))
-	v := TrustView{Preference: r.preferenceView(st, reader, names), Configured: []PreferenceEntry{},
+	names := s.profileNames(ctx, reader, append(append([]string(nil), st.list...), keysOf(st.table.Sources)...))
+	v := TrustView{Preference: s.preferenceView(st, reader, names), Configured: []PreferenceEntry{},
 		DefaultTrust: st.table.DefaultTrust, ModelTiers: []ModelTierView{}, ConfigEvent: st.event}
 	inList := make(map[string]bool, len(st.list))
 	for _, k := range st.list {
 		inList[k] = true
 	}
-	file, err := search.TrustOf(r.opts.Search.Index, nil)
+	file, err := search.TrustOf(s.o.Ranking, nil)
 	if err == nil {
 		for _, k := range keysOf(file.Sources) {
-			if !inList[k] && r.maySeeSource(k, reader) {
+			if !inList[k] && s.maySeeSource(k, reader) {
 				w, _ := file.Source(k)
-				v.Configured = append(v.Configured, r.entry(k, w, names))
+				v.Configured = append(v.Configured, s.entry(k, w, names))
 			}
 		}
 	}
@@ -111,22 +101,22 @@ func (r *Relay) Trust(ctx context.Context, reader string) (TrustView, error) {
 }
 
 // preferenceView lists the preference entries reader may see, in order.
-func (r *Relay) preferenceView(st trustState, reader string, names map[string]string) []PreferenceEntry {
+func (s *Service) preferenceView(st trustState, reader string, names map[string]string) []PreferenceEntry {
 	out := []PreferenceEntry{}
 	for _, k := range st.list {
-		if r.maySeeSource(k, reader) {
+		if s.maySeeSource(k, reader) {
 			w, _ := st.table.Source(k)
-			out = append(out, r.entry(k, w, names))
+			out = append(out, s.entry(k, w, names))
 		}
 	}
 	return out
 }
 
-func (r *Relay) entry(key string, w float64, names map[string]string) PreferenceEntry {
+func (s *Service) entry(key string, w float64, names map[string]string) PreferenceEntry {
 	e := PreferenceEntry{Source: snowclaw.NpubOf(key), Weight: w, Name: names[key]}
 	if g, ok := strings.CutPrefix(key, "group:"); ok {
 		e.Source = key
-		if snap, ok := r.groups.Snapshot(g); ok {
+		if snap, ok := s.o.Groups.Snapshot(g); ok {
 			e.Name = snap.Name
 		}
 	}
@@ -136,18 +126,18 @@ func (r *Relay) entry(key string, w float64, names map[string]string) Preference
 // maySeeSource: people are always shown; a group only to the owner, the
 // agent and its members, or to anyone when it is neither private nor
 // hidden. A group this relay does not host reveals nothing of its own.
-func (r *Relay) maySeeSource(key, reader string) bool {
+func (s *Service) maySeeSource(key, reader string) bool {
 	g, ok := strings.CutPrefix(key, "group:")
 	if !ok {
 		return true
 	}
-	info, exists := r.groups.GroupInfo(g)
+	info, exists := s.o.Groups.GroupInfo(g)
 	switch {
 	case !exists:
 		return true
-	case reader != "" && (r.ids.IsSystem(reader) || reader == r.ids.Owner):
+	case reader != "" && (s.ids.IsSystem(reader) || reader == s.ids.Owner):
 		return true
-	case r.groups.IsMember(g, reader):
+	case s.o.Groups.IsMember(g, reader):
 		return true
 	}
 	return !info.Private && !info.Hidden
@@ -155,7 +145,7 @@ func (r *Relay) maySeeSource(key, reader string) bool {
 
 // profileNames looks up the kind 0 names of the pubkeys among keys, as
 // far as reader may read the profiles.
-func (r *Relay) profileNames(ctx context.Context, reader string, keys []string) map[string]string {
+func (s *Service) profileNames(ctx context.Context, reader string, keys []string) map[string]string {
 	var pks []string
 	for _, k := range keys {
 		if !strings.HasPrefix(k, "group:") {
@@ -166,13 +156,13 @@ func (r *Relay) profileNames(ctx context.Context, reader string, keys []string) 
 	if len(pks) == 0 {
 		return names
 	}
-	ch, err := r.store.QueryEvents(ctx, nostr.Filter{Kinds: []int{snowclaw.KindProfile}, Authors: pks, Limit: len(pks) * 2})
+	ch, err := s.o.Store.QueryEvents(ctx, nostr.Filter{Kinds: []int{snowclaw.KindProfile}, Authors: pks, Limit: len(pks) * 2})
 	if err != nil {
-		r.log.Error("reading profiles", "err", err)
+		s.log.Error("reading profiles", "err", err)
 		return names
 	}
 	for evt := range ch {
-		if _, seen := names[evt.PubKey]; !seen && r.canRead(reader, evt) {
+		if _, seen := names[evt.PubKey]; !seen && s.o.CanRead(reader, evt) {
 			names[evt.PubKey] = profileName(evt)
 		}
 	}

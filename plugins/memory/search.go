@@ -1,4 +1,4 @@
-package relay
+package memory
 
 import (
 	"context"
@@ -10,12 +10,12 @@ import (
 	"github.com/snowclaw/snowclaw/plugins/memsearch"
 )
 
-// MemorySearch is NIP-50 search for the HTTP API and MCP: the websocket's
+// Search is NIP-50 search for the HTTP API and MCP: the websocket's
 // search (same index, same extensions, same read rule for reader) with
 // each memory hit decoded as reader may see it, and the score breakdown
 // attached to its hit when asked.
-func (r *Relay) MemorySearch(ctx context.Context, reader string, req snowclaw.SearchRequest) (snowclaw.SearchResponse, error) {
-	if r.mem == nil {
+func (s *Service) Search(ctx context.Context, reader string, req snowclaw.SearchRequest) (snowclaw.SearchResponse, error) {
+	if s.o.Index == nil {
 		return snowclaw.SearchResponse{}, errors.New("unsupported: search (NIP-50) is turned off on this relay")
 	}
 	q := strings.TrimSpace(req.Query)
@@ -30,7 +30,7 @@ func (r *Relay) MemorySearch(ctx context.Context, reader string, req snowclaw.Se
 		// the plugin takes the explain switch as a query extension
 		f.Search += " explain:true"
 	}
-	evs, rows, err := r.searchQuery(ctx, reader, f)
+	evs, rows, err := s.o.Query(ctx, reader, f)
 	if err != nil {
 		return snowclaw.SearchResponse{}, err
 	}
@@ -38,7 +38,7 @@ func (r *Relay) MemorySearch(ctx context.Context, reader string, req snowclaw.Se
 	for _, row := range rows {
 		explain[row.ID] = row
 	}
-	v := r.viewerFor(reader)
+	v := s.viewerFor(reader)
 	resp := snowclaw.SearchResponse{Query: req.Query, Results: make([]snowclaw.SearchHit, 0, len(evs))}
 	for _, evt := range evs {
 		hit := snowclaw.SearchHit{Event: evt}

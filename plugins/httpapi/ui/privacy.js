@@ -47,7 +47,7 @@ export function mount(root, ctx) {
   async function forgetIDs(ids) {
     if (!window.confirm(`Forget ${ids.length} memory for good? This cannot be undone.`)) return
     try {
-      const res = await ctx.api('POST', '/api/privacy/forget', { ids })
+      const res = await ctx.api('POST', '/api/v1/privacy/forget', { ids })
       st.textContent = res.message || `Forgot ${res.deleted}.`
       loadPrivate()
     } catch (err) { ctx.error(err) }
@@ -60,7 +60,7 @@ export function mount(root, ctx) {
     const text = forgetQ.value.trim()
     if (!text) return ctx.error(new Error('Type what the memories to forget are about.'))
     try {
-      const res = await ctx.api('POST', '/api/privacy/forget', { query: text })
+      const res = await ctx.api('POST', '/api/v1/privacy/forget', { query: text })
       const matches = res.matches || []
       fill(preview,
         h('p', {}, res.message || `${matches.length} memories match.`),
@@ -69,7 +69,7 @@ export function mount(root, ctx) {
           type: 'button', class: 'danger',
           onclick: async () => {
             try {
-              const done = await ctx.api('POST', '/api/privacy/forget', { query: text, token: res.token })
+              const done = await ctx.api('POST', '/api/v1/privacy/forget', { query: text, token: res.token })
               fill(preview, h('p', {}, done.message || `Forgot ${done.deleted}.`))
               loadPrivate()
             } catch (err) { ctx.error(err) }
@@ -80,13 +80,13 @@ export function mount(root, ctx) {
 
   async function destroy() {
     try {
-      const res = await ctx.api('POST', '/api/privacy/destroy', {})
+      const res = await ctx.api('POST', '/api/v1/privacy/destroy', {})
       const ok = h('input', { type: 'checkbox', id: 'destroy-sure' })
       const go = h('button', {
         type: 'button', class: 'danger', disabled: true,
         onclick: async () => {
           try {
-            const done = await ctx.api('POST', '/api/privacy/destroy', { token: res.token })
+            const done = await ctx.api('POST', '/api/v1/privacy/destroy', { token: res.token })
             fill(destroyBox, h('p', {}, done.message))
             loadPrivate()
           } catch (err) { ctx.error(err) }
@@ -99,14 +99,14 @@ export function mount(root, ctx) {
 
   async function freeze(on) {
     try {
-      await ctx.api('POST', on ? '/api/privacy/freeze' : '/api/privacy/unfreeze', {})
+      await ctx.api('POST', on ? '/api/v1/privacy/freeze' : '/api/v1/privacy/unfreeze', {})
       st.textContent = on ? 'Frozen: the agent stops learning about you until you unfreeze.' : 'Unfrozen: the agent learns from your messages again.'
     } catch (err) { ctx.error(err) }
   }
 
   async function loadAudit() {
     try {
-      const recs = await ctx.api('GET', '/api/privacy/audit')
+      const recs = await ctx.api('GET', '/api/v1/privacy/audit')
       fill(audit, (Array.isArray(recs) ? recs : []).map((r) => h('li', {},
         `${r.time} ${r.op}${r.selector ? ' by ' + r.selector : ''}: ${r.count} via ${r.via || '?'}${r.note ? ' (' + r.note + ')' : ''}`)))
       if (!audit.children.length) fill(audit, h('li', {}, 'Nothing recorded yet.'))

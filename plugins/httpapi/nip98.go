@@ -1,4 +1,4 @@
-package relay
+package httpapi
 
 import (
 	"bytes"
@@ -25,12 +25,9 @@ const kindHTTPAuth = 27235
 // soon stops working.
 const nip98Window = 60 * time.Second
 
-// maxAPIBody bounds what an API request may send.
-const maxAPIBody = 1 << 20
-
-// httpAuth checks a NIP-98 Authorization header and returns the signer's
+// auth checks a NIP-98 Authorization header and returns the signer's
 // pubkey. The body is read (and put back) to check the payload hash.
-func (r *Relay) httpAuth(req *http.Request) (string, error) {
+func (a *API) auth(req *http.Request) (string, error) {
 	h := req.Header.Get("Authorization")
 	b64, ok := strings.CutPrefix(h, "Nostr ")
 	if !ok {
@@ -62,13 +59,13 @@ func (r *Relay) httpAuth(req *http.Request) (string, error) {
 	if m := tagValue(&evt, "method"); !strings.EqualFold(m, req.Method) {
 		return "", fmt.Errorf("invalid: authorization is for method %q, not %s", m, req.Method)
 	}
-	if err := r.checkAuthURL(tagValue(&evt, "u"), req); err != nil {
+	if err := a.checkAuthURL(tagValue(&evt, "u"), req); err != nil {
 		return "", err
 	}
 	if err := checkPayload(&evt, req); err != nil {
 		return "", err
 	}
-	if err := r.replays.use(evt.ID, evt.CreatedAt.Time(), now); err != nil {
+	if err := a.replays.use(evt.ID, evt.CreatedAt.Time(), now); err != nil {
 		return "", err
 	}
 	return evt.PubKey, nil
@@ -108,12 +105,12 @@ func checkPayload(evt *nostr.Event, req *http.Request) error {
 // checkAuthURL compares the signed URL with the request: scheme and host
 // must name this relay as the request reached it (origin.go, the rule
 // NIP-42 uses too), path and query must match exactly.
-func (r *Relay) checkAuthURL(signed string, req *http.Request) error {
+func (a *API) checkAuthURL(signed string, req *http.Request) error {
 	u, err := url.Parse(signed)
 	if err != nil || u.Host == "" {
 		return errors.New("invalid: authorization u tag is not an absolute URL")
 	}
-	if r.origin(req).names(u) != nil || u.EscapedPath() != req.URL.EscapedPath() || u.RawQuery != req.URL.RawQuery {
+	if !a.o.Relay.NamesRelay(req, u) || u.EscapedPath() != req.URL.EscapedPath() || u.RawQuery != req.URL.RawQuery {
 		return fmt.Errorf("invalid: authorization is for %s, not this URL", signed)
 	}
 	return nil

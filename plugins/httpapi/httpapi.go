@@ -1,0 +1,109 @@
+// Package httpapi is every HTTP surface of the relay besides the
+// websocket and NIP-11: one JSON API under /api/v1 (docs/api.md), GET
+// /metrics, MCP at /mcp and the web UI at /ui/.
+//
+// Under /api/v1: the memory routes any key may call (search, memories,
+// export, agents, trust, conflicts), the owner's routes over the agent's
+// memory (/api/v1/agent/…) and each person's rights (/api/v1/privacy/…).
+// The paths of older releases, /api/agent/… and /api/privacy/…, answer
+// 308 Permanent Redirect to their new place, so a client that follows
+// redirects keeps its method and body; NIP-98 signs the URL, so such a
+// client must sign the new one (a header signed for the old path is
+// refused there). /api/privacy/export goes to the one export route,
+// /api/v1/export.
+//
+// Health: GET /api/v1/health is the API's answer (version, keys, what is
+// on, and with a signature what the caller sees). The relay keeps GET
+// /healthz apart from it on purpose: a bare liveness answer for
+// container health checks and load balancers, which neither sign nor
+// need the details.
+//
+// Every request authenticates on its own (NIP-98, replay-checked; a
+// bearer token for /mcp and /metrics where configured), so CORS is open
+// under /api/v1: no cookie or ambient credential is at risk. Errors carry
+// their NIP-01 prefix in {"error": …} and map to a status (errors.go).
+// The memory itself is plugins/memory's Service; this package only
+// decodes, authenticates and encodes.
+package httpapi
+
+import (
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+
+	"github.com/snowclaw/snowclaw/agent"
+	"github.com/snowclaw/snowclaw/internal/httpjson"
+	"github.com/snowclaw/snowclaw/plugins/memory"
+	"github.com/snowclaw/snowclaw/plugins/memsearch"
+	"github.com/snowclaw/snowclaw/plugins/rights"
+	"github.com/snowclaw/snowclaw/policies"
+)
+
+// Relay is what the API asks of the relay (relay/exports.go): its keys,
+// its one rule for which URLs and hosts name it, the client address
+// behind trusted proxies, and its counters.
+type Relay interface {
+	Identities() policies.Identities
+	// NamesRelay: the scheme and host of a signed URL name this relay as
+	// req reached it (the rule NIP-42 uses too).
+	NamesRelay(req *http.Request, signed *url.URL) bool
+	// ServesHost: with a public URL configured, only its host (or
+	// loopback) is served; PublicHost is that host, "" without one.
+	ServesHost(host string) bool
+	PublicHost() string
+	BehindProxy() bool
+	ClientIP(req *http.Request) string
+	Connections() int
+	DiskFull() bool
+	CountAPICall()
+	WriteMetrics(w io.Writer)
+}
+
+// Options wire the API to its components.
+type Options struct {
+	Relay  Relay
+	Memory *memory.Service
+	Rights *rights.Service
+	Agent  *agent.Agent      // nil: the agent is off
+	Index  *memsearch.Plugin // nil: search is off
+
+	MCP          MCPOptions
+	MetricsToken string // bearer token for GET /metrics; "" = only the owner over NIP-98
+	Version      string
+	Logger       *slog.Logger
+}
+
+// API serves the HTTP routes.
+type API struct {
+	o       Options
+	ids     policies.Identities
+	log     *slog.Logger
+	replays replayCache // NIP-98 event ids already used (nip98_replay.go)
+}
+
+// New builds the API; Routes mounts it.
+func New(o Options) *API {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &API{o: o, ids: o.Relay.Identities(), log: o.Logger}
+}
+
+// Routes registers every route on mux.
+func (a *API) Routes(mux *http.ServeMux) {
+	a.v1Routes(mux)
+	a.memoryRoutes(mux)
+	a.agentRoutes(mux)
+	a.privacyRoutes(mux)
+	a.mcpRoutes(mux)
+	a.uiRoutes(mux)
+	a.movedRoutes(mux)
+}
+
+var (
+	writeJSON  = httpjson.WriteJSON
+	writeError = httpjson.WriteError
+)
+
+const maxAPIBody = httpjson.MaxBody

@@ -1,0 +1,148 @@
+package relay
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw/internal/httpjson"
+	"github.com/snowclaw/snowclaw/plugins/memsearch"
+)
+
+// What the relay offers the components built around it (the memory
+// service and the HTTP API, plugins/memory and plugins/httpapi): its
+// rules for who is asking and by what name, its read rule, and its
+// counters. The rules stay written once, here and in origin.go; the
+// components call them.
+
+// maxAPIBody is the default cap of every request body (httpserver.go).
+const maxAPIBody = httpjson.MaxBody
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	httpjson.WriteError(w, status, msg)
+}
+
+// NamesRelay reports whether a signed URL's scheme and host name this
+// relay as req reached it (origin.go): NIP-98's u tag is held to the
+// rule NIP-42's relay tag is.
+func (r *Relay) NamesRelay(req *http.Request, signed *url.URL) bool {
+	return r.origin(req).names(signed) == nil
+}
+
+// ClientIP is the address per-IP limits count for a plain HTTP request:
+// the peer, or behind a trusted proxy the client it names.
+func (r *Relay) ClientIP(req *http.Request) string { return clientIP(req) }
+
+// PublicHost is the host of the configured public URL, "" without one.
+func (r *Relay) PublicHost() string {
+	u, err := url.Parse(r.opts.ServiceURL)
+	if err != nil {
+		return ""
+	}
+	return u.Host
+}
+
+// BehindProxy reports whether the relay's public URL names a host other
+// than loopback.
+func (r *Relay) BehindProxy() bool {
+	h := r.PublicHost()
+	return h != "" && !isLoopbackHost(h)
+}
+
+// ServesHost decides which Host headers a signed HTTP request may carry.
+// NIP-98 accepts a u tag naming the request's own Host, which the sender
+// chooses, so a header someone signed for another site could be replayed
+// here under that site's Host. With a public URL configured, only that
+// host (or loopback, for local use) is served.
+func (r *Relay) ServesHost(host string) bool {
+	public := r.PublicHost()
+	return public == "" || strings.EqualFold(host, public) || isLoopbackHost(host)
+}
+
+func isLoopbackHost(hostport string) bool {
+	h := hostport
+	if host, _, err := net.SplitHostPort(hostport); err == nil {
+		h = host
+	}
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(h, "[]"))
+	return ip != nil && ip.IsLoopback()
+}
+
+// wantsUI reports whether a request for / comes from a browser, which is
+// sent to the UI (plugins/httpapi serves it); other clients keep the
+// plain text answer.
+func wantsUI(req *http.Request) bool {
+	return strings.Contains(req.Header.Get("Accept"), "text/html")
+}
+
+// CanRead is the read rule as a yes/no, expiry included.
+func (r *Relay) CanRead(reader string, evt *nostr.Event) bool { return r.canRead(reader, evt) }
+
+// SearchQuery runs a NIP-50 search for reader through the relay, which
+// counts and times it with the websocket's (metrics.go).
+func (r *Relay) SearchQuery(ctx context.Context, reader string, f nostr.Filter) ([]*nostr.Event, []memsearch.ExplainRow, error) {
+	return r.searchQuery(ctx, reader, f)
+}
+
+// CheckDisk refuses with ErrDiskFull while the data volume is below its
+// reserve.
+func (r *Relay) CheckDisk() error { return r.disk.check() }
+
+// DiskFull reports whether new events are being refused for disk space.
+func (r *Relay) DiskFull() bool { return r.disk.isFull() }
+
+// HTTPStatus is 507 Insufficient Storage: the API's answer to a write
+// refused for disk space.
+func (e *diskFullError) HTTPStatus() int { return http.StatusInsufficientStorage }
+
+// Connections is the number of open websocket connections.
+func (r *Relay) Connections() int { return len(r.subs.all()) }
+
+// CountAPICall counts one HTTP API call (snowclaw_queries_total{type="api"}).
+func (r *Relay) CountAPICall() { r.met.query(queryAPI) }
+
+// WriteMetrics renders the relay's own series in Prometheus' text format
+// (0.0.4); GET /metrics adds the index's and the agent's gauges.
+func (r *Relay) WriteMetrics(w io.Writer) {
+	m := &r.met
+	family := func(name, typ, help string) {
+		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, typ)
+	}
+	family("snowclaw_events_stored_total", "counter", "Events stored through the write pipeline, by kind class.")
+	for i, name := range kindClassNames {
+		fmt.Fprintf(w, "snowclaw_events_stored_total{class=%q} %d\n", name, m.stored[i].Load())
+	}
+	family("snowclaw_events_rejected_total", "counter", "Events refused by the write rules, by the NIP-01 prefix of the reason.")
+	for i, name := range rejectReasons {
+		fmt.Fprintf(w, "snowclaw_events_rejected_total{reason=%q} %d\n", name, m.rejected[i].Load())
+	}
+	family("snowclaw_queries_total", "counter", "Reads: stored REQ filters, COUNT filters, NIP-50 searches (any path) and HTTP API calls.")
+	for i, name := range queryTypeNames {
+		fmt.Fprintf(w, "snowclaw_queries_total{type=%q} %d\n", name, m.queries[i].Load())
+	}
+
+	family("snowclaw_search_duration_seconds", "histogram", "Time to answer one NIP-50 search (websocket and HTTP API).")
+	var cum uint64
+	for i, le := range searchBuckets {
+		cum += m.search.slots[i].Load()
+		fmt.Fprintf(w, "snowclaw_search_duration_seconds_bucket{le=%q} %d\n", strconv.FormatFloat(le, 'g', -1, 64), cum)
+	}
+	cum += m.search.slots[len(searchBuckets)].Load()
+	// the count is the +Inf bucket: summing the slots keeps the two equal
+	// while searches run during the scrape
+	fmt.Fprintf(w, "snowclaw_search_duration_seconds_bucket{le=\"+Inf\"} %d\n", cum)
+	fmt.Fprintf(w, "snowclaw_search_duration_seconds_sum %s\n", strconv.FormatFloat(seconds(m.search.sumNS.Load()), 'g', -1, 64))
+	fmt.Fprintf(w, "snowclaw_search_duration_seconds_count %d\n", cum)
+
+	family("snowclaw_connections", "gauge", "Open websocket connections.")
+	fmt.Fprintf(w, "snowclaw_connections %d\n", r.Connections())
+}
