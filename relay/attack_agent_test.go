@@ -198,7 +198,7 @@ func TestAttack_LessonsStayWhereTheyWereSaid(t *testing.T) {
 		}
 	}
 	gone("after destroy")
-	e.opts.Search.Rebuild = true
+	e.opts.Search.ForceRebuild = true
 	e.restart()
 	e.ac, e.bc = e.connect(&e.alice), e.connect(&e.bob)
 	gone("after restart and reindex")

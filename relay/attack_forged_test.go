@@ -53,7 +53,7 @@ func TestAttack_ForgedPrivateMemories(t *testing.T) {
 		forgedFor(mallory, e.agent.pk, "user/alice/notes/bbbbbbbbbbbb", "Alice also "+planted, e.alice.pk, mallory.pk),
 	}
 	e.plant(forged)
-	e.opts.Search.Rebuild = true // the index sees them too
+	e.opts.Search.ForceRebuild = true // the index sees them too
 	e.start()
 	e.ac, e.bc = e.connect(&e.alice), e.connect(&e.bob)
 	if all, _ := fetch(t, e.connect(&e.relay), nostr.Filter{Kinds: []int{30078}, Authors: []string{mallory.pk}}); len(all) != 2 {

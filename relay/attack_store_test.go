@@ -196,7 +196,7 @@ func TestAttack_StoreBurstSecondLosesNothing(t *testing.T) {
 		}
 	})
 	t.Run("reindex finds the old memory", func(t *testing.T) {
-		e.opts.Search.Rebuild = true
+		e.opts.Search.ForceRebuild = true
 		e.restart()
 		got := search(t, e, nil, nostr.Filter{Search: "ferry zanzibar"})
 		if !contains(got, memo.ID) {

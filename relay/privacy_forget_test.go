@@ -188,7 +188,7 @@ func TestPrivacy_FreezeDestroyAudit(t *testing.T) {
 		}
 	}
 	check("after destroy")
-	e.opts.Search.Rebuild = true
+	e.opts.Search.ForceRebuild = true
 	e.restart()
 	check("after restart and reindex")
 

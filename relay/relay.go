@@ -28,7 +28,6 @@ import (
 	"github.com/snowclaw/snowclaw/plugins/rights"
 	"github.com/snowclaw/snowclaw/policies"
 	"github.com/snowclaw/snowclaw/relay/store"
-	"github.com/snowclaw/snowclaw/search"
 )
 
 // Options configure a relay. cmd/snowclaw fills them from defaults, the
@@ -80,24 +79,12 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// SearchOptions configure NIP-50 search.
+// SearchOptions configure NIP-50 search: the index bridge's options, of
+// which the relay fills the store, the read rule, the keys and, when
+// empty, the directory (<data>/search).
 type SearchOptions struct {
-	Enabled      bool
-	Index        search.Options
-	DefaultLimit int
-	MaxLimit     int
-	// Rebuild throws the index away and rebuilds it (snowclaw reindex),
-	// reporting to Progress.
-	Rebuild  bool
-	Progress func(done, total int)
-
-	// Workspace file indexing (seed 001 §6), off while IndexedPaths is
-	// empty: globs relative to WorkspaceDir ("" = the working directory,
-	// "**" spans directories), rescanned every IndexInterval (0 = 30m,
-	// negative = only at start). The owner and the agent alone find them.
-	WorkspaceDir  string
-	IndexedPaths  []string
-	IndexInterval time.Duration
+	Enabled bool
+	memsearch.Options
 }
 
 // AgentOptions configure the resident agent; the relay supplies its key,
@@ -284,33 +271,13 @@ func (r *Relay) Identities() policies.Identities { return r.ids }
 
 // openSearch opens (or rebuilds) the index and hooks it to the writes.
 func (r *Relay) openSearch(ctx context.Context) error {
-	so := r.opts.Search
-	if so.Index.Dir == "" {
-		so.Index.Dir = filepath.Join(r.opts.DataDir, "search")
+	o := r.opts.Search.Options
+	if o.Search.Dir == "" {
+		o.Search.Dir = filepath.Join(r.opts.DataDir, "search")
 	}
-	// the agent's new versions (rectify, promote, conflict rulings)
-	// supersede other people's memories; anyone else only their own
-	so.Index.Curators = append([]string{r.ids.Agent}, so.Index.Curators...)
-	if r.ids.Owner != "" {
-		so.Index.Curators = append(so.Index.Curators, r.ids.Owner)
-	}
-	mem, err := memsearch.Open(ctx, memsearch.Options{
-		Search:       so.Index,
-		DefaultLimit: so.DefaultLimit,
-		MaxLimit:     so.MaxLimit,
-		AgentPubkey:  r.ids.Agent,
-		AgentSecret:  r.opts.Keys.AgentSecret,
-		Store:        r.store,
-		CanRead:      r.canRead,
-		ForceRebuild: so.Rebuild,
-		Progress:     so.Progress,
-		Logger:       r.log,
-
-		OwnerPubkey:   r.ids.Owner,
-		FilesDir:      so.WorkspaceDir,
-		IndexedPaths:  so.IndexedPaths,
-		IndexInterval: so.IndexInterval,
-	})
+	o.AgentPubkey, o.AgentSecret, o.OwnerPubkey = r.ids.Agent, r.opts.Keys.AgentSecret, r.ids.Owner
+	o.Store, o.CanRead, o.Logger = r.store, r.canRead, r.log
+	mem, err := memsearch.Open(ctx, o)
 	if err != nil {
 		return fmt.Errorf("search index: %w", err)
 	}

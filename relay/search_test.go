@@ -154,7 +154,7 @@ func TestSearch_SupersededHidden(t *testing.T) {
 func TestSearch_TrustOrdering(t *testing.T) {
 	trusted, stranger := newUser(), newUser()
 	e := startEnv(t, withSearch, func(o *relay.Options) {
-		o.Search.Index.Sources = map[string]float64{trusted.pk: 3, stranger.pk: 0.3}
+		o.Search.Search.Sources = map[string]float64{trusted.pk: 3, stranger.pk: 0.3}
 	})
 	c := e.connect(nil)
 	strong := e.mustPublish(c, memory(stranger, "rust/errors", "rust error handling with anyhow: rust error handling rust errors"))

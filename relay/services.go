@@ -16,7 +16,7 @@ func (r *Relay) openServices(ctx context.Context) error {
 	mo := memory.Options{
 		Store: r.store, Publish: r.add, CanRead: r.canRead, IDs: r.ids,
 		AgentSecret: r.opts.Keys.AgentSecret, Groups: r.groups,
-		Index: r.mem, Ranking: r.opts.Search.Index,
+		Index: r.mem, Ranking: r.opts.Search.Search,
 		Agent: r.agent, Rights: r.rights, DiskCheck: r.disk.check,
 		Self:   memory.Self{AgentName: r.opts.Agent.Name, RelayName: r.opts.Name, Version: r.opts.Version, LLM: r.opts.Agent.LLM},
 		Logger: r.log,

@@ -115,8 +115,8 @@ func TestTrust_PreferenceOrdersSearch(t *testing.T) {
 func TestTrust_FileWeightsStayAndGroupsHidden(t *testing.T) {
 	fileSrc := newUser()
 	w := buildWorldWith(t, withSearch, func(o *relay.Options) {
-		o.Search.Index.Sources = map[string]float64{fileSrc.pk: 0.4}
-		o.Search.Index.DefaultTrust = 0.8
+		o.Search.Search.Sources = map[string]float64{fileSrc.pk: 0.4}
+		o.Search.Search.DefaultTrust = 0.8
 	})
 	oc := w.connect(&w.owner)
 	w.mustPublish(oc, preferenceConfig(w.owner, nostr.Now()+1, false, "group:"+privGroup, npub(w.member)))

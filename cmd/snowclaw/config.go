@@ -16,6 +16,7 @@ import (
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/policies"
 	"github.com/snowclaw/snowclaw/relay"
+	"github.com/snowclaw/snowclaw/search"
 )
 
 // Config is everything `snowclaw serve` can be told. Sources, each
@@ -221,7 +222,7 @@ func DefaultConfig() Config {
 			BM25Weight:   1,
 			VectorWeight: 0.25,
 			RRFK:         10,
-			DefaultLimit: 20,
+			DefaultLimit: search.DefaultLimit,
 			MaxLimit:     100,
 		},
 		Store:  StoreConfig{MinFreeMB: 256},

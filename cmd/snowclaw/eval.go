@@ -82,7 +82,7 @@ func evalOnRelay(ctx context.Context, cfg Config, convs []locomo.Conversation, b
 	opts.EventRateIP, opts.EventRatePubkey, opts.FilterRateIP = policies.Rate{}, policies.Rate{}, policies.Rate{}
 	opts.Search.Enabled = true
 	if bm25Only {
-		opts.Search.Index.BM25Weight, opts.Search.Index.VectorWeight = 1, 0
+		opts.Search.Search.BM25Weight, opts.Search.Search.VectorWeight = 1, 0
 	}
 	r, err := relay.New(ctx, opts)
 	if err != nil {

@@ -5,36 +5,51 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/snowclaw/snowclaw/relay"
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw/plugins/memsearch"
 	"github.com/snowclaw/snowclaw/relay/store"
 )
 
-// runReindex rebuilds the search index from the stored events. The relay
-// must be stopped: the store is opened exclusively.
+// runReindex rebuilds the search index from the stored events. It opens
+// the event store and the index and nothing else (no relay, groups,
+// agent or rights). The relay must be stopped: the store is opened
+// exclusively.
 func runReindex(ctx context.Context, args, environ []string, stdout, stderr io.Writer) error {
 	cfg, keys, err := dataDirKeys("reindex", args, environ, stderr)
 	if err != nil {
 		return err
 	}
-	opts := relayOptions(cfg, keys, newLogger(stderr, "warn"))
-	opts.Search.Enabled = true
-	opts.Search.Rebuild = true
-	bar := newProgressBar(stdout)
-	opts.Search.Progress = bar.update
-	start := time.Now()
-	r, err := relay.New(ctx, opts)
+	agentPK, err := nostr.GetPublicKey(keys.AgentSecret)
+	if err != nil {
+		return fmt.Errorf("agent key: %w", err)
+	}
+	st, err := store.OpenBadger(filepath.Join(cfg.Data, "events"), cfg.Limits.MaxLimit)
 	if err != nil {
 		if errors.Is(err, store.ErrStoreInUse) {
 			return fmt.Errorf("the store in %s is in use: stop the running relay first", cfg.Data)
 		}
 		return err
 	}
-	defer r.Close()
+	defer st.Close()
+	bar := newProgressBar(stdout)
+	o := searchOptions(cfg)
+	o.ForceRebuild, o.Progress = true, bar.update
+	o.AgentPubkey, o.AgentSecret, o.OwnerPubkey = agentPK, keys.AgentSecret, cfg.Owner
+	o.Store, o.Logger = st, newLogger(stderr, "warn")
+	// nobody searches this index: it only gets built
+	o.CanRead = func(string, *nostr.Event) bool { return false }
+	start := time.Now()
+	mem, err := memsearch.Open(ctx, o)
+	if err != nil {
+		return fmt.Errorf("search index: %w", err)
+	}
+	defer mem.Close()
 	bar.finish()
-	fmt.Fprintf(stdout, "reindexed %d documents in %s\n", r.Search().Count(), time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(stdout, "reindexed %d documents in %s\n", mem.Count(), time.Since(start).Round(time.Millisecond))
 	return nil
 }
 

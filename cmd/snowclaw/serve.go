@@ -12,6 +12,7 @@ import (
 
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/plugins/httpapi"
+	"github.com/snowclaw/snowclaw/plugins/memsearch"
 	"github.com/snowclaw/snowclaw/policies"
 	"github.com/snowclaw/snowclaw/relay"
 	"github.com/snowclaw/snowclaw/search"
@@ -74,7 +75,7 @@ func runServe(ctx context.Context, args, environ []string, stdout, stderr io.Wri
 			ln.Close()
 			return fmt.Errorf("search.embedder = ollama: %w", err)
 		}
-		opts.Search.Index.Embedder = emb
+		opts.Search.Search.Embedder = emb
 	}
 	r, err := relay.New(ctx, opts)
 	if err != nil {
@@ -126,28 +127,12 @@ func relayOptions(c Config, keys relay.Keys, logger *slog.Logger) relay.Options 
 			MaxLimit:         l.MaxLimit,
 			DefaultLimit:     l.DefaultLimit,
 		},
-		MaxMessageBytes: int64(l.MaxMessageBytes),
-		EventRateIP:     policies.Rate{PerSecond: r.EventsPerSecondIP, Burst: r.EventsBurstIP},
-		EventRatePubkey: policies.Rate{PerSecond: r.EventsPerSecondPubkey, Burst: r.EventsBurstPubkey},
-		FilterRateIP:    policies.Rate{PerSecond: r.QueriesPerSecondIP, Burst: r.QueriesBurstIP},
-		ConnRateIP:      policies.Rate{PerSecond: r.ConnectionsPerSecondIP, Burst: r.ConnectionsBurstIP},
-		Search: relay.SearchOptions{
-			Enabled:       c.Search.Enabled,
-			IndexedPaths:  c.Memory.IndexedPaths,
-			WorkspaceDir:  c.Memory.WorkspaceDir,
-			IndexInterval: c.Memory.IndexInterval.Duration,
-			DefaultLimit:  c.Search.DefaultLimit,
-			MaxLimit:      c.Search.MaxLimit,
-			Index: search.Options{
-				BM25Weight:      c.Search.BM25Weight,
-				VectorWeight:    c.Search.VectorWeight,
-				RRFK:            c.Search.RRFK,
-				Sources:         sourceWeights(c.Memory.Sources),
-				ModelTiers:      modelTiers(c.Memory.ModelTiers),
-				DefaultTrust:    c.Memory.DefaultTrust,
-				RecencyHalfLife: c.Search.RecencyHalfLife.Duration,
-			},
-		},
+		MaxMessageBytes:  int64(l.MaxMessageBytes),
+		EventRateIP:      policies.Rate{PerSecond: r.EventsPerSecondIP, Burst: r.EventsBurstIP},
+		EventRatePubkey:  policies.Rate{PerSecond: r.EventsPerSecondPubkey, Burst: r.EventsBurstPubkey},
+		FilterRateIP:     policies.Rate{PerSecond: r.QueriesPerSecondIP, Burst: r.QueriesBurstIP},
+		ConnRateIP:       policies.Rate{PerSecond: r.ConnectionsPerSecondIP, Burst: r.ConnectionsBurstIP},
+		Search:           relay.SearchOptions{Enabled: c.Search.Enabled, Options: searchOptions(c)},
 		GroupCreators:    c.Groups.Creators,
 		GroupDefaults:    policies.GroupInfo{Private: c.Groups.DefaultPrivate, Restricted: true, Hidden: c.Groups.DefaultHidden, Closed: c.Groups.DefaultClosed},
 		MaxModerationAge: c.Groups.MaxModerationAge.Duration,
@@ -156,6 +141,28 @@ func relayOptions(c Config, keys relay.Keys, logger *slog.Logger) relay.Options 
 		MCP:              httpapi.MCPOptions{Token: c.HTTP.MCPToken, Identity: c.HTTP.MCPIdentity},
 		HTTP:             relay.HTTPOptions{TrustedProxies: proxies},
 		Logger:           logger,
+	}
+}
+
+// searchOptions are the index bridge's options from the config; who runs
+// it (the relay, reindex) adds the store, the keys and the read rule.
+func searchOptions(c Config) memsearch.Options {
+	return memsearch.Options{
+		Search: search.Options{
+			Dir:             filepath.Join(c.Data, "search"),
+			BM25Weight:      c.Search.BM25Weight,
+			VectorWeight:    c.Search.VectorWeight,
+			RRFK:            c.Search.RRFK,
+			Sources:         sourceWeights(c.Memory.Sources),
+			ModelTiers:      modelTiers(c.Memory.ModelTiers),
+			DefaultTrust:    c.Memory.DefaultTrust,
+			RecencyHalfLife: c.Search.RecencyHalfLife.Duration,
+		},
+		DefaultLimit:  c.Search.DefaultLimit,
+		MaxLimit:      c.Search.MaxLimit,
+		FilesDir:      c.Memory.WorkspaceDir,
+		IndexedPaths:  c.Memory.IndexedPaths,
+		IndexInterval: c.Memory.IndexInterval.Duration,
 	}
 }
 

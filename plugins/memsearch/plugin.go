@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,7 +27,7 @@ import (
 // Options configure the plugin.
 type Options struct {
 	Search       search.Options // Dir is the on-disk index directory
-	DefaultLimit int            // results when the filter gives no limit (default 20)
+	DefaultLimit int            // results when the filter gives no limit (default search.DefaultLimit)
 	MaxLimit     int            // cap on limit (default 100)
 	AgentPubkey  string
 	AgentSecret  string // decrypts private and internal memories into RAM
@@ -85,8 +86,12 @@ var indexedKinds = []int{snowclaw.KindAppData, snowclaw.KindChat, 1, 11, 12, 111
 // RAM-only part: decrypted private memories).
 func Open(ctx context.Context, opts Options) (*Plugin, error) {
 	if opts.DefaultLimit <= 0 {
-		opts.DefaultLimit = 20
+		opts.DefaultLimit = search.DefaultLimit
 	}
+	// the agent's new versions (rectify, promote, conflict rulings)
+	// supersede other people's memories, and so do the owner's; anyone
+	// else only their own
+	opts.Search.Curators = slices.Concat(nonEmpty(opts.AgentPubkey), opts.Search.Curators, nonEmpty(opts.OwnerPubkey))
 	if opts.MaxLimit <= 0 {
 		opts.MaxLimit = 100
 	}
@@ -258,4 +263,11 @@ func (p *Plugin) Close() error {
 func (p *Plugin) startQueue() {
 	p.stopQ = make(chan struct{})
 	go p.runQueue(p.stopQ)
+}
+
+func nonEmpty(pk string) []string {
+	if pk == "" {
+		return nil
+	}
+	return []string{pk}
 }
