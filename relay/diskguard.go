@@ -113,3 +113,8 @@ func (g *diskGuard) measure(reserve uint64, now int64) {
 			"dir", g.dir, "free_mib", free>>20, "reserve_mib", reserve>>20)
 	}
 }
+
+// SetMinFreeMB changes the disk reserve of a running relay (the config's
+// store.min_free_mb): a test puts it above the real free space to see a
+// full disk, and back.
+func (r *Relay) SetMinFreeMB(mb int) { r.disk.setReserve(mb) }

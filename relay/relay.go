@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -132,9 +131,9 @@ type Relay struct {
 	connLimit  func(ip string) bool
 }
 
-// New opens the store in opts.DataDir, rebuilds derived state from it and
-// returns a relay ready to serve.
-func New(ctx context.Context, opts Options) (*Relay, error) {
+// New builds the relay over st, an opened event store (store.OpenBadger)
+// that the caller closes after Close, and rebuilds derived state from it.
+func New(ctx context.Context, st *store.Exact, opts Options) (*Relay, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -145,14 +144,6 @@ func New(ctx context.Context, opts Options) (*Relay, error) {
 	agentPK, err := nostr.GetPublicKey(opts.Keys.AgentSecret)
 	if err != nil {
 		return nil, fmt.Errorf("agent key: %w", err)
-	}
-	if err := os.MkdirAll(opts.DataDir, 0o700); err != nil {
-		return nil, fmt.Errorf("creating data directory: %w", err)
-	}
-	// every reader and writer, plugins included, gets exact answers
-	st, err := store.OpenBadger(filepath.Join(opts.DataDir, "events"), opts.Limits.MaxLimit)
-	if err != nil {
-		return nil, err
 	}
 
 	r := &Relay{
@@ -166,6 +157,8 @@ func New(ctx context.Context, opts Options) (*Relay, error) {
 		disk:   newDiskGuard(opts.DataDir, opts.MinFreeMB, opts.Logger),
 		tombs:  newTombstones(),
 	}
+	sweepCtx, stop := context.WithCancel(context.Background())
+	r.stop = stop
 	r.groups = groups.New(groups.Options{
 		IDs:              r.ids,
 		RelaySecret:      opts.Keys.RelaySecret,
@@ -181,16 +174,16 @@ func New(ctx context.Context, opts Options) (*Relay, error) {
 	r.wire()
 
 	if err := r.tombs.load(ctx, r); err != nil {
-		st.Close()
+		stop()
 		return nil, fmt.Errorf("loading deletions: %w", err)
 	}
 	if err := r.groups.Load(ctx); err != nil {
-		st.Close()
+		stop()
 		return nil, fmt.Errorf("rebuilding group state: %w", err)
 	}
 	if opts.Search.Enabled {
 		if err := r.openSearch(ctx); err != nil {
-			st.Close()
+			stop()
 			return nil, err
 		}
 	}
@@ -214,8 +207,6 @@ func New(ctx context.Context, opts Options) (*Relay, error) {
 			return nil, fmt.Errorf("agent: %w", err)
 		}
 	}
-	sweepCtx, stop := context.WithCancel(context.Background())
-	r.stop = stop
 	go r.expiry.run(sweepCtx, r)
 	if opts.Owner == "" {
 		r.log.Warn("no owner configured: config events (snowclaw:config:*) are refused from everyone; set owner in the config file, SNOWCLAW_OWNER or --owner")
@@ -300,8 +291,9 @@ func (r *Relay) canRead(reader string, evt *nostr.Event) bool {
 // Search exposes the search plugin (nil when search is off).
 func (r *Relay) Search() *memsearch.Plugin { return r.mem }
 
-// Close closes the search index and flushes and closes the store. Call it
-// after Serve has returned.
+// Close stops the agent and closes the search index and the audit trail.
+// Call it after Serve has returned; the store is closed after it, by
+// whoever opened it.
 func (r *Relay) Close() error {
 	r.stop()
 	var errs []error
@@ -320,6 +312,5 @@ func (r *Relay) Close() error {
 	if r.audit != nil {
 		errs = append(errs, r.audit.Close())
 	}
-	r.store.Close()
 	return errors.Join(errs...)
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
 	"github.com/snowclaw/snowclaw/internal/locomo"
 	"github.com/snowclaw/snowclaw/internal/wsclient"
 	"github.com/snowclaw/snowclaw/policies"
@@ -84,18 +85,18 @@ func evalOnRelay(ctx context.Context, cfg Config, convs []locomo.Conversation, b
 	if bm25Only {
 		opts.Search.Search.BM25Weight, opts.Search.Search.VectorWeight = 1, 0
 	}
-	r, err := relay.New(ctx, opts)
+	n, err := node.New(ctx, node.Options{Options: opts})
 	if err != nil {
 		return nil, err
 	}
-	defer r.Close()
+	defer n.Close()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
 	sctx, stop := context.WithCancel(ctx)
 	served := make(chan error, 1)
-	go func() { served <- r.Serve(sctx, ln) }()
+	go func() { served <- n.Serve(sctx, ln) }()
 	defer func() { stop(); <-served }()
 
 	c, err := wsclient.Dial("ws://" + ln.Addr().String())

@@ -12,6 +12,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip19"
+	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
 	"github.com/snowclaw/snowclaw/internal/wsclient"
 	"github.com/snowclaw/snowclaw/relay"
 )
@@ -26,7 +27,7 @@ func startServe(t *testing.T, dir, owner string) (string, func()) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := relay.New(context.Background(), relayOptions(cfg, keys, newLogger(&bytes.Buffer{}, "error")))
+	r, err := node.New(context.Background(), node.Options{Options: relayOptions(cfg, keys, newLogger(&bytes.Buffer{}, "error"))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"sort"
 
 	"github.com/snowclaw/snowclaw"
+	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
 	"github.com/snowclaw/snowclaw/plugins/httpapi"
 	"github.com/snowclaw/snowclaw/plugins/memsearch"
 	"github.com/snowclaw/snowclaw/policies"
@@ -77,19 +78,19 @@ func runServe(ctx context.Context, args, environ []string, stdout, stderr io.Wri
 		}
 		opts.Search.Search.Embedder = emb
 	}
-	r, err := relay.New(ctx, opts)
+	n, err := node.New(ctx, node.Options{Options: opts})
 	if err != nil {
 		ln.Close()
 		return err
 	}
-	ids := r.Identities()
+	ids := n.Relay().Identities()
 	relayNpub, agentNpub := snowclaw.NpubOf(ids.Relay), snowclaw.NpubOf(ids.Agent)
 	abs, _ := filepath.Abs(cfg.Data)
 	logger.Info("snowclaw relay listening", "url", "ws://"+ln.Addr().String(), "data", abs, "relay", relayNpub, "agent", agentNpub, "version", version)
 	fmt.Fprintf(stdout, "snowclaw relay listening on ws://%s\n", ln.Addr())
 
-	serveErr := r.Serve(ctx, ln)
-	closeErr := r.Close()
+	serveErr := n.Serve(ctx, ln)
+	closeErr := n.Close()
 	logger.Info("snowclaw relay stopped")
 	if serveErr != nil {
 		return serveErr

@@ -1,0 +1,171 @@
+package node_test
+
+import (
+	"encoding/json"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/nbd-wtf/go-nostr/nip44"
+)
+
+// Finding 7: explain ranks and scores, the conflict list and the health
+// counts were computed over every indexed doc, so an outsider could learn
+// whether a word occurs in memories they cannot read by watching their
+// own public memory's bm25_rank move. Everything a reader is shown is now
+// computed over the scopes that reader may read (plugins/memsearch
+// scope.go, search/parts.go).
+
+// explainNotice is the explain NOTICE reader gets for query over the
+// websocket (nil reader: anonymous), and the ids of the results.
+func explainNotice(t *testing.T, e *testEnv, reader *user, query string) (string, map[string]bool) {
+	t.Helper()
+	rc := e.raw()
+	defer rc.Close()
+	if reader != nil {
+		rc.auth(e.url, *reader)
+	}
+	rc.send("REQ", "x", nostr.Filter{Search: query + " explain:true"})
+	if _, ok := rc.waitFor("EOSE", "x", 5*time.Second); !ok {
+		t.Fatalf("no EOSE for %q: %s", query, rc.all())
+	}
+	for _, n := range rc.Notices() {
+		var body struct {
+			Explain string `json:"explain"`
+		}
+		if json.Unmarshal([]byte(n), &body) == nil && body.Explain == "x" {
+			return n, rc.eventIDs("x")
+		}
+	}
+	t.Fatalf("no explain NOTICE for %q: %s", query, rc.all())
+	return "", nil
+}
+
+// apiExplain is the HTTP API's search answer with explain, as reader.
+func apiExplain(t *testing.T, e *testEnv, reader *user, query string) string {
+	t.Helper()
+	var out json.RawMessage
+	if code, msg := e.v1(reader, "GET", "/api/v1/search?explain=1&q="+url.QueryEscape(query), nil, &out); code != 200 {
+		t.Fatalf("api search %q: %d %s", query, code, msg)
+	}
+	return string(out)
+}
+
+func indexDocs(t *testing.T, e *testEnv, reader *user) int {
+	t.Helper()
+	var h struct {
+		Counts map[string]int `json:"counts"`
+	}
+	if code, msg := e.v1(reader, "GET", "/api/v1/health", nil, &h); code != 200 {
+		t.Fatalf("health: %d %s", code, msg)
+	}
+	n, ok := h.Counts["index_docs"]
+	if !ok {
+		t.Fatalf("health without index_docs: %v", h.Counts)
+	}
+	return n
+}
+
+func TestAttack_SearchRanksLeakUnreadableDocs(t *testing.T) {
+	w := buildWorldWith(t, withSearch)
+	mallory, alice := w.nonMember, w.member // alice is in the private group, mallory is not
+	const query = "walrus harbour"
+
+	mc := w.connect(&mallory)
+	mine := w.mustPublish(mc, memory(mallory, "notes/walrus", "a walrus was seen near the blue harbour"))
+	w.mustPublish(mc, memory(mallory, "notes/port", "the harbour crane lifts containers"))
+
+	wsBefore, got := explainNotice(t, w.testEnv, &mallory, query)
+	if !got[mine.ID] || !strings.Contains(wsBefore, mine.ID) {
+		t.Fatalf("mallory does not find her own memory: %s", wsBefore)
+	}
+	apiBefore := apiExplain(t, w.testEnv, &mallory, query)
+	countBefore := indexDocs(t, w.testEnv, &mallory)
+	aliceBefore, _ := explainNotice(t, w.testEnv, &alice, query)
+	aliceCount := indexDocs(t, w.testEnv, &alice)
+
+	// Alice's words Mallory may not read: private memories (the agent's
+	// for her and her own), a private-group memory and private-group chat,
+	// all full of the word Mallory probes for.
+	ac := w.connect(&alice)
+	agentKey, _ := nip44.GenerateConversationKey(alice.pk, w.agent.sk)
+	ownKey, _ := nip44.GenerateConversationKey(w.agent.pk, alice.sk)
+	var hers []nostr.Event
+	for i, text := range []string{"walrus walrus diary", "the walrus tusk I keep", "walrus harbour secret meeting"} {
+		c, _ := nip44.Encrypt(text, agentKey)
+		hers = append(hers, w.mustPublish(w.connect(&w.agent), mkEvent(w.agent, 30078,
+			nostr.Tags{{"d", "snow:memory:user/alice/walrus" + string(rune('a'+i))}, {"p", alice.pk}, {"encrypted", "nip44"}}, c)))
+		c, _ = nip44.Encrypt(text+" (mine)", ownKey)
+		hers = append(hers, w.mustPublish(ac, mkEvent(alice, 30078,
+			nostr.Tags{{"d", "snow:memory:diary/walrus" + string(rune('a'+i))}, {"p", alice.pk}, {"encrypted", "nip44"}}, c)))
+	}
+	hers = append(hers,
+		w.mustPublish(ac, mkEvent(alice, 30078, nostr.Tags{{"d", "snow:memory:group/priv/walrus"}, {"h", privGroup}}, "our walrus harbour plan")),
+		w.mustPublish(ac, mkEvent(alice, 9, nostr.Tags{{"h", privGroup}}, "did anyone else see the walrus at the harbour this morning? it was huge")),
+	)
+
+	// barrier: Alice finds every one of them, so they are indexed
+	aliceAfter, aliceGot := explainNotice(t, w.testEnv, &alice, query)
+	for _, h := range hers {
+		if !aliceGot[h.ID] {
+			t.Fatalf("alice does not find her %s (kind %d): %v", h.ID[:8], h.Kind, aliceGot)
+		}
+	}
+	if aliceAfter == aliceBefore {
+		t.Fatal("alice's own explain did not change: she may read her docs, so her statistics must include them")
+	}
+	if n := indexDocs(t, w.testEnv, &alice); n != aliceCount+len(hers) {
+		t.Fatalf("alice's index_docs %d, want %d", n, aliceCount+len(hers))
+	}
+
+	wsAfter, _ := explainNotice(t, w.testEnv, &mallory, query)
+	if wsAfter != wsBefore {
+		t.Fatalf("mallory's explain moved when alice stored what mallory cannot read:\nbefore %s\nafter  %s", wsBefore, wsAfter)
+	}
+	if apiAfter := apiExplain(t, w.testEnv, &mallory, query); apiAfter != apiBefore {
+		t.Fatalf("mallory's API explain moved:\nbefore %s\nafter  %s", apiBefore, apiAfter)
+	}
+	if n := indexDocs(t, w.testEnv, &mallory); n != countBefore {
+		t.Fatalf("mallory's index_docs moved from %d to %d", countBefore, n)
+	}
+	var h struct {
+		Counts map[string]int `json:"counts"`
+	}
+	if w.v1(&mallory, "GET", "/api/v1/health", nil, &h); len(h.Counts) != 2 || h.Counts["memories"] == 0 {
+		t.Fatalf("mallory's health counts %v: want only her memories and index docs", h.Counts)
+	}
+	if w.v1(&w.owner, "GET", "/api/v1/health", nil, &h); h.Counts["connections"] == 0 {
+		t.Fatalf("the owner's health lacks the connection count: %v", h.Counts)
+	}
+}
+
+// A memory Mallory cannot read must neither make a conflict she sees nor
+// show in one (by id, in the dashboard, in explain's conflicts_with).
+func TestAttack_SearchConflictsLeakUnreadableDocs(t *testing.T) {
+	w := buildWorldWith(t, withSearch)
+	mallory, alice, bob := w.nonMember, w.member, newUser()
+	c := w.connect(nil)
+	m := w.mustPublish(c, memory(mallory, "ops/port", "the service listens on port 80"))
+	w.mustPublish(c, memory(bob, "ops/port", "the service listens on port 80"))
+	if cs := w.conflicts(&mallory, ""); len(cs) != 0 {
+		t.Fatalf("agreeing memories reported as a conflict: %+v", cs)
+	}
+	// Alice's private-group memory disagrees; only she (and the group) may read it.
+	secret := w.mustPublish(w.connect(&alice), mkEvent(alice, 30078,
+		nostr.Tags{{"d", "snow:memory:ops/port"}, {"h", privGroup}}, "the service listens on port 8443"))
+	if cs := w.conflicts(&alice, "ops/port"); len(cs) != 1 || len(cs[0].Memories) != 3 {
+		t.Fatalf("alice, who reads all three, sees %+v", cs)
+	}
+	if cs := w.conflicts(&mallory, ""); len(cs) != 0 {
+		t.Fatalf("mallory sees a conflict made by a memory she cannot read: %+v", cs)
+	}
+	notice, _ := explainNotice(t, w.testEnv, &mallory, "service port")
+	if strings.Contains(notice, "conflicts_with") || strings.Contains(notice, secret.ID) {
+		t.Fatalf("mallory's explain reports a conflict: %s", notice)
+	}
+	if !strings.Contains(notice, m.ID) {
+		t.Fatalf("mallory's explain lacks her own memory: %s", notice)
+	}
+}

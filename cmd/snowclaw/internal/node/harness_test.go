@@ -1,0 +1,223 @@
+package node_test
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
+	"github.com/snowclaw/snowclaw/internal/wsclient"
+	"github.com/snowclaw/snowclaw/policies"
+	"github.com/snowclaw/snowclaw/relay"
+)
+
+// testEnv is a real relay over a real badger store in a temp dir, served on
+// a random loopback port, with the keys the tests act as.
+type testEnv struct {
+	t     *testing.T
+	dir   string
+	opts  node.Options
+	n     *node.Node
+	r     *relay.Relay // n's relay
+	srv   *httptest.Server
+	url   string
+	owner user
+	agent user
+	relay user
+}
+
+type user struct{ sk, pk string }
+
+func newUser() user {
+	sk := nostr.GeneratePrivateKey()
+	pk, _ := nostr.GetPublicKey(sk)
+	return user{sk, pk}
+}
+
+func userFromSecret(sk string) user {
+	pk, _ := nostr.GetPublicKey(sk)
+	return user{sk, pk}
+}
+
+func testLogger(t *testing.T) *slog.Logger {
+	if os.Getenv("SNOWCLAW_TEST_LOG") != "" {
+		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+// startEnv starts a relay with test defaults (no rate limits); mods adjust
+// the options before start.
+func startEnv(t *testing.T, mods ...func(*node.Options)) *testEnv {
+	t.Helper()
+	dir := t.TempDir()
+	keys, err := relay.LoadKeys(dir, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &testEnv{t: t, dir: dir, owner: newUser(), agent: userFromSecret(keys.AgentSecret), relay: userFromSecret(keys.RelaySecret)}
+	e.opts = node.Options{Options: relay.Options{
+		DataDir:          dir,
+		Name:             "snowclaw-test",
+		Version:          "test",
+		Owner:            e.owner.pk,
+		Keys:             keys,
+		Limits:           policies.DefaultLimits(),
+		MaxMessageBytes:  512 * 1024,
+		GroupDefaults:    policies.GroupInfo{Private: true, Restricted: true},
+		MaxModerationAge: time.Hour,
+		Logger:           testLogger(t),
+	}}
+	for _, m := range mods {
+		m(&e.opts)
+	}
+	e.start()
+	t.Cleanup(e.stop)
+	return e
+}
+
+func (e *testEnv) start() {
+	e.t.Helper()
+	n, err := node.New(context.Background(), e.opts)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.n, e.r = n, n.Relay()
+	e.srv = httptest.NewServer(n.Handler())
+	e.url = "ws" + strings.TrimPrefix(e.srv.URL, "http")
+}
+
+func (e *testEnv) stop() {
+	if e.srv == nil {
+		return
+	}
+	e.srv.CloseClientConnections()
+	e.srv.Close()
+	e.n.Close()
+	e.srv = nil
+}
+
+// restart stops the relay and starts it again on the same data dir.
+func (e *testEnv) restart() {
+	e.stop()
+	e.start()
+}
+
+// connect opens a websocket client, authenticated as u unless u is nil.
+func (e *testEnv) connect(u *user) *wsclient.Client {
+	e.t.Helper()
+	c, err := wsclient.Dial(e.url)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() { c.Close() })
+	if u != nil {
+		if err := c.Auth(u.sk); err != nil {
+			e.t.Fatalf("auth as %s: %v", u.pk[:8], err)
+		}
+	}
+	return c
+}
+
+func mkEvent(u user, kind int, tags nostr.Tags, content string) nostr.Event {
+	evt := nostr.Event{Kind: kind, Tags: tags, Content: content, CreatedAt: nostr.Now()}
+	if evt.Tags == nil {
+		evt.Tags = nostr.Tags{}
+	}
+	if err := evt.Sign(u.sk); err != nil {
+		panic(err)
+	}
+	return evt
+}
+
+func publish(c *wsclient.Client, evt nostr.Event) error {
+	return c.Publish(context.Background(), evt)
+}
+
+func (e *testEnv) mustPublish(c *wsclient.Client, evt nostr.Event) nostr.Event {
+	e.t.Helper()
+	if err := publish(c, evt); err != nil {
+		e.t.Fatalf("publish kind %d: %v", evt.Kind, err)
+	}
+	return evt
+}
+
+// refusedWith asserts a publish is refused with a reason starting prefix.
+func (e *testEnv) refusedWith(c *wsclient.Client, evt nostr.Event, prefix string) {
+	e.t.Helper()
+	err := publish(c, evt)
+	if err == nil {
+		e.t.Fatalf("kind %d accepted, want refusal %q", evt.Kind, prefix)
+	}
+	if !strings.Contains(err.Error(), "msg: "+prefix) {
+		e.t.Fatalf("kind %d refused with %q, want prefix %q", evt.Kind, err, prefix)
+	}
+}
+
+// fetch runs one REQ to EOSE and returns the events, or the CLOSED reason.
+func fetch(t *testing.T, c *wsclient.Client, f nostr.Filter) ([]*nostr.Event, string) {
+	t.Helper()
+	evs, closed, err := c.Fetch(f, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return evs, closed
+}
+
+func ids(events []*nostr.Event) []string {
+	out := make([]string, len(events))
+	for i, e := range events {
+		out[i] = e.ID
+	}
+	return out
+}
+
+func contains(events []*nostr.Event, id string) bool {
+	for _, e := range events {
+		if e.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// rawConn is a client for tests that drive the protocol frame by frame.
+type rawConn struct {
+	*wsclient.Client
+	t *testing.T
+}
+
+func (e *testEnv) raw() *rawConn {
+	e.t.Helper()
+	return &rawConn{Client: e.connect(nil), t: e.t}
+}
+
+func (rc *rawConn) send(v ...any) {
+	rc.t.Helper()
+	if err := rc.Send(v...); err != nil {
+		rc.t.Fatal(err)
+	}
+}
+
+func (rc *rawConn) waitFor(label, id string, timeout time.Duration) ([]json.RawMessage, bool) {
+	return rc.WaitFor(label, id, timeout)
+}
+
+func (rc *rawConn) all() string { return rc.All() }
+
+func (rc *rawConn) eventIDs(sub string) map[string]bool { return rc.EventIDs(sub) }
+
+// auth answers the relay's NIP-42 challenge as u; the url is the one the
+// client dialled.
+func (rc *rawConn) auth(_ string, u user) {
+	rc.t.Helper()
+	if err := rc.Auth(u.sk); err != nil {
+		rc.t.Fatalf("auth as %s: %v", u.pk[:8], err)
+	}
+}
