@@ -113,6 +113,8 @@ type Agent struct {
 
 	fed, dropped, handled, replied, llmErr, flushed, flushErr atomic.Uint64
 
+	replying atomic.Int64 // replies queued or being written (Idle)
+
 	stop    chan struct{}
 	done    sync.WaitGroup
 	replyWG sync.WaitGroup
@@ -269,6 +271,12 @@ func (a *Agent) work() {
 	}
 }
 
-// Idle reports whether every event fed so far has been handled (replies
-// may still be on their way).
-func (a *Agent) Idle() bool { return a.fed.Load() == a.handled.Load() }
+// Idle reports whether every event fed so far has been handled and every
+// reply it queued has been answered or has failed. It is the barrier tests
+// wait on before asserting that no (further) reply was made: counting only
+// handled events let a model call still queued for a writer slip past it.
+func (a *Agent) Idle() bool {
+	// replying is raised before handled (reply runs inside handle), so
+	// once every fed event is handled it counts every queued reply
+	return a.fed.Load() == a.handled.Load() && a.replying.Load() == 0
+}

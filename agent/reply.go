@@ -38,9 +38,11 @@ func (a *Agent) reply(t turn) {
 	}
 	job := replyJob{t: t, p: a.buildPrompt(t)}
 	a.replyWG.Add(1)
+	a.replying.Add(1)
 	select {
 	case a.replyQ <- job:
 	default:
+		a.replying.Add(-1)
 		a.replyWG.Done()
 		a.log.Warn("reply queue full: message not answered", "id", t.msg.EventID)
 	}
@@ -56,6 +58,7 @@ type replyJob struct {
 func (a *Agent) replyWriter() {
 	for job := range a.replyQ {
 		a.write(job)
+		a.replying.Add(-1)
 		a.replyWG.Done()
 	}
 }

@@ -186,9 +186,14 @@ func TestCLI_MemoryAndConfig(t *testing.T) {
 	if out, err = cli(t, env, "config", "set", "group:ops", "respond_mode=none", "--relay", c.url); err != nil {
 		t.Fatalf("config set: %v\n%s", err, out)
 	}
-	time.Sleep(100 * time.Millisecond)
-	out, _ = cli(t, env, "config", "get", "group:ops", "--relay", c.url)
-	json.Unmarshal([]byte(out), &view)
+	for i := 0; i < 100; i++ {
+		out, _ = cli(t, env, "config", "get", "group:ops", "--relay", c.url)
+		json.Unmarshal([]byte(out), &view)
+		if view.Effective.RespondMode == "none" {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	if view.Effective.RespondMode != "none" || view.Effective.ContextHistory != 5 {
 		t.Fatalf("config get after second set: %s", out)
 	}

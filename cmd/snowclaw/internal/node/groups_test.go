@@ -120,12 +120,19 @@ func TestGroups_Lifecycle(t *testing.T) {
 
 	// hidden: metadata disappears for non-members
 	e.mustPublish(c, mkEvent(e.owner, 9002, nostr.Tags{{"h", "team"}, {"hidden"}}, ""))
-	time.Sleep(100 * time.Millisecond)
+	// the new 39000 is published after the OK: wait until a member sees
+	// it, then the non-member's view is the hidden one
+	var m *nostr.Event
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if m = e.groupMeta(&alice, 39000, "team"); m != nil && hasFlag(m, "hidden") || time.Now().After(deadline) {
+			break
+		}
+	}
+	if m == nil || !hasFlag(m, "hidden") || !hasFlag(m, "closed") {
+		t.Fatalf("member sees 39000 %v", m)
+	}
 	if m := e.groupMeta(&mallory, 39000, "team"); m != nil {
 		t.Fatal("hidden group metadata served to a non-member")
-	}
-	if m := e.groupMeta(&alice, 39000, "team"); m == nil || !hasFlag(m, "hidden") || !hasFlag(m, "closed") {
-		t.Fatalf("member sees 39000 %v", m)
 	}
 
 	// late publication of moderation is refused
@@ -178,7 +185,8 @@ func TestGroups_LiveMessageToMembersOnly(t *testing.T) {
 	if _, ok := member.waitFor("EVENT", "s", 2*time.Second); !ok || !member.eventIDs("s")[msg.ID] {
 		t.Fatal("member did not get the live message")
 	}
-	time.Sleep(200 * time.Millisecond)
+	// a public note after it is the barrier on the outsider's connection
+	outsider.waitEvent("s", e.mustPublish(c, mkEvent(bob, 9, nil, "public, after")).ID)
 	if outsider.eventIDs("s")[msg.ID] {
 		t.Fatal("non-member got the live message")
 	}

@@ -84,19 +84,21 @@ func TestReplaceable_OlderVersionNeitherStoredNorBroadcast(t *testing.T) {
 	if len(got) != 1 || got[0].ID != newer.ID {
 		t.Fatalf("stored versions %v, want only the newer", ids(got))
 	}
-	time.Sleep(100 * time.Millisecond)
+	// a later event of alice's is the barrier: it is broadcast after the
+	// refused older version would have been
+	watcher.waitEvent("w", e.mustPublish(c, mkEvent(alice, 30078, nostr.Tags{{"d", "snow:memory:barrier"}}, "later")).ID)
 	if seen := watcher.eventIDs("w"); seen[older.ID] || !seen[newer.ID] {
 		t.Fatalf("broadcast %v: want the newer only", seen)
 	}
-	if n := saved.Load(); n != 1 {
-		t.Fatalf("OnEventSaved ran %d times, want 1 (older version passed to plugins)", n)
+	if n := saved.Load(); n != 2 {
+		t.Fatalf("OnEventSaved ran %d times, want 2: the newer and the barrier (older version passed to plugins)", n)
 	}
 	// a newer one replaces
 	newest := mkEvent(alice, 30078, nostr.Tags{{"d", "snow:memory:pref"}}, "newest")
 	newest.CreatedAt = newer.CreatedAt + 1
 	newest.Sign(alice.sk)
 	e.mustPublish(c, newest)
-	got, _ = fetch(t, c, nostr.Filter{Kinds: []int{30078}, Authors: []string{alice.pk}})
+	got, _ = fetch(t, c, nostr.Filter{Kinds: []int{30078}, Authors: []string{alice.pk}, Tags: nostr.TagMap{"d": {"snow:memory:pref"}}})
 	if len(got) != 1 || got[0].ID != newest.ID {
 		t.Fatalf("after replacement %v, want newest", ids(got))
 	}
@@ -111,9 +113,14 @@ func TestNIP40_ExpiredEventsNotServed(t *testing.T) {
 	if got, _ := fetch(t, c, nostr.Filter{IDs: []string{evt.ID}}); len(got) != 1 {
 		t.Fatal("not served before expiry")
 	}
-	time.Sleep(3 * time.Second)
-	if got, _ := fetch(t, c, nostr.Filter{IDs: []string{evt.ID}}); len(got) != 0 {
-		t.Fatal("served after expiry")
+	// waiting for the expiry to come (not for something not to happen)
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if got, _ := fetch(t, c, nostr.Filter{IDs: []string{evt.ID}}); len(got) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("served after expiry")
+		}
 	}
 	if n, _, _ := c.Count(nostr.Filter{IDs: []string{evt.ID}}, 5*time.Second); n != 0 {
 		t.Fatalf("expired event counted: %d", n)
