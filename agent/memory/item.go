@@ -9,7 +9,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/nbd-wtf/go-nostr/nip19"
 	"github.com/snowclaw/snowclaw"
 )
 
@@ -95,11 +94,7 @@ func (it Item) Valid() error {
 func DefaultTopic(it Item) string {
 	switch it.Tier {
 	case snowclaw.TierPrivate:
-		who := it.Subject
-		if npub, err := nip19.EncodePublicKey(it.Subject); err == nil {
-			who = npub
-		}
-		return "user/" + who + "/notes/" + it.ID
+		return "user/" + snowclaw.NpubOf(it.Subject) + "/notes/" + it.ID
 	case snowclaw.TierGroup:
 		return "group/" + it.Group + "/facts/" + it.ID
 	case snowclaw.TierInternal:

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"strconv"
 
-	"github.com/nbd-wtf/go-nostr/nip19"
 	"github.com/snowclaw/snowclaw"
 )
 
@@ -53,8 +52,8 @@ func (k Key) DTag() string {
 	}
 	switch k.Kind {
 	case KindNpub:
-		if npub, err := nip19.EncodePublicKey(k.ID); err == nil {
-			return snowclaw.PrefixMemoryNpub + npub
+		if pk, err := snowclaw.ParsePubkey(k.ID); err == nil {
+			return snowclaw.PrefixMemoryNpub + snowclaw.NpubOf(pk)
 		}
 	case KindGroup:
 		return snowclaw.PrefixMemoryGroup + k.ID
