@@ -23,7 +23,6 @@ import (
 	"github.com/snowclaw/snowclaw/plugins/groups"
 	"github.com/snowclaw/snowclaw/plugins/httpapi"
 	"github.com/snowclaw/snowclaw/plugins/memsearch"
-	"github.com/snowclaw/snowclaw/plugins/privacy"
 	"github.com/snowclaw/snowclaw/plugins/rights"
 	"github.com/snowclaw/snowclaw/policies"
 	"github.com/snowclaw/snowclaw/relay/store"
@@ -123,7 +122,7 @@ type Relay struct {
 	mem    *memsearch.Plugin // nil when search is off
 	agent  *agent.Agent      // nil when the agent is off
 	rights *rights.Service
-	audit  *privacy.Audit
+	audit  *rights.Audit
 	met    metrics // counters for GET /metrics (metrics.go)
 	disk   *diskGuard
 

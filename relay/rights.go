@@ -7,7 +7,6 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
-	"github.com/snowclaw/snowclaw/plugins/privacy"
 	"github.com/snowclaw/snowclaw/plugins/rights"
 )
 
@@ -16,11 +15,11 @@ import (
 // that it survives a destroy, which removes events.
 func (r *Relay) openRights() error {
 	dir := filepath.Join(r.opts.DataDir, "privacy")
-	audit, err := privacy.OpenAudit(filepath.Join(dir, "audit.jsonl"))
+	audit, err := rights.OpenAudit(filepath.Join(dir, "audit.jsonl"))
 	if err != nil {
 		return fmt.Errorf("privacy audit: %w", err)
 	}
-	erased, err := privacy.OpenErased(filepath.Join(dir, "erased"))
+	erased, err := rights.OpenErased(filepath.Join(dir, "erased"))
 	if err != nil {
 		audit.Close()
 		return fmt.Errorf("privacy erasures: %w", err)

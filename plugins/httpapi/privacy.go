@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/snowclaw/snowclaw"
-	"github.com/snowclaw/snowclaw/plugins/privacy"
 	"github.com/snowclaw/snowclaw/plugins/rights"
 )
 
@@ -107,7 +106,7 @@ func (a *API) apiExport(w http.ResponseWriter, req *http.Request, who rights.Req
 }
 
 func (a *API) apiForget(w http.ResponseWriter, req *http.Request, who rights.Request, b privacyBody) {
-	sel := privacy.Selector{IDs: b.IDs, Topic: b.Topic, Tags: b.Tags, Query: b.Query}
+	sel := rights.Selector{IDs: b.IDs, Topic: b.Topic, Tags: b.Tags, Query: b.Query}
 	if b.Before != "" {
 		t, err := time.Parse("2006-01-02", b.Before)
 		if err != nil {

@@ -9,7 +9,6 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
 	agentmem "github.com/snowclaw/snowclaw/agent/memory"
-	"github.com/snowclaw/snowclaw/plugins/privacy"
 	"github.com/snowclaw/snowclaw/plugins/rights"
 )
 
@@ -161,7 +160,7 @@ func (s *Service) Forget(ctx context.Context, reader, id string) (snowclaw.Forge
 	if !ok {
 		return snowclaw.ForgetResponse{}, errors.New("restricted: a memory is forgotten by its person, its author or the relay's owner")
 	}
-	res, err := s.o.Rights.Forget(ctx, rights.Request{Actor: reader, Via: "http", Subject: subject}, privacy.Selector{IDs: []string{id}}, "")
+	res, err := s.o.Rights.Forget(ctx, rights.Request{Actor: reader, Via: "http", Subject: subject}, rights.Selector{IDs: []string{id}}, "")
 	if err != nil {
 		return snowclaw.ForgetResponse{}, err
 	}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/agent/memory"
-	"github.com/snowclaw/snowclaw/plugins/privacy"
 )
 
 // Change is the outcome of a rectify or a promotion: a new version that
@@ -37,7 +36,7 @@ func (s *Service) Rectify(ctx context.Context, r Request, ref, text string) (Cha
 		return Change{}, err
 	}
 	next := memory.Item{Text: text, Tier: m.item.Tier, Source: s.sourceOf(r)}
-	c, err := s.supersede(ctx, r, m, next, privacy.OpRectify, "")
+	c, err := s.supersede(ctx, r, m, next, OpRectify, "")
 	if err != nil {
 		return c, err
 	}
@@ -76,7 +75,7 @@ func (s *Service) Promote(ctx context.Context, r Request, ref string, tier snowc
 		return Change{}, fmt.Errorf("invalid: the memory is %s already; promotion only goes up (private → group → public)", m.item.Tier)
 	}
 	next := memory.Item{Text: m.item.Text, Tier: tier, Group: group}
-	c, err := s.supersede(ctx, r, m, next, privacy.OpPromote, fmt.Sprintf("%s→%s", m.item.Tier, tier))
+	c, err := s.supersede(ctx, r, m, next, OpPromote, fmt.Sprintf("%s→%s", m.item.Tier, tier))
 	if err != nil {
 		return c, err
 	}
@@ -97,7 +96,7 @@ func (s *Service) supersede(ctx context.Context, r Request, m held, next memory.
 	if err != nil {
 		return Change{}, fmt.Errorf("error: %w", err)
 	}
-	s.audit(r, op, privacy.SelectIDs, []string{m.evt.ID, evt.ID}, note)
+	s.audit(r, op, SelectIDs, []string{m.evt.ID, evt.ID}, note)
 	return Change{Old: m.evt.ID, New: evt.ID, Tier: it.Tier, Group: it.Group, Version: it.Version, Text: it.Text}, nil
 }
 
@@ -166,7 +165,7 @@ func pick(ms []held, ref string) (held, error) {
 		}
 	}
 	if len(found) == 0 {
-		sel := privacy.Selector{Query: ref}
+		sel := Selector{Query: ref}
 		for _, m := range ms {
 			if sel.Match(m.evt, m.text) {
 				found = append(found, m)

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/snowclaw/snowclaw"
-	"github.com/snowclaw/snowclaw/plugins/privacy"
 )
 
 // maxDMExport bounds the export sent back in a private message (NIP-17
@@ -66,7 +65,7 @@ func (s *Service) Command(ctx context.Context, from, text string) (reply string,
 		return answer(s.Promote(ctx, r, publicCmd.FindStringSubmatch(text)[1], snowclaw.TierPublic, "")), true
 	case forgetCmd.MatchString(text):
 		arg := forgetCmd.FindStringSubmatch(text)[1]
-		sel, err := privacy.ParseSelector(strings.TrimSpace(forgetFiller.ReplaceAllString(arg, "")))
+		sel, err := ParseSelector(strings.TrimSpace(forgetFiller.ReplaceAllString(arg, "")))
 		if err != nil {
 			return "invalid: " + err.Error(), true
 		}
@@ -84,7 +83,7 @@ func (s *Service) dmConfirm(ctx context.Context, r Request, token string) string
 	if res, err := s.Destroy(ctx, r, token); err == nil {
 		return res.Message
 	}
-	res, err := s.Forget(ctx, r, privacy.Selector{Query: "confirmed"}, token)
+	res, err := s.Forget(ctx, r, Selector{Query: "confirmed"}, token)
 	if err != nil {
 		return "invalid: that token is not pending for you (or it expired); ask again"
 	}

@@ -10,13 +10,12 @@ import (
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/agent"
 	"github.com/snowclaw/snowclaw/agent/memory"
-	"github.com/snowclaw/snowclaw/plugins/privacy"
 )
 
 // Export is everything held about the person (seed 004 access and
 // portability): their memories of every tier they may read, the agent's
 // record of them, and their messages in the agent's buffers and index.
-func (s *Service) Export(ctx context.Context, r Request) (*privacy.Export, error) {
+func (s *Service) Export(ctx context.Context, r Request) (*Export, error) {
 	if err := s.check(r); err != nil {
 		return nil, err
 	}
@@ -25,7 +24,7 @@ func (s *Service) Export(ctx context.Context, r Request) (*privacy.Export, error
 		return nil, fmt.Errorf("error: reading the store: %w", err)
 	}
 	npub := snowclaw.NpubOf(r.Subject)
-	x := privacy.NewExport(npub, s.o.Now())
+	x := NewExport(npub, s.o.Now())
 	x.Agent = s.agentPK
 	for _, m := range h.memories {
 		x.AddEvent(m.evt, m.text)
@@ -75,7 +74,7 @@ type Result struct {
 // Forget removes the person's memories the selector picks. A search
 // query is answered first with the matches and a token; the same request
 // with the token removes exactly those.
-func (s *Service) Forget(ctx context.Context, r Request, sel privacy.Selector, token string) (Result, error) {
+func (s *Service) Forget(ctx context.Context, r Request, sel Selector, token string) (Result, error) {
 	if err := s.check(r); err != nil {
 		return Result{}, err
 	}
@@ -106,7 +105,7 @@ func (s *Service) Forget(ctx context.Context, r Request, sel privacy.Selector, t
 	if sel.Kind() != "query" {
 		return s.forgetIDs(ctx, r, sel, ids)
 	}
-	p := s.confirms.Issue(privacy.Pending{Subject: r.Subject, Op: "forget", Selector: sel, IDs: ids})
+	p := s.confirms.Issue(Pending{Subject: r.Subject, Op: "forget", Selector: sel, IDs: ids})
 	res := Result{Preview: true, Token: p.Token}
 	for _, m := range picked {
 		res.Matches = append(res.Matches, Match{ID: m.evt.ID, Topic: strings.TrimPrefix(m.evt.Tags.GetD(), "snow:memory:"), Text: m.text})
@@ -119,7 +118,7 @@ func (s *Service) Forget(ctx context.Context, r Request, sel privacy.Selector, t
 // forgetIDs removes the listed memories (those still present), from the
 // store, the index and the agent's RAM, and the record's notes that match
 // a query selector.
-func (s *Service) forgetIDs(ctx context.Context, r Request, sel privacy.Selector, ids []string) (Result, error) {
+func (s *Service) forgetIDs(ctx context.Context, r Request, sel Selector, ids []string) (Result, error) {
 	h, err := s.collect(ctx, r.Subject, false)
 	if err != nil {
 		return Result{}, fmt.Errorf("error: reading the store: %w", err)
@@ -172,7 +171,7 @@ func (s *Service) Destroy(ctx context.Context, r Request, token string) (Result,
 		if h.record != nil {
 			n++
 		}
-		p := s.confirms.Issue(privacy.Pending{Subject: r.Subject, Op: "destroy"})
+		p := s.confirms.Issue(Pending{Subject: r.Subject, Op: "destroy"})
 		s.audit(r, "destroy-preview", "", nil, fmt.Sprintf("%d events", n))
 		return Result{Preview: true, Token: p.Token, Message: fmt.Sprintf("this removes %d events and everything the agent holds about this person, irreversibly; confirm with token %s", n, p.Token)}, nil
 	}

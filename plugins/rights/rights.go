@@ -1,8 +1,3 @@
-// Package rights carries out each person's rights over their data (seed
-// 004): access and export, forget by selector, restriction (freeze) and
-// destroy, over the event store, the search index and the agent's RAM,
-// with an append-only audit trail. The relay exposes it over HTTP (NIP-98),
-// the agent over private messages, and the owner's CLI through the API.
 package rights
 
 import (
@@ -17,7 +12,6 @@ import (
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/agent"
 	"github.com/snowclaw/snowclaw/agent/memory"
-	"github.com/snowclaw/snowclaw/plugins/privacy"
 )
 
 // Options wire the service to the relay.
@@ -27,8 +21,8 @@ type Options struct {
 	Agent       *agent.Agent                                      // nil when the agent is off
 	AgentSecret string
 	Owner       string // hex
-	Audit       *privacy.Audit
-	Erased      *privacy.Erased
+	Audit       *Audit
+	Erased      *Erased
 	Logger      *slog.Logger
 	Now         func() time.Time
 	// HasGroup and IsMember answer for promotions to a group: a person may
@@ -43,7 +37,7 @@ type Service struct {
 	log      *slog.Logger
 	codec    *memory.Codec
 	agentPK  string
-	confirms *privacy.Confirmations
+	confirms *Confirmations
 }
 
 // New builds the service.
@@ -63,7 +57,7 @@ func New(o Options) (*Service, error) {
 	}
 	return &Service{
 		o: o, log: o.Logger.With("component", "rights"), codec: codec, agentPK: codec.AgentPubkey,
-		confirms: privacy.NewConfirmations(10*time.Minute, o.Now),
+		confirms: NewConfirmations(10*time.Minute, o.Now),
 	}, nil
 }
 
@@ -94,7 +88,7 @@ func (s *Service) Blocks(evt *nostr.Event) bool { return s.o.Erased.Blocks(evt) 
 
 // Audit lists the audit trail: the owner sees everyone's (or one
 // person's), a person their own.
-func (s *Service) Audit(actor, subject string) ([]privacy.AuditRecord, error) {
+func (s *Service) Audit(actor, subject string) ([]AuditRecord, error) {
 	if actor != s.o.Owner || s.o.Owner == "" {
 		if subject != "" && subject != actor {
 			return nil, ErrForbidden
@@ -105,7 +99,7 @@ func (s *Service) Audit(actor, subject string) ([]privacy.AuditRecord, error) {
 }
 
 func (s *Service) audit(r Request, op, selector string, ids []string, note string) {
-	_, err := s.o.Audit.Append(privacy.AuditRecord{Actor: r.Actor, Via: r.Via, Op: op, Subject: r.Subject, Selector: selector, Count: len(ids), IDs: ids, Note: note})
+	_, err := s.o.Audit.Append(AuditRecord{Actor: r.Actor, Via: r.Via, Op: op, Subject: r.Subject, Selector: selector, Count: len(ids), IDs: ids, Note: note})
 	if err != nil {
 		s.log.Error("audit record not written", "op", op, "err", err)
 	}

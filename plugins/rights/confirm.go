@@ -1,4 +1,4 @@
-package privacy
+package rights
 
 import (
 	"errors"
