@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	porter "github.com/blevesearch/go-porterstemmer"
+	"github.com/snowclaw/snowclaw/search/vector"
 )
 
 // BuiltinEmbedderName is recorded with indexes built by the built-in
@@ -115,7 +116,7 @@ func (fb *featureBag) project(v []float32) {
 			v[i] += float32(w)
 		}
 	}
-	normalize(v)
+	vector.Normalize(v)
 }
 
 // splitWords lower-cases s and cuts it into runs of letters and digits.

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/snowclaw/snowclaw/search/vector"
 )
 
 func TestRebuild_Progress(t *testing.T) {
@@ -158,49 +160,6 @@ func TestDocLog_Compaction(t *testing.T) {
 	}
 }
 
-func TestFlatIndex_Search(t *testing.T) {
-	rng := rand.New(rand.NewSource(1))
-	f := newFlatIndex(8)
-	vecs := map[string][]float32{}
-	for i := 0; i < 200; i++ {
-		v := make([]float32, 8)
-		for j := range v {
-			v[j] = rng.Float32() - 0.5
-		}
-		normalize(v)
-		id := fmt.Sprint(i)
-		vecs[id] = v
-		f.Add(id, v)
-	}
-	for i := 0; i < 200; i += 3 {
-		f.Remove(fmt.Sprint(i))
-		delete(vecs, fmt.Sprint(i))
-	}
-	q := vecs["1"]
-	hits := f.Search(q, 5)
-	if len(hits) != 5 || hits[0].ID != "1" {
-		t.Fatalf("hits %v", hits)
-	}
-	for i := 1; i < len(hits); i++ {
-		if hits[i].Score > hits[i-1].Score {
-			t.Fatalf("not sorted: %v", hits)
-		}
-	}
-	// brute check of the best non-self score
-	best := -2.0
-	for id, v := range vecs {
-		if id != "1" && float64(dot(q, v)) > best {
-			best = float64(dot(q, v))
-		}
-	}
-	if hits[1].Score != best || f.Len() != len(vecs) {
-		t.Fatalf("second hit %v, want %v", hits[1].Score, best)
-	}
-	if m := f.Mean(); len(m) != 8 {
-		t.Fatal("no mean")
-	}
-}
-
 func TestBuiltinEmbedder_Properties(t *testing.T) {
 	e := NewBuiltinEmbedder()
 	vs, err := e.Embed(context.Background(), []string{"Running in the park", "She runs in parks", "quarterly tax filing", "", "Running in the park"})
@@ -212,13 +171,13 @@ func TestBuiltinEmbedder_Properties(t *testing.T) {
 			t.Fatalf("dim %d", len(v))
 		}
 	}
-	if dot(vs[0], vs[4]) < 0.9999 {
+	if vector.Dot(vs[0], vs[4]) < 0.9999 {
 		t.Fatal("not deterministic")
 	}
-	if dot(vs[0], vs[1]) <= dot(vs[0], vs[2]) {
-		t.Fatalf("related texts not closer: %v vs %v", dot(vs[0], vs[1]), dot(vs[0], vs[2]))
+	if vector.Dot(vs[0], vs[1]) <= vector.Dot(vs[0], vs[2]) {
+		t.Fatalf("related texts not closer: %v vs %v", vector.Dot(vs[0], vs[1]), vector.Dot(vs[0], vs[2]))
 	}
-	if dot(vs[3], vs[3]) != 0 {
+	if vector.Dot(vs[3], vs[3]) != 0 {
 		t.Fatal("empty text should embed to zero")
 	}
 }

@@ -3,6 +3,8 @@ package search
 import (
 	"context"
 	"sort"
+
+	"github.com/snowclaw/snowclaw/search/vector"
 )
 
 // tuning holds the ranking knobs that are not Options: they were set on
@@ -96,7 +98,7 @@ func (ix *Index) candidates(ctx context.Context, st *state, v *view, terms []wei
 	if qvec != nil && ix.opts.VectorWeight > 0 {
 		rankBy := qvec
 		if tn.center > 0 {
-			rankBy = centered(qvec, v.mean(), tn.center)
+			rankBy = vector.Centered(qvec, v.mean(), tn.center)
 		}
 		hits := st.vecs.SearchAccept(rankBy, depth, v.accept())
 		if len(hits) == depth {
@@ -106,7 +108,7 @@ func (ix *Index) candidates(ctx context.Context, st *state, v *view, terms []wei
 		for _, h := range hits {
 			// A doc that shares nothing with the query gets no credit,
 			// however the centring moved it.
-			if v, ok := st.vecs.Get(h.ID); ok && dot(qvec, v) > 0 {
+			if v, ok := st.vecs.Get(h.ID); ok && vector.Dot(qvec, v) > 0 {
 				scores[h.ID] = h.Score
 			}
 		}
@@ -115,7 +117,7 @@ func (ix *Index) candidates(ctx context.Context, st *state, v *view, terms []wei
 			if c := get(r.ID); c != nil {
 				c.ex.VectorRank = i + 1
 				if v, ok := st.vecs.Get(r.ID); ok {
-					c.ex.VectorScore = float64(dot(qvec, v))
+					c.ex.VectorScore = float64(vector.Dot(qvec, v))
 				}
 				c.ex.Fused += ix.opts.VectorWeight / (ix.opts.RRFK + float64(i+1))
 			}

@@ -1,9 +1,10 @@
 package search
 
 import (
-	"container/heap"
 	"math"
 	"sort"
+
+	"github.com/snowclaw/snowclaw/search/vector"
 )
 
 // A part (partition) holds the docs of one scope (Doc.Scope): its own
@@ -237,7 +238,7 @@ func (v *view) searchText(terms []weightedTerm, size int) []textHit {
 	}
 	qn := 1 / math.Sqrt(sq)
 	coordN := float64(len(terms))
-	h := make(hitHeap, 0, size+1)
+	top := vector.NewTopK(size)
 	var acc []float64
 	var cnt []uint16
 	for _, p := range v.parts {
@@ -263,19 +264,13 @@ func (v *view) searchText(terms []weightedTerm, size int) []textHit {
 			if c == 0 {
 				continue
 			}
-			hit := vectorHit{ID: p.slots[slot].ID, Score: acc[slot] * float64(c) / coordN}
-			if len(h) < size {
-				heap.Push(&h, hit)
-			} else if hit.Score > h[0].Score || (hit.Score == h[0].Score && hit.ID < h[0].ID) {
-				h[0] = hit
-				heap.Fix(&h, 0)
-			}
+			top.Push(vector.Hit{ID: p.slots[slot].ID, Score: acc[slot] * float64(c) / coordN})
 		}
 	}
-	out := make([]textHit, len(h))
-	for i := len(h) - 1; i >= 0; i-- {
-		x := heap.Pop(&h).(vectorHit)
-		out[i] = textHit{ID: x.ID, Score: x.Score}
+	hits := top.Sorted()
+	out := make([]textHit, len(hits))
+	for i, x := range hits {
+		out[i] = textHit(x)
 	}
 	return out
 }

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/snowclaw/snowclaw/search/vector"
 )
 
 // DefaultLimit is the number of results of a search without a limit
@@ -45,7 +47,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (res []Result, err error) 
 		}
 		if len(vs) == 1 && len(vs[0]) == ix.emb.Dim() {
 			qvec = vs[0]
-			normalize(qvec)
+			vector.Normalize(qvec)
 		}
 	}
 

@@ -4,6 +4,7 @@ import (
 	"os"
 
 	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/snowclaw/snowclaw/search/vector"
 )
 
 // state is one complete generation of the index: the doc log and the RAM
@@ -17,7 +18,7 @@ type state struct {
 
 	docs       map[string]*Doc
 	parts      *partSet
-	vecs       vectorIndex
+	vecs       vector.Index
 	superseded map[string]map[string]int // id → author of a doc superseding it → how many
 	curators   map[string]bool           // authors whose supersedes hide anyone's doc
 	versions   map[string][]string       // address → ids of its indexed versions
@@ -36,7 +37,7 @@ func newState(dim int, curators []string, a analysis.Analyzer) *state {
 		curators:   cur,
 		docs:       make(map[string]*Doc),
 		parts:      newPartSet(dim),
-		vecs:       newVectorIndex(dim),
+		vecs:       vector.New(dim),
 		superseded: make(map[string]map[string]int),
 		versions:   make(map[string][]string),
 		threads:    newThreadSet(),

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+
+	"github.com/snowclaw/snowclaw/search/vector"
 )
 
 // Index adds or replaces docs. Embedding happens before any lock is taken,
@@ -48,7 +50,7 @@ func (ix *Index) prepare(ctx context.Context, docs []Doc) (batch []*Doc, vecs []
 	var embedded []int
 	for i, d := range batch {
 		if !d.KeywordOnly {
-			texts = append(texts, embedText(d))
+			texts = append(texts, EmbedText(d))
 			embedded = append(embedded, i)
 		}
 	}
@@ -65,7 +67,7 @@ func (ix *Index) prepare(ctx context.Context, docs []Doc) (batch []*Doc, vecs []
 			if len(v) != ix.emb.Dim() {
 				return nil, nil, nil, fmt.Errorf("search: embedder %s returned dimension %d, want %d", ix.emb.Name(), len(v), ix.emb.Dim())
 			}
-			normalize(v)
+			vector.Normalize(v)
 			vecs[embedded[j]] = v
 		}
 	}
@@ -76,9 +78,9 @@ func (ix *Index) prepare(ctx context.Context, docs []Doc) (batch []*Doc, vecs []
 	return batch, vecs, an, nil
 }
 
-// embedText is what the embedder sees: the text and, for filed memories,
+// EmbedText is what the embedder sees: the text and, for filed memories,
 // their topic words.
-func embedText(d *Doc) string {
+func EmbedText(d *Doc) string {
 	return indexedText(d)
 }
 

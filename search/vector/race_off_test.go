@@ -1,5 +1,5 @@
 //go:build !race
 
-package search
+package vector
 
 const raceEnabled = false

@@ -1,17 +1,13 @@
-package search
+package vector
 
 import (
-	"context"
 	"fmt"
 	"math/rand"
 	"runtime"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
-
-	"github.com/snowclaw/snowclaw/internal/benchcorpus"
 )
 
 func randomUnit(rng *rand.Rand, dim int) []float32 {
@@ -19,13 +15,13 @@ func randomUnit(rng *rand.Rand, dim int) []float32 {
 	for j := range v {
 		v[j] = float32(rng.NormFloat64())
 	}
-	normalize(v)
+	Normalize(v)
 	return v
 }
 
 // testANN builds an annIndex over vecs (ids "0", "1", …) and waits for the
 // graph.
-func testANN(t testing.TB, vecs [][]float32, p hnswParams) *annIndex {
+func testANN(t testing.TB, vecs [][]float32, p Params) *annIndex {
 	t.Helper()
 	f := newFlatIndex(len(vecs[0]))
 	for i, v := range vecs {
@@ -38,7 +34,7 @@ func testANN(t testing.TB, vecs [][]float32, p hnswParams) *annIndex {
 
 // recallAt is the share of the exact top k that the index returns in its
 // top k, over the queries.
-func recallAt(t testing.TB, exact, approx vectorIndex, qs [][]float32, k int) float64 {
+func recallAt(t testing.TB, exact, approx Index, qs [][]float32, k int) float64 {
 	t.Helper()
 	found, total := 0, 0
 	for _, q := range qs {
@@ -60,7 +56,7 @@ func recallAt(t testing.TB, exact, approx vectorIndex, qs [][]float32, k int) fl
 // tieRecallAt counts a returned hit as right when it scores at least the
 // exact k-th best: with near-duplicate docs, which of the tied ones make
 // the top k is arbitrary.
-func tieRecallAt(exact, approx vectorIndex, qs [][]float32, k int) float64 {
+func tieRecallAt(exact, approx Index, qs [][]float32, k int) float64 {
 	found, total := 0, 0
 	for _, q := range qs {
 		want := exact.Search(q, k)
@@ -115,7 +111,7 @@ func TestHNSW_RecallRandom(t *testing.T) {
 		for i := range qs {
 			qs[i] = randomUnit(rng, tc.dim)
 		}
-		p := defaultHNSW
+		p := DefaultParams
 		p.EfSearch, p.ScanFactor = tc.ef, 4
 		a := testANN(t, vecs, p)
 		graphUsed(t, a, 10)
@@ -127,76 +123,9 @@ func TestHNSW_RecallRandom(t *testing.T) {
 	}
 }
 
-// benchcorpusVectors embeds the first n benchmark memories as the
-// benchmark's docs are embedded, and its queries.
-func benchcorpusVectors(t testing.TB, n, nq int) (docs, queries [][]float32) {
-	t.Helper()
-	mems := benchcorpus.Generate(1, n)
-	texts := make([]string, n)
-	for i, m := range mems {
-		words := strings.NewReplacer("/", " ", "-", " ", "_", " ").Replace(m.Topic)
-		texts[i] = embedText(&Doc{Topic: m.Topic, Text: m.Content + "\n" + words})
-	}
-	var qtexts []string
-	for _, q := range benchcorpus.Queries(mems, 2, nq) {
-		qtexts = append(qtexts, q.Text)
-	}
-	e := NewBuiltinEmbedder()
-	docs, err := e.Embed(context.Background(), texts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	queries, err = e.Embed(context.Background(), qtexts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, v := range docs {
-		normalize(v)
-	}
-	for _, v := range queries {
-		normalize(v)
-	}
-	return docs, queries
-}
-
-func TestHNSW_RecallBenchcorpus(t *testing.T) {
-	// efSearch 384 at 20k does about what the default does at 100k.
-	n, p := 20000, defaultHNSW
-	p.EfSearch, p.ScanFactor = 384, 4
-	if testing.Short() || raceEnabled {
-		n, p.EfSearch = 4000, 200
-	}
-	docs, qs := benchcorpusVectors(t, n, 200)
-	exact := flatOf(docs)
-	a := testANN(t, docs, p)
-	graphUsed(t, a, 100)
-	// As the engine asks: the query less the mean doc vector.
-	mean := exact.Mean()
-	cq := make([][]float32, len(qs))
-	for i, q := range qs {
-		cq[i] = centered(q, mean, defaultTuning.center)
-	}
-	for _, tc := range []struct {
-		name string
-		qs   [][]float32
-		k    int
-	}{{"raw", qs, 10}, {"centred", cq, 10}, {"centred", cq, 100}} {
-		r := recallAt(t, exact, a, tc.qs, tc.k)
-		t.Logf("benchcorpus %d, %s queries: recall@%d %.4f", n, tc.name, tc.k, r)
-		if r < 0.95 {
-			t.Errorf("%s recall@%d %.4f < 0.95", tc.name, tc.k, r)
-		}
-		// The scan of the codes (pending vectors, wide searches) is as
-		// good as exact.
-		if r := recallAt(t, exact, qscan{a}, tc.qs, tc.k); r < 0.995 {
-			t.Errorf("%s: scan of the codes recall@%d %.4f < 0.995", tc.name, tc.k, r)
-		}
-	}
-}
-
 // smallHNSW is for the tests of a few thousand vectors: with the defaults
 // a search of so few would scan rather than walk the graph.
-var smallHNSW = hnswParams{M: 16, EfConstruction: 100, EfSearch: 64, ScanFactor: 4, Seed: 1}
+var smallHNSW = Params{M: 16, EfConstruction: 100, EfSearch: 64, ScanFactor: 4, Seed: 1}
 
 func TestHNSW_Deterministic(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
@@ -234,8 +163,8 @@ func TestHNSW_SearchScoresAndOrder(t *testing.T) {
 	}
 	for i, h := range hits {
 		v, _ := a.Get(h.ID)
-		if h.Score != float64(dot(q, v)) {
-			t.Fatalf("hit %d score %v, dot %v", i, h.Score, dot(q, v))
+		if h.Score != float64(Dot(q, v)) {
+			t.Fatalf("hit %d score %v, dot %v", i, h.Score, Dot(q, v))
 		}
 		if i > 0 && h.Score > hits[i-1].Score {
 			t.Fatalf("not sorted: %v", hits)
@@ -311,7 +240,7 @@ func TestHNSW_Remove(t *testing.T) {
 	checkMean(t, a, exact)
 }
 
-func checkMean(t *testing.T, a, want vectorIndex) {
+func checkMean(t *testing.T, a, want Index) {
 	t.Helper()
 	m, w := a.Mean(), want.Mean()
 	if len(m) != len(w) {
@@ -400,7 +329,7 @@ func TestHNSW_PendingSearched(t *testing.T) {
 func TestAutoIndex_Threshold(t *testing.T) {
 	rng := rand.New(rand.NewSource(9))
 	dim, threshold := 16, 1000
-	x := newAutoIndex(dim, threshold, defaultHNSW)
+	x := NewAuto(dim, threshold, DefaultParams)
 	exact := newFlatIndex(dim)
 	add := func(i int) {
 		v := randomUnit(rng, dim)
@@ -458,7 +387,7 @@ func TestAutoIndex_Threshold(t *testing.T) {
 func TestHNSW_Concurrent(t *testing.T) {
 	rng := rand.New(rand.NewSource(10))
 	dim := 16
-	x := newAutoIndex(dim, 500, smallHNSW)
+	x := NewAuto(dim, 500, smallHNSW)
 	var mu sync.RWMutex // the Index's lock
 	var wg sync.WaitGroup
 	done := make(chan struct{})
@@ -513,40 +442,6 @@ func TestHNSW_Concurrent(t *testing.T) {
 	x.ann.wait()
 }
 
-// TestHNSW_Index runs the engine over the graph: a threshold of 0 makes
-// every state's index a graph from the first doc.
-func TestHNSW_Index(t *testing.T) {
-	ix := openTest(t, Options{})
-	ix.st.vecs = newAutoIndex(ix.emb.Dim(), 1, defaultHNSW)
-	mustIndex(t, ix, memDocs()...)
-	x := ix.st.vecs.(*autoIndex)
-	if x.ann == nil {
-		t.Fatal("no graph")
-	}
-	x.ann.wait()
-	res := search(t, ix, Query{Text: "what language does alice prefer"})
-	if len(res) == 0 || res[0].Doc.ID != "c" {
-		t.Fatalf("got %v", ids(res))
-	}
-	if err := ix.Remove(context.Background(), "c"); err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range search(t, ix, Query{Text: "alice prefers short answers german"}) {
-		if r.Doc.ID == "c" {
-			t.Fatal("removed doc found")
-		}
-	}
-}
-
-func graphWait(ix *Index) {
-	ix.mu.RLock()
-	x, _ := ix.st.vecs.(*autoIndex)
-	ix.mu.RUnlock()
-	if x != nil && x.ann != nil {
-		x.ann.wait()
-	}
-}
-
 // qscan searches a by scanning all its codes, as it does its pending
 // vectors.
 type qscan struct{ a *annIndex }
@@ -556,13 +451,13 @@ func (s qscan) Remove(string)                {}
 func (s qscan) Get(string) ([]float32, bool) { return nil, false }
 func (s qscan) Len() int                     { return 0 }
 func (s qscan) Mean() []float32              { return nil }
-func (s qscan) SearchAccept(q []float32, k int, _ func(string) bool) []vectorHit {
+func (s qscan) SearchAccept(q []float32, k int, _ func(string) bool) []Hit {
 	return s.Search(q, k)
 }
-func (s qscan) Search(q []float32, k int) []vectorHit {
-	var hits []vectorHit
+func (s qscan) Search(q []float32, k int) []Hit {
+	var hits []Hit
 	for _, c := range s.a.g.scan(q, k, 0, s.a.g.len(), nil) {
-		hits = append(hits, vectorHit{s.a.g.ids[c.node], float64(dot(q, s.a.g.vec(int(c.node))))})
+		hits = append(hits, Hit{s.a.g.ids[c.node], float64(Dot(q, s.a.g.vec(int(c.node))))})
 	}
 	sortHits(hits)
 	return hits[:min(k, len(hits))]

@@ -1,4 +1,4 @@
-package search
+package vector
 
 import (
 	"math"
@@ -13,7 +13,7 @@ func TestDotFast_MatchesDot(t *testing.T) {
 		for i := range a {
 			a[i], b[i] = rng.Float32()-0.5, rng.Float32()-0.5
 		}
-		want, got := dot(a, b), dotFast(a, b)
+		want, got := Dot(a, b), dotFast(a, b)
 		if math.Abs(float64(want-got)) > 1e-5 {
 			t.Fatalf("n=%d: dotFast %v, dot %v", n, got, want)
 		}
@@ -28,7 +28,7 @@ func BenchmarkDot512(b *testing.B) {
 	var s float32
 	b.Run("go", func(b *testing.B) {
 		for b.Loop() {
-			s += dot(x, y)
+			s += Dot(x, y)
 		}
 	})
 	b.Run("fast", func(b *testing.B) {

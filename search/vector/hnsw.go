@@ -1,4 +1,4 @@
-package search
+package vector
 
 import (
 	"math"
@@ -27,8 +27,8 @@ import (
 // ids, dead) is appended to by the owner under the write lock; a node's
 // vector never changes once stored.
 
-// hnswParams are the graph's knobs.
-type hnswParams struct {
+// Params are the graph's knobs.
+type Params struct {
 	M              int // links per node on layers ≥ 1; layer 0 holds 2M
 	EfConstruction int // search width when inserting
 	EfSearch       int // search width of a query (at least k)
@@ -40,7 +40,7 @@ type hnswParams struct {
 	Seed       int64 // levels are drawn from this, in insertion order
 }
 
-// defaultHNSW is tuned for the built-in embedder on the benchmark corpus
+// DefaultParams is tuned for the built-in embedder on the benchmark corpus
 // (TestHNSW_Measure, BenchmarkQuerySettled). Its queries, a few keywords,
 // sit far from every doc, which makes a graph walk wander: at 100k docs
 // the walk has to be wide (efSearch 768: recall@100 0.94 against the exact
@@ -50,14 +50,14 @@ type hnswParams struct {
 // flatIndex does: 9 ms). So at this size the graph only breaks even; it
 // pulls ahead as the index grows, and with embedders whose queries land
 // near their docs, which need a far narrower walk.
-var defaultHNSW = hnswParams{M: 16, EfConstruction: 160, EfSearch: 1536, ScanFactor: 50, Seed: 1}
+var DefaultParams = Params{M: 16, EfConstruction: 160, EfSearch: 1536, ScanFactor: 50, Seed: 1}
 
 const hnswMaxLevel = 15
 
 // hnswGraph is one generation: the node store and the graph over its first
 // built nodes. Nodes are numbered in the order they were added.
 type hnswGraph struct {
-	p    hnswParams
+	p    Params
 	dim  int
 	m0   int     // layer-0 capacity
 	mult float64 // level multiplier, 1/ln M
@@ -82,7 +82,7 @@ type hnswGraph struct {
 }
 
 // valid returns p with every knob in range.
-func (p hnswParams) valid() hnswParams {
+func (p Params) valid() Params {
 	p.M = max(p.M, 2)
 	p.EfConstruction = max(p.EfConstruction, p.M)
 	p.EfSearch = max(p.EfSearch, 1)
@@ -90,7 +90,7 @@ func (p hnswParams) valid() hnswParams {
 	return p
 }
 
-func newHNSWGraph(dim int, p hnswParams) *hnswGraph {
+func newHNSWGraph(dim int, p Params) *hnswGraph {
 	p = p.valid()
 	return &hnswGraph{
 		p:      p,

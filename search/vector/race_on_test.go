@@ -1,6 +1,6 @@
 //go:build race
 
-package search
+package vector
 
 // raceEnabled shrinks the larger tests under the race detector.
 const raceEnabled = true

@@ -1,4 +1,4 @@
-package search
+package vector
 
 import (
 	"cmp"
@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// annIndex is the approximate vectorIndex: an HNSW graph (hnsw.go) that a
+// annIndex is the approximate Index: an HNSW graph (hnsw.go) that a
 // background worker keeps up to date.
 //
 // Add only stores the vector; the worker links it into the graph. Until it
@@ -35,7 +35,7 @@ type annIndex struct {
 	mu   sync.RWMutex
 	idle *sync.Cond // broadcast when the worker stops
 	dim  int
-	p    hnswParams
+	p    Params
 
 	g   *hnswGraph
 	pos map[string]int // live id → node of g
@@ -66,7 +66,7 @@ type shadowBuild struct {
 
 // newANNFromFlat takes over f's vectors (f must not be used afterwards) in
 // f's order and starts linking them.
-func newANNFromFlat(f *flatIndex, p hnswParams, stop *atomic.Bool) *annIndex {
+func newANNFromFlat(f *flatIndex, p Params, stop *atomic.Bool) *annIndex {
 	a := &annIndex{dim: f.dim, p: p.valid(), pos: f.pos, sum: f.sum, stop: stop, compactMin: 1024, removed: -1}
 	a.idle = sync.NewCond(&a.mu)
 	a.g = newHNSWGraph(f.dim, p)
@@ -162,10 +162,10 @@ func (a *annIndex) Get(id string) ([]float32, bool) {
 }
 
 // Search walks the graph over the linked nodes and scans the pending ones,
-// or scans all when that is cheaper (hnswParams.ScanFactor). Both rank by
+// or scans all when that is cheaper (Params.ScanFactor). Both rank by
 // the 8-bit codes; the head of that ranking is scored again on the float
 // vectors with dot, so scores equal the flat index's.
-func (a *annIndex) Search(q []float32, k int) []vectorHit { return a.SearchAccept(q, k, nil) }
+func (a *annIndex) Search(q []float32, k int) []Hit { return a.SearchAccept(q, k, nil) }
 
 // SearchAccept with an accept filter scans every node's code instead of
 // walking the graph: which nodes a walk reaches depends on every vector
@@ -173,7 +173,7 @@ func (a *annIndex) Search(q []float32, k int) []vectorHit { return a.SearchAccep
 // move when someone else stores a vector near theirs. A code's similarity
 // depends on its own vector alone. (At 100k vectors the scan costs a few
 // ms more than the walk; readers of everything, the agent, still walk.)
-func (a *annIndex) SearchAccept(q []float32, k int, accept func(string) bool) []vectorHit {
+func (a *annIndex) SearchAccept(q []float32, k int, accept func(string) bool) []Hit {
 	if len(q) != a.dim || k <= 0 {
 		return nil
 	}
@@ -203,7 +203,7 @@ func (a *annIndex) SearchAccept(q []float32, k int, accept func(string) bool) []
 	for _, c := range g.scan(q, k, scanFrom, g.len(), accept) {
 		rows = append(rows, c.node)
 	}
-	hits := make([]vectorHit, len(rows))
+	hits := make([]Hit, len(rows))
 	const batch = 16
 	g.prefetchVecs(rows[:min(batch, len(rows))])
 	for i := 0; i < len(rows); i += batch {
@@ -212,7 +212,7 @@ func (a *annIndex) SearchAccept(q []float32, k int, accept func(string) bool) []
 		}
 		for j := i; j < min(i+batch, len(rows)); j++ {
 			n := int(rows[j])
-			hits[j] = vectorHit{ID: g.ids[n], Score: float64(dot(q, g.vec(n)))}
+			hits[j] = Hit{ID: g.ids[n], Score: float64(Dot(q, g.vec(n)))}
 		}
 	}
 	sortHits(hits)
@@ -220,8 +220,8 @@ func (a *annIndex) SearchAccept(q []float32, k int, accept func(string) bool) []
 }
 
 // sortHits orders hits best first, ties by id.
-func sortHits(hits []vectorHit) {
-	slices.SortFunc(hits, func(x, y vectorHit) int {
+func sortHits(hits []Hit) {
+	slices.SortFunc(hits, func(x, y Hit) int {
 		if c := cmp.Compare(y.Score, x.Score); c != 0 {
 			return c
 		}

@@ -1,4 +1,4 @@
-package search
+package vector
 
 import "unsafe"
 
@@ -46,7 +46,7 @@ func dotFast(a, b []float32) float32 {
 		_ = b[len(a)-1]
 		return dotAVX2(&a[0], &b[0], len(a))
 	}
-	return dot(a, b)
+	return Dot(a, b)
 }
 
 //go:noescape

@@ -1,15 +1,11 @@
-package search
+package vector
 
 import (
-	"fmt"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/snowclaw/snowclaw/internal/benchcorpus"
 )
 
 // BenchmarkHNSW_Measure prints, on the benchmark corpus embedded by the
@@ -28,7 +24,7 @@ func BenchmarkHNSW_Measure(t *testing.B) {
 	began := time.Now()
 	docs, qs := benchcorpusVectors(t, n, 400)
 	t.Logf("embedded %d docs in %v", n, time.Since(began))
-	p := defaultHNSW
+	p := DefaultParams
 	if v, err := strconv.Atoi(os.Getenv("SNOWCLAW_HNSW_M")); err == nil {
 		p.M = v
 	}
@@ -46,7 +42,7 @@ func BenchmarkHNSW_Measure(t *testing.B) {
 	t.Logf("mean layer-0 degree %.1f", float64(deg)/float64(a.g.built))
 	mean := exact.Mean()
 	for i, q := range qs {
-		qs[i] = centered(q, mean, defaultTuning.center)
+		qs[i] = Centered(q, mean, corpusCenter)
 	}
 	a.p.ScanFactor = 1 // walk, however wide
 	for _, ef := range measureEfs() {
@@ -91,65 +87,4 @@ func measureEfs() []int {
 		out = []int{512, 1024, 1536, 2048, 3072}
 	}
 	return out
-}
-
-// BenchmarkHNSW_Open measures, for an on-disk index of n benchmark docs
-// (manual: SNOWCLAW_HNSW_OPEN=<docs>), how far the graph lags behind bulk
-// indexing, how long Open takes, how long the graph then takes to be
-// linked in the background, and the search latency meanwhile and after.
-func BenchmarkHNSW_Open(t *testing.B) {
-	n, _ := strconv.Atoi(os.Getenv("SNOWCLAW_HNSW_OPEN"))
-	if n <= 0 {
-		t.Skip("set SNOWCLAW_HNSW_OPEN=<docs>")
-	}
-	mems := benchcorpus.Generate(1, n)
-	docs := make([]Doc, n)
-	for i, m := range mems {
-		words := strings.NewReplacer("/", " ", "-", " ", "_", " ").Replace(m.Topic)
-		docs[i] = Doc{ID: fmt.Sprintf("m%07d", i), Kind: 30078, CreatedAt: m.CreatedAt, Topic: m.Topic, Text: m.Content + "\n" + words}
-	}
-	var queries []string
-	for _, q := range benchcorpus.Queries(mems, 2, 400) {
-		queries = append(queries, q.Text)
-	}
-	dir := t.TempDir()
-	ix, err := Open(Options{Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	began := time.Now()
-	for i := 0; i < n; i += 500 {
-		mustIndex(t, ix, docs[i:min(i+500, n)]...)
-	}
-	indexed := time.Since(began)
-	graphWait(ix)
-	t.Logf("indexed %d docs in %v; graph linked %v after the last Index call", n, indexed, time.Since(began)-indexed)
-	if err := ix.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	began = time.Now()
-	ix, err = Open(Options{Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	opened := time.Since(began)
-	during := timeSearches(t, ix, queries[:100])
-	graphWait(ix)
-	linked := time.Since(began)
-	after := timeSearches(t, ix, queries[:100])
-	t.Logf("Open: %v; graph linked %v after Open began", opened, linked)
-	t.Logf("search while linking: p50 %v p95 %v; after: p50 %v p95 %v", during[0], during[1], after[0], after[1])
-}
-
-func timeSearches(t *testing.B, ix *Index, qs []string) [2]time.Duration {
-	var ds []time.Duration
-	for _, q := range qs {
-		b := time.Now()
-		search(t, ix, Query{Text: q, Limit: 10})
-		ds = append(ds, time.Since(b))
-	}
-	slices.Sort(ds)
-	return [2]time.Duration{ds[len(ds)/2], ds[len(ds)*95/100]}
 }

@@ -1,9 +1,9 @@
 //go:build !amd64
 
-package search
+package vector
 
 // dotFast is dot; only amd64 has a SIMD kernel.
-func dotFast(a, b []float32) float32 { return dot(a, b) }
+func dotFast(a, b []float32) float32 { return Dot(a, b) }
 
 func dotInt8(a, b []int8) int32 { return dotInt8Go(a, b) }
 
