@@ -383,7 +383,7 @@ func TestOllama_Timeout(t *testing.T) {
 	}
 	start := time.Now()
 	_, err = o.Embed(context.Background(), ollamaTexts(2))
-	ollamaMustContain(t, err, "no answer within 50ms", "(2 attempts)", "ollama serve")
+	ollamaMustContain(t, err, "no reply within 50ms", "(2 attempts)", "ollama serve")
 	if !errors.Is(err, ErrOllamaUnavailable) {
 		t.Errorf("timeout not ErrOllamaUnavailable: %v", err)
 	}

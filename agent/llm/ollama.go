@@ -10,20 +10,36 @@ import (
 	"time"
 
 	"github.com/ollama/ollama/api"
-	"github.com/snowclaw/snowclaw/internal/ollamahost"
+
+	"github.com/snowclaw/snowclaw/internal/ollama"
 )
 
 // Defaults of OllamaOptions.
 const (
-	DefaultOllamaHost    = "http://127.0.0.1:11434"
+	DefaultOllamaHost    = ollama.DefaultHost
 	DefaultOllamaTimeout = 120 * time.Second
-	DefaultOllamaRetries = 2
+	DefaultOllamaRetries = ollama.DefaultRetries
 )
 
 // defaultOllamaBackoff is the wait before the first retry; it doubles on
 // each further retry. Short, because the failures worth retrying (a
 // restarting server, a busy runner) either clear quickly or not at all.
 const defaultOllamaBackoff = 250 * time.Millisecond
+
+// Errors that Chat's errors match with errors.Is, so the agent can tell a
+// server that is down (wait and retry later) from a configuration mistake
+// (tell the operator) without parsing messages.
+var (
+	// ErrOllamaUnavailable: Ollama could not be reached at all
+	// (connection refused, unknown host).
+	ErrOllamaUnavailable = ollama.ErrUnavailable
+	// ErrModelNotFound: the server answered 404, the model is not pulled.
+	ErrModelNotFound = ollama.ErrModelNotFound
+	// ErrTimeout: an attempt got no complete reply within the timeout.
+	ErrTimeout = ollama.ErrTimeout
+	// ErrEmptyReply: the model answered with no text.
+	ErrEmptyReply = ollama.ErrEmptyReply
+)
 
 // OllamaOptions configure an Ollama chat model. Zero values take the
 // defaults, except Model, which is required.
@@ -53,15 +69,10 @@ type OllamaOptions struct {
 	backoff time.Duration
 }
 
-// Ollama is a Chatter backed by an Ollama server's /api/chat. It is safe
-// for concurrent use.
+// Ollama is a Chatter backed by an Ollama server's /api/chat (through
+// internal/ollama). It is safe for concurrent use.
 type Ollama struct {
-	client  *api.Client
-	host    string // normalised base URL, for messages
-	model   string
-	timeout time.Duration
-	retries int
-	backoff time.Duration
+	c       *ollama.Client
 	options map[string]any
 }
 
@@ -69,37 +80,11 @@ type Ollama struct {
 // request, so a server that is down is reported by the first Chat, not
 // here: the agent must start even when the model is not reachable yet.
 func NewOllama(opts OllamaOptions) (*Ollama, error) {
-	host := strings.TrimSpace(opts.Host)
-	if host == "" {
-		host = DefaultOllamaHost
-	}
-	base, err := ollamahost.Parse(host)
-	if err != nil {
-		return nil, err
-	}
 	model := strings.TrimSpace(opts.Model)
 	if model == "" {
 		return nil, errors.New("ollama: no model given; set one that `ollama list` shows, e.g. llama3.2")
 	}
-	o := &Ollama{
-		host:    base.String(),
-		model:   model,
-		timeout: opts.Timeout,
-		retries: opts.Retries,
-		backoff: opts.backoff,
-	}
-	if o.timeout <= 0 {
-		o.timeout = DefaultOllamaTimeout
-	}
-	switch {
-	case o.retries == 0:
-		o.retries = DefaultOllamaRetries
-	case o.retries < 0:
-		o.retries = 0
-	}
-	if o.backoff <= 0 {
-		o.backoff = defaultOllamaBackoff
-	}
+	o := &Ollama{}
 	if t := opts.Temperature; t != nil {
 		if math.IsNaN(*t) || math.IsInf(*t, 0) || *t < 0 {
 			return nil, fmt.Errorf("ollama: model %q: invalid temperature %v: must be a number >= 0", model, *t)
@@ -115,111 +100,38 @@ func NewOllama(opts OllamaOptions) (*Ollama, error) {
 		}
 		o.options["num_ctx"] = opts.NumCtx
 	}
-	o.client = api.NewClient(base, withStatusRecorder(opts.HTTPClient))
+	timeout, backoff := opts.Timeout, opts.backoff
+	if timeout <= 0 {
+		timeout = DefaultOllamaTimeout
+	}
+	if backoff <= 0 {
+		backoff = defaultOllamaBackoff
+	}
+	c, err := ollama.New(ollama.Options{Host: opts.Host, Model: model, Timeout: timeout, Retries: opts.Retries, Backoff: backoff, HTTPClient: opts.HTTPClient})
+	if err != nil {
+		return nil, err
+	}
+	o.c = c
 	return o, nil
 }
 
 // Name returns "ollama/<model>".
-func (o *Ollama) Name() string { return "ollama/" + o.model }
+func (o *Ollama) Name() string { return "ollama/" + o.c.Model() }
 
 // Host returns the base URL of the Ollama server.
-func (o *Ollama) Host() string { return o.host }
+func (o *Ollama) Host() string { return o.c.Host() }
 
 // Model returns the model name.
-func (o *Ollama) Model() string { return o.model }
+func (o *Ollama) Model() string { return o.c.Model() }
 
 // Chat sends msgs to /api/chat without streaming and returns the reply,
 // retrying connection failures and HTTP 5xx/429. Errors name the host and
 // model and say what to do; see ErrOllamaUnavailable, ErrModelNotFound,
 // ErrTimeout and ErrEmptyReply.
 func (o *Ollama) Chat(ctx context.Context, msgs []Message) (string, error) {
-	if len(msgs) == 0 {
-		return "", o.errorf("no messages to send")
-	}
-	stream := false
-	req := &api.ChatRequest{
-		Model:    o.model,
-		Messages: make([]api.Message, len(msgs)),
-		Stream:   &stream,
-		Options:  o.options,
-	}
+	am := make([]api.Message, len(msgs))
 	for i, m := range msgs {
-		req.Messages[i] = api.Message{Role: m.Role, Content: m.Content}
+		am[i] = api.Message{Role: m.Role, Content: m.Content}
 	}
-
-	wait := o.backoff
-	var lastErr error
-	for attempt := 0; ; attempt++ {
-		if err := ctx.Err(); err != nil {
-			return "", o.ctxError(err)
-		}
-		reply, err := o.do(ctx, req)
-		if err == nil {
-			reply = stripThinking(reply)
-			if strings.TrimSpace(reply) == "" {
-				return "", o.describe(ErrEmptyReply, 0)
-			}
-			return reply, nil
-		}
-		if cerr := ctx.Err(); cerr != nil {
-			return "", o.ctxError(cerr)
-		}
-		lastErr = err
-		if !transient(err) || attempt >= o.retries {
-			return "", o.describe(lastErr, attempt)
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return "", o.ctxError(ctx.Err())
-		case <-t.C:
-		}
-		wait *= 2
-	}
-}
-
-// do makes one request bounded by the per-attempt timeout. It never
-// panics: a panic in the client is turned into an error.
-func (o *Ollama) do(ctx context.Context, req *api.ChatRequest) (reply string, err error) {
-	actx, cancel := context.WithTimeoutCause(ctx, o.timeout, errAttemptTimeout)
-	defer cancel()
-	defer func() {
-		if r := recover(); r != nil {
-			reply, err = "", fmt.Errorf("ollama client panic: %v", r)
-		}
-	}()
-	rec := &statusRecord{}
-	actx = context.WithValue(actx, statusRecordKey{}, rec)
-
-	// Even with stream:false a proxy or an older server may stream, so
-	// the pieces are joined rather than only the last one kept.
-	var b strings.Builder
-	err = o.client.Chat(actx, req, func(r api.ChatResponse) error {
-		b.WriteString(r.Message.Content)
-		if r.Done {
-			rec.done = true
-		}
-		return nil
-	})
-	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(actx), errAttemptTimeout) {
-		err = fmt.Errorf("%w: %w", ErrTimeout, err)
-	}
-	return b.String(), rec.explain(err)
-}
-
-// stripThinking drops a leading <think>…</think> block, which some
-// reasoning models write into the content instead of the thinking field:
-// it is not meant for the reader. An unclosed block means the model ran
-// out of tokens while still thinking, so nothing of it is a reply.
-func stripThinking(s string) string {
-	t := strings.TrimLeft(s, " \t\r\n")
-	if !strings.HasPrefix(t, "<think>") {
-		return s
-	}
-	end := strings.Index(t, "</think>")
-	if end < 0 {
-		return ""
-	}
-	return strings.TrimLeft(t[end+len("</think>"):], " \t\r\n")
+	return o.c.Chat(ctx, am, o.options)
 }

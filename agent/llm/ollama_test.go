@@ -87,8 +87,8 @@ func TestNewOllama_Options(t *testing.T) {
 			if o.Host() != tc.wantHost {
 				t.Errorf("Host = %q, want %q", o.Host(), tc.wantHost)
 			}
-			if o.timeout != DefaultOllamaTimeout || o.retries != DefaultOllamaRetries {
-				t.Errorf("timeout, retries = %v, %d; want defaults", o.timeout, o.retries)
+			if o.c.Timeout() != DefaultOllamaTimeout || o.c.Retries() != DefaultOllamaRetries {
+				t.Errorf("timeout, retries = %v, %d; want defaults", o.c.Timeout(), o.c.Retries())
 			}
 			if want := "ollama/" + strings.TrimSpace(tc.opts.Model); o.Name() != want {
 				t.Errorf("Name = %q, want %q", o.Name(), want)

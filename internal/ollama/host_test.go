@@ -1,4 +1,4 @@
-package ollamahost
+package ollama
 
 import (
 	"errors"
@@ -16,15 +16,15 @@ func TestParse_Cases(t *testing.T) {
 		{"http://", "", "no host"},
 	}
 	for _, tc := range cases {
-		u, err := Parse(tc.in)
+		u, err := parseHost(tc.in)
 		if tc.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
-				t.Errorf("Parse(%q) err = %v, want %q", tc.in, err, tc.err)
+				t.Errorf("parseHost(%q) err = %v, want %q", tc.in, err, tc.err)
 			}
 			continue
 		}
 		if err != nil || u.String() != tc.want {
-			t.Errorf("Parse(%q) = %v, %v; want %s", tc.in, u, err, tc.want)
+			t.Errorf("parseHost(%q) = %v, %v; want %s", tc.in, u, err, tc.want)
 		}
 	}
 }
@@ -41,17 +41,17 @@ func TestUnreachable_Cases(t *testing.T) {
 		{errors.New("500"), false},
 	}
 	for _, tc := range cases {
-		if got := Unreachable(tc.err); got != tc.want {
-			t.Errorf("Unreachable(%v) = %v, want %v", tc.err, got, tc.want)
+		if got := unreachable(tc.err); got != tc.want {
+			t.Errorf("unreachable(%v) = %v, want %v", tc.err, got, tc.want)
 		}
 	}
 }
 
 func TestClip_RuneBoundary(t *testing.T) {
-	if got := Clip("héllo", 2); got != "h…" {
+	if got := clip("héllo", 2); got != "h…" {
 		t.Fatalf("Clip = %q", got)
 	}
-	if got := Clip("short", 10); got != "short" {
+	if got := clip("short", 10); got != "short" {
 		t.Fatalf("Clip = %q", got)
 	}
 }

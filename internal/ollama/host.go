@@ -1,8 +1,4 @@
-// Package ollamahost holds what the two Ollama clients (search's
-// embedder and the agent's chat model) share: reading the host setting,
-// telling an unreachable server from other failures, and the error type
-// that carries a helpful message while unwrapping to its causes.
-package ollamahost
+package ollama
 
 import (
 	"errors"
@@ -14,10 +10,10 @@ import (
 	"unicode/utf8"
 )
 
-// Parse accepts "http://host:port[/path]", "https://…" or a bare
+// parseHost accepts "http://host:port[/path]", "https://…" or a bare
 // "host:port" (http), as OLLAMA_HOST does. Query, fragment and user info
 // are dropped: the api client appends its own paths.
-func Parse(host string) (*url.URL, error) {
+func parseHost(host string) (*url.URL, error) {
 	raw := host
 	if !strings.Contains(raw, "://") {
 		raw = "http://" + raw
@@ -37,9 +33,9 @@ func Parse(host string) (*url.URL, error) {
 	return u, nil
 }
 
-// Unreachable reports a failure to connect at all (refused, no such
+// unreachable reports a failure to connect at all (refused, no such
 // host, dial error): the server is down or the host is wrong.
-func Unreachable(err error) bool {
+func unreachable(err error) bool {
 	if errors.Is(err, syscall.ECONNREFUSED) {
 		return true
 	}
@@ -51,18 +47,8 @@ func Unreachable(err error) bool {
 	return errors.As(err, &opErr) && opErr.Op == "dial"
 }
 
-// Error is an error with its own message that unwraps to its causes, so
-// callers match sentinels and api.StatusError with errors.Is/As.
-type Error struct {
-	Msg  string
-	Errs []error
-}
-
-func (e *Error) Error() string   { return e.Msg }
-func (e *Error) Unwrap() []error { return e.Errs }
-
-// Clip shortens s to at most n bytes on a rune boundary, marking the cut.
-func Clip(s string, n int) string {
+// clip shortens s to at most n bytes on a rune boundary, marking the cut.
+func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
