@@ -17,14 +17,9 @@ import (
 // Defaults of OllamaOptions.
 const (
 	DefaultOllamaHost    = ollama.DefaultHost
-	DefaultOllamaTimeout = 120 * time.Second
+	DefaultOllamaTimeout = ollama.DefaultTimeout
 	DefaultOllamaRetries = ollama.DefaultRetries
 )
-
-// defaultOllamaBackoff is the wait before the first retry; it doubles on
-// each further retry. Short, because the failures worth retrying (a
-// restarting server, a busy runner) either clear quickly or not at all.
-const defaultOllamaBackoff = 250 * time.Millisecond
 
 // Errors that Chat's errors match with errors.Is, so the agent can tell a
 // server that is down (wait and retry later) from a configuration mistake
@@ -65,7 +60,7 @@ type OllamaOptions struct {
 	// default transport.
 	HTTPClient *http.Client
 
-	// backoff overrides defaultOllamaBackoff (tests).
+	// backoff overrides ollama.DefaultBackoff (tests).
 	backoff time.Duration
 }
 
@@ -100,14 +95,7 @@ func NewOllama(opts OllamaOptions) (*Ollama, error) {
 		}
 		o.options["num_ctx"] = opts.NumCtx
 	}
-	timeout, backoff := opts.Timeout, opts.backoff
-	if timeout <= 0 {
-		timeout = DefaultOllamaTimeout
-	}
-	if backoff <= 0 {
-		backoff = defaultOllamaBackoff
-	}
-	c, err := ollama.New(ollama.Options{Host: opts.Host, Model: model, Timeout: timeout, Retries: opts.Retries, Backoff: backoff, HTTPClient: opts.HTTPClient})
+	c, err := ollama.New(ollama.Options{Host: opts.Host, Model: model, Timeout: opts.Timeout, Retries: opts.Retries, Backoff: opts.backoff, HTTPClient: opts.HTTPClient})
 	if err != nil {
 		return nil, err
 	}

@@ -18,8 +18,13 @@ import (
 
 // Defaults of Options.
 const (
-	DefaultHost    = "http://127.0.0.1:11434"
+	DefaultHost = "http://127.0.0.1:11434"
+	// DefaultTimeout is long because a cold chat model can take that long
+	// to load before it writes a word.
+	DefaultTimeout = 120 * time.Second
 	DefaultRetries = 2
+	// DefaultBackoff is short, because the failures worth retrying (a
+	// restarting server, a busy runner) either clear quickly or not at all.
 	DefaultBackoff = 250 * time.Millisecond
 )
 
@@ -30,7 +35,7 @@ type Options struct {
 	Host string
 	// Model is the model every request names (required).
 	Model string
-	// Timeout bounds each attempt (required).
+	// Timeout bounds each attempt (default DefaultTimeout).
 	Timeout time.Duration
 	// Retries is the number of retries of a transient failure. 0 means
 	// DefaultRetries; a negative value disables retries.
@@ -69,7 +74,7 @@ func New(o Options) (*Client, error) {
 		return nil, errors.New("ollama: no model given")
 	}
 	if c.timeout <= 0 {
-		return nil, fmt.Errorf("ollama: model %q: timeout %v must be positive", c.model, c.timeout)
+		c.timeout = DefaultTimeout
 	}
 	switch {
 	case c.retries == 0:
