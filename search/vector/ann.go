@@ -164,7 +164,7 @@ func (a *annIndex) Get(id string) ([]float32, bool) {
 // Search walks the graph over the linked nodes and scans the pending ones,
 // or scans all when that is cheaper (Params.ScanFactor). Both rank by
 // the 8-bit codes; the head of that ranking is scored again on the float
-// vectors with dot, so scores equal the flat index's.
+// vectors with Dot, so scores equal the flat index's.
 func (a *annIndex) Search(q []float32, k int) []Hit { return a.SearchAccept(q, k, nil) }
 
 // SearchAccept with an accept filter scans every node's code instead of

@@ -39,8 +39,8 @@ func detectAVX2() bool {
 }
 
 // dotFast is dot with the SIMD kernel where the CPU has one. Its sums are
-// rounded differently from dot's, so scores that leave the package are
-// recomputed with dot.
+// rounded differently from Dot's, so scores that leave the package are
+// recomputed with Dot.
 func dotFast(a, b []float32) float32 {
 	if hasAVX2 && len(a) > 0 {
 		_ = b[len(a)-1]
