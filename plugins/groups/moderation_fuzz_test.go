@@ -77,7 +77,7 @@ func init() {
 // it: Publish runs the event through the groups hooks and saves it (as
 // khatru's AddEvent would), Delete removes it from the store.
 type world struct {
-	store     *slicestore.SliceStore
+	store     eventstore.Store
 	groups    *groups.Groups
 	published []*nostr.Event
 	setupAt   nostr.Timestamp // created_at of the setup events
@@ -130,10 +130,16 @@ func options(store eventstore.Store) groups.Options {
 }
 
 func newWorld(t testing.TB) *world {
-	w := &world{store: &slicestore.SliceStore{}}
-	if err := w.store.Init(); err != nil {
+	store := &slicestore.SliceStore{}
+	if err := store.Init(); err != nil {
 		t.Fatal(err)
 	}
+	return newWorldOn(store)
+}
+
+// newWorldOn is a world over store, which is already open.
+func newWorldOn(store eventstore.Store) *world {
+	w := &world{store: store}
 	opts := options(w.store)
 	opts.Publish = func(ctx context.Context, evt *nostr.Event) error {
 		w.published = append(w.published, evt)
