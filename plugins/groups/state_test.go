@@ -347,3 +347,31 @@ func firstOf(t *testing.T, w *world, kind int, key string) string {
 	}
 	return id
 }
+
+// TestHiddenLikeMissing: whoever may not know a hidden group exists gets,
+// for every NIP-29 kind, the answer a missing group gets (docs/security.md,
+// "Hidden groups").
+func TestHiddenLikeMissing(t *testing.T) {
+	ctx := context.Background()
+	w := newWorldOn(openBadger(t))
+	w.setup(t)
+	if reject, msg := w.submit(ctx, signed(t, fz.creator, snowclaw.KindEditMetadata, w.setupAt, nostr.Tags{h("club"), {"hidden"}}, "")); reject {
+		t.Fatal(msg)
+	}
+	answer := func(kind int, g string) string {
+		tags := nostr.Tags{h(g), p(fz.stranger), {"e", chatClub.ID}, {"code", "nope"}}
+		reject, msg := w.submit(ctx, signed(t, fz.stranger, kind, w.setupAt, tags, ""))
+		if !reject {
+			t.Fatalf("kind %d on %s by a stranger accepted", kind, g)
+		}
+		return strings.ReplaceAll(msg, g, "G")
+	}
+	// not 9007: strangers may not create groups, and a creator who picks
+	// a hidden group's id is told duplicate (the known limit)
+	for _, kind := range []int{9000, 9001, 9002, 9005, 9008, 9009, 9010, 9021, 9022} {
+		if hidden, missing := answer(kind, "club"), answer(kind, "nosuch"); hidden != missing {
+			t.Errorf("kind %d: hidden group %q, missing group %q", kind, hidden, missing)
+		}
+	}
+	checkGroup(t, w.groups, "club", clubState.flags(policies.GroupInfo{Private: true, Restricted: true, Closed: true, Hidden: true}))
+}
