@@ -3,9 +3,10 @@ package agent
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
+
+	"github.com/snowclaw/snowclaw"
 
 	"github.com/snowclaw/snowclaw/agent/memory"
 )
@@ -17,11 +18,11 @@ import (
 // the item's event is on the relay when the caller hears back.
 func (a *Agent) StoreItem(ctx context.Context, it memory.Item) (memory.Item, error) {
 	if a.closed.Load() {
-		return memory.Item{}, errors.New("unsupported: the agent is shutting down")
+		return memory.Item{}, snowclaw.Unsupported("the agent is shutting down")
 	}
 	for _, pk := range []string{it.Subject, it.Author} {
 		if pk != "" && a.frozen(pk) {
-			return memory.Item{}, errors.New("restricted: this person's memory is frozen; unfreeze it before storing new memories")
+			return memory.Item{}, snowclaw.Restricted("this person's memory is frozen; unfreeze it before storing new memories")
 		}
 	}
 	// the same sanitizer as chat: a pasted nsec must not reach the relay
@@ -34,7 +35,7 @@ func (a *Agent) StoreItem(ctx context.Context, it memory.Item) (memory.Item, err
 		if why == nil {
 			why = errors.New("its person is not a valid public key")
 		}
-		return memory.Item{}, fmt.Errorf("invalid: the memory cannot be stored: %w", why)
+		return memory.Item{}, snowclaw.Invalid("the memory cannot be stored: %v", why)
 	}
 	blocked := "publishing " + ItemD(stored) + ": blocked:"
 	err := a.flush(ctx)
@@ -52,9 +53,9 @@ func (a *Agent) StoreItem(ctx context.Context, it memory.Item) (memory.Item, err
 		if strings.Contains(err.Error(), blocked) {
 			// refused for good: kept, it would be retried forever
 			a.mem.Erase(func(x memory.Item) bool { return x.ID == stored.ID })
-			return memory.Item{}, errors.New("blocked: the relay refuses this memory (it was erased at its person's request)")
+			return memory.Item{}, snowclaw.Blocked("the relay refuses this memory (it was erased at its person's request)")
 		}
-		return stored, fmt.Errorf("error: kept in the agent's memory but not yet on the relay (retried on the next flush): %w", err)
+		return stored, snowclaw.Internal("kept in the agent's memory but not yet on the relay (retried on the next flush): %v", err)
 	}
 	a.log.Info("memory item stored through the API", "id", stored.ID, "tier", stored.Tier)
 	return stored, nil

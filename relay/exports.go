@@ -100,10 +100,6 @@ func (r *Relay) CheckDisk() error { return r.disk.check() }
 // DiskFull reports whether new events are being refused for disk space.
 func (r *Relay) DiskFull() bool { return r.disk.isFull() }
 
-// HTTPStatus is 507 Insufficient Storage: the API's answer to a write
-// refused for disk space.
-func (e *diskFullError) HTTPStatus() int { return http.StatusInsufficientStorage }
-
 // Connections is the number of open websocket connections.
 func (r *Relay) Connections() int { return len(r.subs.all()) }
 

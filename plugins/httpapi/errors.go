@@ -1,55 +1,26 @@
 package httpapi
 
 import (
-	"errors"
 	"net/http"
-	"strings"
 
-	"github.com/snowclaw/snowclaw/plugins/rights"
+	"github.com/snowclaw/snowclaw"
 )
 
-// Errors of the memory service and the rights service carry the NIP-01 prefix
-// of the websocket answers; HTTP routes turn the prefix into a status with
-// statusOf, so the two transports agree on what went wrong.
+// Errors of the memory and rights services and of the relay's write path
+// carry a typed reason (snowclaw.Reason); its HTTP status and the text
+// the websocket would send are the API's answer, so the transports agree
+// on what went wrong. An error without a reason is a failure: 500, its
+// text prefixed "error: ".
 
-// statusOf maps an error's NIP-01 prefix to an HTTP status.
+// statusOf is the HTTP status of err's reason.
 func statusOf(err error) int {
 	if err == nil {
 		return http.StatusOK
 	}
-	if errors.Is(err, rights.ErrForbidden) {
-		return http.StatusForbidden
-	}
-	var se interface{ HTTPStatus() int }
-	if errors.As(err, &se) {
-		return se.HTTPStatus() // the relay's disk-full refusal: 507
-	}
-	prefix, _, _ := strings.Cut(err.Error(), ":")
-	switch prefix {
-	case "invalid", "pow":
-		return http.StatusBadRequest
-	case "auth-required":
-		return http.StatusUnauthorized
-	case "restricted", "blocked":
-		return http.StatusForbidden
-	case "not-found", "not found":
-		return http.StatusNotFound
-	case "duplicate":
-		return http.StatusConflict
-	case "rate-limited":
-		return http.StatusTooManyRequests
-	case "unsupported":
-		return http.StatusServiceUnavailable
-	}
-	return http.StatusInternalServerError
+	return snowclaw.ReasonOf(err).Status()
 }
 
-// writeErr answers with the error's status and {"error": message}. An
-// error without a prefix is an internal one: it gets "error:".
+// writeErr answers with the error's status and {"error": its text}.
 func writeErr(w http.ResponseWriter, err error) {
-	msg := err.Error()
-	if statusOf(err) == http.StatusInternalServerError && !strings.HasPrefix(msg, "error:") {
-		msg = "error: " + msg
-	}
-	writeError(w, statusOf(err), msg)
+	writeError(w, statusOf(err), snowclaw.Text(err))
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/subtle"
-	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -102,10 +101,10 @@ func bufferBody(req *http.Request) error {
 	body, err := io.ReadAll(io.LimitReader(req.Body, maxAPIBody+1))
 	req.Body.Close()
 	if err != nil {
-		return errors.New("invalid: could not read the request body")
+		return snowclaw.Invalid("could not read the request body")
 	}
 	if len(body) > maxAPIBody {
-		return errors.New("invalid: request body too large")
+		return snowclaw.Invalid("request body too large")
 	}
 	req.Body = io.NopCloser(bytes.NewReader(body))
 	req.ContentLength = int64(len(body))
@@ -117,7 +116,7 @@ func bufferBody(req *http.Request) error {
 func (a *API) mcpReader(req *http.Request) (string, error) {
 	h := strings.TrimSpace(req.Header.Get("Authorization"))
 	if h == "" {
-		return "", errors.New("auth-required: send NIP-98 (Authorization: Nostr <base64 event>) on every request, or Authorization: Bearer <the relay's MCP token>")
+		return "", snowclaw.AuthRequired("send NIP-98 (Authorization: Nostr <base64 event>) on every request, or Authorization: Bearer <the relay's MCP token>")
 	}
 	scheme, tok, _ := strings.Cut(h, " ")
 	if !strings.EqualFold(scheme, "Bearer") {
@@ -125,7 +124,7 @@ func (a *API) mcpReader(req *http.Request) (string, error) {
 	}
 	want := a.o.MCP.Token
 	if want == "" || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(want)) != 1 {
-		return "", errors.New("auth-required: this bearer token is not the relay's MCP token")
+		return "", snowclaw.AuthRequired("this bearer token is not the relay's MCP token")
 	}
 	id := a.o.MCP.Identity
 	if id == "" {
@@ -134,7 +133,7 @@ func (a *API) mcpReader(req *http.Request) (string, error) {
 	pk, err := snowclaw.ParsePubkey(id)
 	if err != nil {
 		a.log.Error("mcp: the bearer token's identity is not a public key; set mcp identity or an owner", "identity", id)
-		return "", errors.New("restricted: the relay's MCP token has no valid identity configured")
+		return "", snowclaw.Restricted("the relay's MCP token has no valid identity configured")
 	}
 	return pk, nil
 }

@@ -2,8 +2,9 @@ package httpapi
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
+
+	"github.com/snowclaw/snowclaw"
 
 	"github.com/snowclaw/snowclaw/plugins/memory"
 )
@@ -47,7 +48,7 @@ func (a *API) v1Conflicts(w http.ResponseWriter, req *http.Request, reader strin
 func (a *API) v1Resolve(w http.ResponseWriter, req *http.Request, actor string) {
 	var rr memory.ResolveRequest
 	if err := json.NewDecoder(http.MaxBytesReader(w, req.Body, maxAPIBody)).Decode(&rr); err != nil {
-		writeErr(w, fmt.Errorf(`invalid: send {"topic", "winner": id} or {"topic", "ids": [...], "flag": true}: %w`, err))
+		writeErr(w, snowclaw.Invalid(`send {"topic", "winner": id} or {"topic", "ids": [...], "flag": true}: %v`, err))
 		return
 	}
 	res, err := a.o.Memory.ResolveConflict(req.Context(), actor, rr)

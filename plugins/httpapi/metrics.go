@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/snowclaw/snowclaw"
 )
 
 // serveMetrics is GET /metrics in Prometheus' text exposition format
@@ -33,19 +35,19 @@ func (a *API) metricsAuth(req *http.Request) error {
 		if a.o.MetricsToken != "" && subtle.ConstantTimeCompare([]byte(tok), []byte(a.o.MetricsToken)) == 1 {
 			return nil
 		}
-		return fmt.Errorf("auth-required: wrong metrics token")
+		return snowclaw.AuthRequired("wrong metrics token")
 	}
 	if strings.HasPrefix(h, "Nostr ") {
 		pk, err := a.auth(req)
 		if err != nil {
-			return fmt.Errorf("auth-required: %s", err)
+			return snowclaw.AuthRequired("%s", err)
 		}
 		if a.ids.Owner == "" || pk != a.ids.Owner {
-			return fmt.Errorf("restricted: metrics are for the relay's owner or a scraper with the metrics token")
+			return snowclaw.Restricted("metrics are for the relay's owner or a scraper with the metrics token")
 		}
 		return nil
 	}
-	return fmt.Errorf("auth-required: send Authorization: Bearer <metrics_token>, or a NIP-98 signature by the owner")
+	return snowclaw.AuthRequired("send Authorization: Bearer <metrics_token>, or a NIP-98 signature by the owner")
 }
 
 // writeMetrics renders the relay's own series, then the gauges read at

@@ -6,13 +6,13 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/snowclaw/snowclaw"
 
 	"github.com/nbd-wtf/go-nostr"
 )
@@ -31,33 +31,33 @@ func (a *API) auth(req *http.Request) (string, error) {
 	h := req.Header.Get("Authorization")
 	b64, ok := strings.CutPrefix(h, "Nostr ")
 	if !ok {
-		return "", errors.New("auth-required: send an Authorization: Nostr <base64 event> header (NIP-98)")
+		return "", snowclaw.AuthRequired("send an Authorization: Nostr <base64 event> header (NIP-98)")
 	}
 	raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(b64))
 	if err != nil {
-		return "", errors.New("invalid: Authorization is not base64")
+		return "", snowclaw.Invalid("Authorization is not base64")
 	}
 	var evt nostr.Event
 	if err := json.Unmarshal(raw, &evt); err != nil {
-		return "", errors.New("invalid: Authorization is not a nostr event")
+		return "", snowclaw.Invalid("Authorization is not a nostr event")
 	}
 	if evt.Kind != kindHTTPAuth {
-		return "", fmt.Errorf("invalid: authorization event must be kind %d", kindHTTPAuth)
+		return "", snowclaw.Invalid("authorization event must be kind %d", kindHTTPAuth)
 	}
 	// the id is what the replay cache remembers: it must be the hash of
 	// what was signed, or one signed header could pass under many ids
 	if !evt.CheckID() {
-		return "", errors.New("invalid: the authorization event's id is not the hash of its content")
+		return "", snowclaw.Invalid("the authorization event's id is not the hash of its content")
 	}
 	if ok, _ := evt.CheckSignature(); !ok {
-		return "", errors.New("invalid: bad signature on the authorization event")
+		return "", snowclaw.Invalid("bad signature on the authorization event")
 	}
 	now := time.Now()
 	if d := now.Sub(evt.CreatedAt.Time()); d > nip98Window || d < -nip98Window {
-		return "", errors.New("invalid: authorization event is too old or in the future")
+		return "", snowclaw.Invalid("authorization event is too old or in the future")
 	}
 	if m := tagValue(&evt, "method"); !strings.EqualFold(m, req.Method) {
-		return "", fmt.Errorf("invalid: authorization is for method %q, not %s", m, req.Method)
+		return "", snowclaw.Invalid("authorization is for method %q, not %s", m, req.Method)
 	}
 	if err := a.checkAuthURL(tagValue(&evt, "u"), req); err != nil {
 		return "", err
@@ -81,10 +81,10 @@ func checkPayload(evt *nostr.Event, req *http.Request) error {
 	if req.Body != nil && req.Body != http.NoBody {
 		b, err := io.ReadAll(io.LimitReader(req.Body, maxAPIBody+1))
 		if err != nil {
-			return errors.New("invalid: could not read the request body")
+			return snowclaw.Invalid("could not read the request body")
 		}
 		if len(b) > maxAPIBody {
-			return errors.New("invalid: request body too large")
+			return snowclaw.Invalid("request body too large")
 		}
 		req.Body = io.NopCloser(bytes.NewReader(b))
 		body = b
@@ -92,12 +92,12 @@ func checkPayload(evt *nostr.Event, req *http.Request) error {
 	sum := sha256.Sum256(body)
 	if t := evt.Tags.Find("payload"); t != nil {
 		if len(t) < 2 || !strings.EqualFold(t[1], hex.EncodeToString(sum[:])) {
-			return errors.New("invalid: the payload tag does not match the sha256 of the body received")
+			return snowclaw.Invalid("the payload tag does not match the sha256 of the body received")
 		}
 		return nil
 	}
 	if len(body) > 0 {
-		return errors.New("invalid: the Authorization event needs a payload tag with the sha256 of the body")
+		return snowclaw.Invalid("the Authorization event needs a payload tag with the sha256 of the body")
 	}
 	return nil
 }
@@ -108,10 +108,10 @@ func checkPayload(evt *nostr.Event, req *http.Request) error {
 func (a *API) checkAuthURL(signed string, req *http.Request) error {
 	u, err := url.Parse(signed)
 	if err != nil || u.Host == "" {
-		return errors.New("invalid: authorization u tag is not an absolute URL")
+		return snowclaw.Invalid("authorization u tag is not an absolute URL")
 	}
 	if !a.o.Relay.NamesRelay(req, u) || u.EscapedPath() != req.URL.EscapedPath() || u.RawQuery != req.URL.RawQuery {
-		return fmt.Errorf("invalid: authorization is for %s, not this URL", signed)
+		return snowclaw.Invalid("authorization is for %s, not this URL", signed)
 	}
 	return nil
 }

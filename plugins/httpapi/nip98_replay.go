@@ -1,9 +1,10 @@
 package httpapi
 
 import (
-	"errors"
 	"sync"
 	"time"
+
+	"github.com/snowclaw/snowclaw"
 )
 
 // maxReplayIDs bounds the NIP-98 replay cache. Every entry leaves within
@@ -13,8 +14,8 @@ import (
 const maxReplayIDs = 1 << 16
 
 var (
-	errReplayed    = errors.New("auth-required: this Authorization header was already used; sign a new one for each request (NIP-98)")
-	errReplaysFull = errors.New("rate-limited: too many NIP-98 authorizations in the last two minutes; retry shortly")
+	errReplayed    = snowclaw.AuthRequired("this Authorization header was already used; sign a new one for each request (NIP-98)")
+	errReplaysFull = snowclaw.RateLimited("too many NIP-98 authorizations in the last two minutes; retry shortly")
 )
 
 // replayCache holds the ids of NIP-98 events already accepted, each

@@ -116,13 +116,13 @@ func (a *API) v1Search(w http.ResponseWriter, req *http.Request, reader string) 
 	sr := snowclaw.SearchRequest{Query: q.Get("q"), Explain: flag(q.Get("explain"))}
 	var err error
 	if sr.Limit, err = intParam(q.Get("limit")); err != nil {
-		writeErr(w, fmt.Errorf("invalid: limit: %w", err))
+		writeErr(w, snowclaw.Invalid("limit: %v", err))
 		return
 	}
 	for _, k := range strings.FieldsFunc(q.Get("kinds"), func(c rune) bool { return c == ',' || c == ' ' }) {
 		n, err := strconv.Atoi(k)
 		if err != nil || n < 0 || n > 65535 {
-			writeErr(w, fmt.Errorf("invalid: kinds: %q is not an event kind", k))
+			writeErr(w, snowclaw.Invalid("kinds: %q is not an event kind", k))
 			return
 		}
 		sr.Kinds = append(sr.Kinds, n)
@@ -143,12 +143,12 @@ func (a *API) v1List(w http.ResponseWriter, req *http.Request, reader string) {
 	}
 	var err error
 	if lr.Limit, err = intParam(q.Get("limit")); err != nil {
-		writeErr(w, fmt.Errorf("invalid: limit: %w", err))
+		writeErr(w, snowclaw.Invalid("limit: %v", err))
 		return
 	}
 	until, err := intParam(q.Get("until"))
 	if err != nil {
-		writeErr(w, fmt.Errorf("invalid: until (unix seconds): %w", err))
+		writeErr(w, snowclaw.Invalid("until (unix seconds): %v", err))
 		return
 	}
 	lr.Until = int64(until)
@@ -173,7 +173,7 @@ func (a *API) v1Store(w http.ResponseWriter, req *http.Request, reader string) {
 	var sr snowclaw.StoreRequest
 	dec := json.NewDecoder(http.MaxBytesReader(w, req.Body, maxAPIBody))
 	if err := dec.Decode(&sr); err != nil {
-		writeErr(w, fmt.Errorf("invalid: the body is not a StoreRequest: %w", err))
+		writeErr(w, snowclaw.Invalid("the body is not a StoreRequest: %v", err))
 		return
 	}
 	// the caller's address and key, so the per-IP and per-key write
@@ -202,7 +202,7 @@ func (a *API) v1Export(w http.ResponseWriter, req *http.Request, who rights.Requ
 	switch req.URL.Query().Get("format") {
 	case "", "json", "markdown":
 	default:
-		writeErr(w, fmt.Errorf("invalid: format is json or markdown"))
+		writeErr(w, snowclaw.Invalid("format is json or markdown"))
 		return
 	}
 	a.apiExport(w, req, who, b)

@@ -10,7 +10,6 @@ package mcpserver
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"strings"
 
@@ -54,7 +53,7 @@ func New(b Backend, version string, logger *slog.Logger) *mcp.Server {
 	mcp.AddTool(s, t.search, func(ctx context.Context, _ *mcp.CallToolRequest, in snowclaw.SearchRequest) (*mcp.CallToolResult, snowclaw.SearchResponse, error) {
 		in.Query = strings.TrimSpace(in.Query)
 		if in.Query == "" {
-			return nil, snowclaw.SearchResponse{}, errors.New("invalid: q is empty: give words to search for")
+			return nil, snowclaw.SearchResponse{}, snowclaw.Invalid("q is empty: give words to search for")
 		}
 		out, err := b.Search(ctx, in)
 		return nil, out, toolError(logger, "memory_search", err)
@@ -79,7 +78,7 @@ func New(b Backend, version string, logger *slog.Logger) *mcp.Server {
 		in.Event = nil
 		in.Text = strings.TrimSpace(in.Text)
 		if in.Text == "" {
-			return nil, storeOutput{}, errors.New("invalid: text is empty: say what to remember")
+			return nil, storeOutput{}, snowclaw.Invalid("text is empty: say what to remember")
 		}
 		out, err := b.Store(ctx, in)
 		return nil, storeOutput{Memory: out}, toolError(logger, "memory_store", err)
@@ -112,7 +111,7 @@ type idInput struct {
 func (in idInput) check() (string, error) {
 	id := strings.ToLower(strings.TrimSpace(in.ID))
 	if len(id) != 64 || strings.Trim(id, "0123456789abcdef") != "" {
-		return "", fmt.Errorf("invalid: id %q is not an event id (64 hex digits)", in.ID)
+		return "", snowclaw.Invalid("id %q is not an event id (64 hex digits)", in.ID)
 	}
 	return id, nil
 }

@@ -2,8 +2,6 @@ package memory
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -36,7 +34,7 @@ type ConflictView struct {
 // than two memories is no conflict to them.
 func (s *Service) Conflicts(ctx context.Context, reader, topic string) ([]ConflictView, error) {
 	if s.o.Index == nil {
-		return nil, errors.New("unsupported: search (NIP-50) is turned off on this relay, and conflicts are found by its index")
+		return nil, snowclaw.Unsupported("search (NIP-50) is turned off on this relay, and conflicts are found by its index")
 	}
 	topic = strings.TrimPrefix(strings.TrimSpace(topic), snowclaw.PrefixMemoryItem)
 	cs, err := s.o.Index.Conflicts(reader, topic)
@@ -76,7 +74,7 @@ func (s *Service) conflictEvents(ctx context.Context, reader, topic string, ids 
 	}
 	ch, err := s.o.Store.QueryEvents(ctx, nostr.Filter{IDs: ids, Limit: len(ids)})
 	if err != nil {
-		return nil, fmt.Errorf("error: loading the memories of %s: %w", topic, err)
+		return nil, snowclaw.Internal("loading the memories of %s: %v", topic, err)
 	}
 	byID := make(map[string]*nostr.Event, len(ids))
 	for evt := range ch {
@@ -119,7 +117,7 @@ func (s *Service) conflictLabels(ctx context.Context, ids []string) ([]*nostr.Ev
 		Kinds: []int{kindLabel}, Authors: []string{s.ids.Agent}, Tags: nostr.TagMap{"e": ids}, Limit: 500,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("error: reading conflict flags: %w", err)
+		return nil, snowclaw.Internal("reading conflict flags: %v", err)
 	}
 	var out []*nostr.Event
 	for evt := range ch {

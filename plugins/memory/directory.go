@@ -3,7 +3,6 @@ package memory
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"sort"
 
 	"github.com/nbd-wtf/go-nostr"
@@ -67,7 +66,7 @@ func (s *Service) Agents(ctx context.Context, reader string) (Directory, error) 
 		return true
 	})
 	if err != nil {
-		return Directory{}, fmt.Errorf("error: reading profiles: %w", err)
+		return Directory{}, snowclaw.Internal("reading profiles: %v", err)
 	}
 	if s.o.Agent != nil && !selfSeen {
 		agents = append(agents, s.selfEntry(AgentEntry{Pubkey: s.ids.Agent}))

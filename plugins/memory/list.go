@@ -2,8 +2,6 @@ package memory
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -49,7 +47,7 @@ func (s *Service) memories(ctx context.Context, reader string) (*memorySet, erro
 		return true
 	})
 	if err != nil {
-		return nil, fmt.Errorf("error: reading the store: %w", err)
+		return nil, snowclaw.Internal("reading the store: %v", err)
 	}
 	for _, evt := range walk { // newest first, so each newer list is too
 		for _, old := range snowclaw.TagValues(evt, "snow:supersedes") {
@@ -116,18 +114,18 @@ func listMatcher(req snowclaw.ListRequest) (func(*nostr.Event) bool, int, error)
 	switch req.Tier {
 	case "", snowclaw.TierPublic, snowclaw.TierGroup, snowclaw.TierPrivate, snowclaw.TierInternal:
 	default:
-		return nil, 0, fmt.Errorf("invalid: tier %q: want public, group, private or internal", req.Tier)
+		return nil, 0, snowclaw.Invalid("tier %q: want public, group, private or internal", req.Tier)
 	}
 	source := ""
 	if req.Source != "" {
 		pk, err := snowclaw.ParsePubkey(req.Source)
 		if err != nil {
-			return nil, 0, fmt.Errorf("invalid: source: %w", err)
+			return nil, 0, snowclaw.Invalid("source: %v", err)
 		}
 		source = pk
 	}
 	if req.Until < 0 || req.Limit < 0 {
-		return nil, 0, errors.New("invalid: until and limit cannot be negative")
+		return nil, 0, snowclaw.Invalid("until and limit cannot be negative")
 	}
 	limit := req.Limit
 	if limit == 0 {
@@ -159,7 +157,7 @@ func listMatcher(req snowclaw.ListRequest) (func(*nostr.Event) bool, int, error)
 func (s *Service) Get(ctx context.Context, reader, id string) (snowclaw.MemoryDetail, error) {
 	id = strings.ToLower(strings.TrimSpace(id))
 	if !isEventID(id) {
-		return snowclaw.MemoryDetail{}, fmt.Errorf("invalid: %q is not an event id (64 hex characters)", id)
+		return snowclaw.MemoryDetail{}, snowclaw.Invalid("%q is not an event id (64 hex characters)", id)
 	}
 	set, err := s.memories(ctx, reader)
 	if err != nil {

@@ -2,8 +2,6 @@ package memory
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -37,16 +35,16 @@ type ResolveResult struct {
 func (s *Service) ResolveConflict(ctx context.Context, actor string, rr ResolveRequest) (ResolveResult, error) {
 	switch {
 	case s.ids.Owner == "" || actor != s.ids.Owner:
-		return ResolveResult{}, errors.New("restricted: only the relay's owner resolves conflicts")
+		return ResolveResult{}, snowclaw.Restricted("only the relay's owner resolves conflicts")
 	case s.o.Index == nil:
-		return ResolveResult{}, errors.New("unsupported: search (NIP-50) is turned off on this relay, and conflicts are found by its index")
+		return ResolveResult{}, snowclaw.Unsupported("search (NIP-50) is turned off on this relay, and conflicts are found by its index")
 	}
 	rr.Topic = strings.TrimPrefix(strings.TrimSpace(rr.Topic), snowclaw.PrefixMemoryItem)
 	switch {
 	case rr.Topic == "":
-		return ResolveResult{}, errors.New("invalid: topic is required")
+		return ResolveResult{}, snowclaw.Invalid("topic is required")
 	case (rr.Winner != "") == (rr.Flag != nil):
-		return ResolveResult{}, errors.New(`invalid: send either "winner" or "flag"`)
+		return ResolveResult{}, snowclaw.Invalid(`send either "winner" or "flag"`)
 	}
 	cs, err := s.o.Index.Conflicts(actor, rr.Topic)
 	if err != nil {
@@ -59,7 +57,7 @@ func (s *Service) ResolveConflict(ctx context.Context, actor string, rr ResolveR
 		}
 	}
 	if conflict == nil {
-		return ResolveResult{}, fmt.Errorf("not-found: no conflict on topic %s", rr.Topic)
+		return ResolveResult{}, snowclaw.NotFound("no conflict on topic %s", rr.Topic)
 	}
 	evs, err := s.conflictEvents(ctx, actor, rr.Topic, docIDs(conflict.Docs))
 	if err != nil {
@@ -77,10 +75,10 @@ func (s *Service) ResolveConflict(ctx context.Context, actor string, rr ResolveR
 func (s *Service) pickWinner(ctx context.Context, rr ResolveRequest, evs []*nostr.Event) (ResolveResult, error) {
 	winner := findEvent(evs, strings.ToLower(strings.TrimSpace(rr.Winner)))
 	if winner == nil {
-		return ResolveResult{}, fmt.Errorf("invalid: %s is not a memory of the conflict on %s", rr.Winner, rr.Topic)
+		return ResolveResult{}, snowclaw.Invalid("%s is not a memory of the conflict on %s", rr.Winner, rr.Topic)
 	}
 	if snowclaw.IsEncrypted(winner) {
-		return ResolveResult{}, errors.New("invalid: the winner is an encrypted (private or internal) memory; only public and group memories can be copied as a resolution")
+		return ResolveResult{}, snowclaw.Invalid("the winner is an encrypted (private or internal) memory; only public and group memories can be copied as a resolution")
 	}
 	g := snowclaw.GroupOf(winner)
 	superseded := []string{winner.ID}
@@ -91,7 +89,7 @@ func (s *Service) pickWinner(ctx context.Context, rr ResolveRequest, evs []*nost
 		// a group winner must not retire a memory more people could read:
 		// they would lose it without seeing its replacement
 		if g != "" && !snowclaw.IsEncrypted(e) && snowclaw.GroupOf(e) != g {
-			return ResolveResult{}, fmt.Errorf("invalid: the winner is readable in group %s only, but %s is readable more widely; promote the winner first", g, e.ID)
+			return ResolveResult{}, snowclaw.Invalid("the winner is readable in group %s only, but %s is readable more widely; promote the winner first", g, e.ID)
 		}
 		superseded = append(superseded, e.ID)
 	}
@@ -136,14 +134,14 @@ func (s *Service) resolutionEvent(ctx context.Context, topic string, winner *nos
 	stamp := nostr.Now()
 	ch, err := s.o.Store.QueryEvents(ctx, nostr.Filter{Kinds: []int{snowclaw.KindAppData}, Authors: []string{s.ids.Agent}, Tags: nostr.TagMap{"d": {d}}, Limit: 2})
 	if err != nil {
-		return nil, fmt.Errorf("error: reading the agent's memory on %s: %w", topic, err)
+		return nil, snowclaw.Internal("reading the agent's memory on %s: %v", topic, err)
 	}
 	for prev := range ch {
 		stamp = max(stamp, prev.CreatedAt+1)
 	}
 	evt := &nostr.Event{Kind: snowclaw.KindAppData, CreatedAt: stamp, Tags: tags, Content: winner.Content}
 	if err := evt.Sign(s.o.AgentSecret); err != nil {
-		return nil, fmt.Errorf("error: signing with the agent key: %w", err)
+		return nil, snowclaw.Internal("signing with the agent key: %v", err)
 	}
 	return evt, nil
 }
@@ -159,10 +157,10 @@ func (s *Service) flagConflict(ctx context.Context, rr ResolveRequest, evs []*no
 		for _, id := range rr.IDs {
 			e := findEvent(evs, strings.ToLower(strings.TrimSpace(id)))
 			if e == nil {
-				return ResolveResult{}, fmt.Errorf("invalid: %s is not a memory of the conflict on %s", id, rr.Topic)
+				return ResolveResult{}, snowclaw.Invalid("%s is not a memory of the conflict on %s", id, rr.Topic)
 			}
 			if snowclaw.IsEncrypted(e) {
-				return ResolveResult{}, fmt.Errorf("invalid: %s is encrypted and cannot be flagged", id)
+				return ResolveResult{}, snowclaw.Invalid("%s is encrypted and cannot be flagged", id)
 			}
 			targets = append(targets, e)
 		}
@@ -193,7 +191,7 @@ func (s *Service) flagConflict(ctx context.Context, rr ResolveRequest, evs []*no
 		byGroup[g] = append(byGroup[g], e.ID)
 	}
 	if len(groups) == 0 {
-		return ResolveResult{}, errors.New("invalid: no memory of this conflict can be flagged (all are encrypted)")
+		return ResolveResult{}, snowclaw.Invalid("no memory of this conflict can be flagged (all are encrypted)")
 	}
 	for _, g := range groups {
 		tags := nostr.Tags{{"L", labelNamespace}, {"l", labelFlagged, labelNamespace}}
@@ -218,7 +216,7 @@ func (s *Service) flagConflict(ctx context.Context, rr ResolveRequest, evs []*no
 func (s *Service) signAsAgent(kind int, tags nostr.Tags, content string) (*nostr.Event, error) {
 	evt := &nostr.Event{Kind: kind, CreatedAt: nostr.Now(), Tags: tags, Content: content}
 	if err := evt.Sign(s.o.AgentSecret); err != nil {
-		return nil, fmt.Errorf("error: signing with the agent key: %w", err)
+		return nil, snowclaw.Internal("signing with the agent key: %v", err)
 	}
 	return evt, nil
 }

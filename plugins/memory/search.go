@@ -2,7 +2,6 @@ package memory
 
 import (
 	"context"
-	"errors"
 	"strings"
 
 	"github.com/nbd-wtf/go-nostr"
@@ -16,14 +15,14 @@ import (
 // attached to its hit when asked.
 func (s *Service) Search(ctx context.Context, reader string, req snowclaw.SearchRequest) (snowclaw.SearchResponse, error) {
 	if s.o.Index == nil {
-		return snowclaw.SearchResponse{}, errors.New("unsupported: search (NIP-50) is turned off on this relay")
+		return snowclaw.SearchResponse{}, snowclaw.Unsupported("search (NIP-50) is turned off on this relay")
 	}
 	q := strings.TrimSpace(req.Query)
 	if q == "" {
-		return snowclaw.SearchResponse{}, errors.New("invalid: the query is empty")
+		return snowclaw.SearchResponse{}, snowclaw.Invalid("the query is empty")
 	}
 	if req.Limit < 0 {
-		return snowclaw.SearchResponse{}, errors.New("invalid: limit cannot be negative")
+		return snowclaw.SearchResponse{}, snowclaw.Invalid("limit cannot be negative")
 	}
 	f := nostr.Filter{Search: q, Kinds: req.Kinds, Limit: req.Limit}
 	if req.Explain {

@@ -131,7 +131,7 @@ func (b bound) Forget(ctx context.Context, id string) (snowclaw.ForgetResponse, 
 
 // errNotFound is the one answer for a memory that is missing and for one
 // the reader may not read, so the API does not reveal which ids exist.
-var errNotFound = errors.New("not-found: no such memory, or not yours to read")
+var errNotFound = snowclaw.NotFound("no such memory, or not yours to read")
 
 // isMemory reports whether evt is a memory item (kind 30078, d
 // snow:memory:<topic>).

@@ -2,8 +2,6 @@ package memory
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/nbd-wtf/go-nostr"
@@ -18,10 +16,10 @@ import (
 // may write to (see StoreRequest), and is on the relay when this returns.
 func (s *Service) Store(ctx context.Context, reader string, req snowclaw.StoreRequest) (snowclaw.MemoryView, error) {
 	if reader == "" {
-		return snowclaw.MemoryView{}, errors.New("auth-required: storing a memory needs an authenticated key")
+		return snowclaw.MemoryView{}, snowclaw.AuthRequired("storing a memory needs an authenticated key")
 	}
 	if s.o.Agent != nil && s.o.Agent.Frozen(reader) {
-		return snowclaw.MemoryView{}, errors.New("restricted: your memory is frozen; unfreeze it before storing new memories")
+		return snowclaw.MemoryView{}, snowclaw.Restricted("your memory is frozen; unfreeze it before storing new memories")
 	}
 	// before the agent takes a text into its memory it could not store
 	if err := s.o.DiskCheck(); err != nil {
@@ -36,16 +34,16 @@ func (s *Service) Store(ctx context.Context, reader string, req snowclaw.StoreRe
 func (s *Service) storeEvent(ctx context.Context, reader string, evt *nostr.Event) (snowclaw.MemoryView, error) {
 	switch {
 	case evt.Kind != snowclaw.KindAppData:
-		return snowclaw.MemoryView{}, fmt.Errorf("invalid: a memory is a kind %d event, not kind %d", snowclaw.KindAppData, evt.Kind)
+		return snowclaw.MemoryView{}, snowclaw.Invalid("a memory is a kind %d event, not kind %d", snowclaw.KindAppData, evt.Kind)
 	case !isMemory(evt):
-		return snowclaw.MemoryView{}, fmt.Errorf("invalid: a memory's d tag starts with %s", snowclaw.PrefixMemoryItem)
+		return snowclaw.MemoryView{}, snowclaw.Invalid("a memory's d tag starts with %s", snowclaw.PrefixMemoryItem)
 	case evt.PubKey != reader:
-		return snowclaw.MemoryView{}, errors.New("restricted: the event must be signed by the key that authenticated the request")
+		return snowclaw.MemoryView{}, snowclaw.Restricted("the event must be signed by the key that authenticated the request")
 	case !evt.CheckID():
-		return snowclaw.MemoryView{}, errors.New("invalid: event id is not the hash of its content")
+		return snowclaw.MemoryView{}, snowclaw.Invalid("event id is not the hash of its content")
 	}
 	if ok, err := evt.CheckSignature(); err != nil || !ok {
-		return snowclaw.MemoryView{}, errors.New("invalid: signature does not verify")
+		return snowclaw.MemoryView{}, snowclaw.Invalid("signature does not verify")
 	}
 	if err := s.o.Publish(ctx, evt); err != nil {
 		return snowclaw.MemoryView{}, err
@@ -58,19 +56,19 @@ func (s *Service) storeEvent(ctx context.Context, reader string, evt *nostr.Even
 // public and internal are the owner's.
 func (s *Service) storeText(ctx context.Context, reader string, req snowclaw.StoreRequest) (snowclaw.MemoryView, error) {
 	if s.o.Agent == nil {
-		return snowclaw.MemoryView{}, errors.New("unsupported: the agent is off on this relay; send a signed event instead")
+		return snowclaw.MemoryView{}, snowclaw.Unsupported("the agent is off on this relay; send a signed event instead")
 	}
 	if strings.TrimSpace(req.Text) == "" {
-		return snowclaw.MemoryView{}, errors.New("invalid: send text, or a signed event")
+		return snowclaw.MemoryView{}, snowclaw.Invalid("send text, or a signed event")
 	}
 	if len(req.Tags) > 0 {
 		// the agent's items carry the first segment of their topic as
 		// their only t tag; dropping the caller's tags silently would lose
 		// what they asked for
-		return snowclaw.MemoryView{}, errors.New("invalid: tags are kept only on signed events; for a text memory name a topic (its first segment becomes the t tag)")
+		return snowclaw.MemoryView{}, snowclaw.Invalid("tags are kept only on signed events; for a text memory name a topic (its first segment becomes the t tag)")
 	}
 	if req.Confidence < 0 || req.Confidence > 1 {
-		return snowclaw.MemoryView{}, errors.New("invalid: confidence is between 0 and 1")
+		return snowclaw.MemoryView{}, snowclaw.Invalid("confidence is between 0 and 1")
 	}
 	tier := req.Tier
 	if tier == "" {
@@ -81,20 +79,20 @@ func (s *Service) storeText(ctx context.Context, reader string, req snowclaw.Sto
 	case snowclaw.TierPrivate:
 	case snowclaw.TierGroup:
 		if req.Group == "" {
-			return snowclaw.MemoryView{}, errors.New("invalid: a group memory names its group")
+			return snowclaw.MemoryView{}, snowclaw.Invalid("a group memory names its group")
 		}
 		if !s.o.Groups.IsMember(req.Group, reader) {
-			return snowclaw.MemoryView{}, fmt.Errorf("restricted: you are not a member of group %s", req.Group)
+			return snowclaw.MemoryView{}, snowclaw.Restricted("you are not a member of group %s", req.Group)
 		}
 	case snowclaw.TierPublic, snowclaw.TierInternal:
 		if !owner {
-			return snowclaw.MemoryView{}, fmt.Errorf("restricted: only the relay's owner may have the agent store %s memories", tier)
+			return snowclaw.MemoryView{}, snowclaw.Restricted("only the relay's owner may have the agent store %s memories", tier)
 		}
 	default:
-		return snowclaw.MemoryView{}, fmt.Errorf("invalid: tier %q: want private, group, public or internal", tier)
+		return snowclaw.MemoryView{}, snowclaw.Invalid("tier %q: want private, group, public or internal", tier)
 	}
 	if tier != snowclaw.TierGroup && req.Group != "" {
-		return snowclaw.MemoryView{}, fmt.Errorf("invalid: group is set but the tier is %s", tier)
+		return snowclaw.MemoryView{}, snowclaw.Invalid("group is set but the tier is %s", tier)
 	}
 	source := agentmem.SourceExplicit
 	if owner {
@@ -119,7 +117,7 @@ func (s *Service) agentItemEvent(ctx context.Context, it agentmem.Item) (*nostr.
 	d := snowclaw.PrefixMemoryItem + it.Topic
 	ch, err := s.o.Store.QueryEvents(ctx, nostr.Filter{Kinds: []int{snowclaw.KindAppData}, Authors: []string{s.ids.Agent}, Tags: nostr.TagMap{"d": {d}}, Limit: 1})
 	if err != nil {
-		return nil, fmt.Errorf("error: reading the stored memory: %w", err)
+		return nil, snowclaw.Internal("reading the stored memory: %v", err)
 	}
 	var evt *nostr.Event
 	for e := range ch {
@@ -128,7 +126,7 @@ func (s *Service) agentItemEvent(ctx context.Context, it agentmem.Item) (*nostr.
 		}
 	}
 	if evt == nil {
-		return nil, errors.New("error: the agent kept the memory but its event is not on the relay yet")
+		return nil, snowclaw.Internal("the agent kept the memory but its event is not on the relay yet")
 	}
 	return evt, nil
 }
@@ -139,15 +137,15 @@ func (s *Service) agentItemEvent(ctx context.Context, it agentmem.Item) (*nostr.
 // it hears not-found.
 func (s *Service) Forget(ctx context.Context, reader, id string) (snowclaw.ForgetResponse, error) {
 	if reader == "" {
-		return snowclaw.ForgetResponse{}, errors.New("auth-required: forgetting a memory needs an authenticated key")
+		return snowclaw.ForgetResponse{}, snowclaw.AuthRequired("forgetting a memory needs an authenticated key")
 	}
 	id = strings.ToLower(strings.TrimSpace(id))
 	if !isEventID(id) {
-		return snowclaw.ForgetResponse{}, fmt.Errorf("invalid: %q is not an event id (64 hex characters)", id)
+		return snowclaw.ForgetResponse{}, snowclaw.Invalid("%q is not an event id (64 hex characters)", id)
 	}
 	ch, err := s.o.Store.QueryEvents(ctx, nostr.Filter{IDs: []string{id}, Limit: 1})
 	if err != nil {
-		return snowclaw.ForgetResponse{}, fmt.Errorf("error: reading the store: %w", err)
+		return snowclaw.ForgetResponse{}, snowclaw.Internal("reading the store: %v", err)
 	}
 	var evt *nostr.Event
 	for e := range ch {
@@ -158,14 +156,14 @@ func (s *Service) Forget(ctx context.Context, reader, id string) (snowclaw.Forge
 	}
 	subject, ok := s.forgetSubject(reader, evt)
 	if !ok {
-		return snowclaw.ForgetResponse{}, errors.New("restricted: a memory is forgotten by its person, its author or the relay's owner")
+		return snowclaw.ForgetResponse{}, snowclaw.Restricted("a memory is forgotten by its person, its author or the relay's owner")
 	}
 	res, err := s.o.Rights.Forget(ctx, rights.Request{Actor: reader, Via: "http", Subject: subject}, rights.Selector{IDs: []string{id}}, "")
 	if err != nil {
 		return snowclaw.ForgetResponse{}, err
 	}
 	if res.Deleted == 0 {
-		return snowclaw.ForgetResponse{}, errors.New("error: the memory was found but could not be removed; try again")
+		return snowclaw.ForgetResponse{}, snowclaw.Internal("the memory was found but could not be removed; try again")
 	}
 	return snowclaw.ForgetResponse{Deleted: res.Deleted, Message: res.Message}, nil
 }

@@ -3,7 +3,6 @@ package memory
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"sort"
 	"strings"
 
@@ -46,7 +45,7 @@ type trustState struct {
 func (s *Service) trustState(ctx context.Context) (trustState, error) {
 	evt, err := s.globalConfig(ctx)
 	if err != nil {
-		return trustState{}, fmt.Errorf("error: reading the global config: %w", err)
+		return trustState{}, snowclaw.Internal("reading the global config: %v", err)
 	}
 	var st trustState
 	if evt != nil {
@@ -61,11 +60,11 @@ func (s *Service) trustState(ctx context.Context) (trustState, error) {
 	}
 	base, err := search.TrustOf(s.o.Ranking, nil)
 	if err != nil {
-		return trustState{}, fmt.Errorf("error: trust configuration: %w", err)
+		return trustState{}, snowclaw.Internal("trust configuration: %v", err)
 	}
 	st.table, err = search.TrustOf(s.o.Ranking, preferenceWeights(st.list, base.DefaultTrust))
 	if err != nil {
-		return trustState{}, fmt.Errorf("error: trust configuration: %w", err)
+		return trustState{}, snowclaw.Internal("trust configuration: %v", err)
 	}
 	return st, nil
 }

@@ -29,7 +29,7 @@ type Change struct {
 func (s *Service) Rectify(ctx context.Context, r Request, ref, text string) (Change, error) {
 	text = strings.TrimSpace(text)
 	if text == "" {
-		return Change{}, errors.New("invalid: say what the memory should say instead")
+		return Change{}, snowclaw.Invalid("say what the memory should say instead")
 	}
 	m, err := s.changeable(ctx, r, ref)
 	if err != nil {
@@ -49,17 +49,17 @@ func (s *Service) Rectify(ctx context.Context, r Request, ref, text string) (Cha
 // owner. A group promotion names the group, and a person must belong to it.
 func (s *Service) Promote(ctx context.Context, r Request, ref string, tier snowclaw.Tier, group string) (Change, error) {
 	if tier != snowclaw.TierGroup && tier != snowclaw.TierPublic {
-		return Change{}, fmt.Errorf("invalid: a memory is promoted to the group or the public tier, not %q", tier)
+		return Change{}, snowclaw.Invalid("a memory is promoted to the group or the public tier, not %q", tier)
 	}
 	if tier == snowclaw.TierGroup {
 		if group == "" {
-			return Change{}, errors.New("invalid: name the group to share the memory with")
+			return Change{}, snowclaw.Invalid("name the group to share the memory with")
 		}
 		if s.o.HasGroup == nil || !s.o.HasGroup(group) {
-			return Change{}, fmt.Errorf("restricted: group %q does not exist or you are not a member", group) // the same words as below: a hidden group must not show
+			return Change{}, snowclaw.Restricted("group %q does not exist or you are not a member", group) // the same words as below: a hidden group must not show
 		}
 		if r.Actor != s.o.Owner && (s.o.IsMember == nil || !s.o.IsMember(group, r.Actor)) {
-			return Change{}, fmt.Errorf("restricted: group %q does not exist or you are not a member", group)
+			return Change{}, snowclaw.Restricted("group %q does not exist or you are not a member", group)
 		}
 	} else {
 		group = ""
@@ -69,10 +69,10 @@ func (s *Service) Promote(ctx context.Context, r Request, ref string, tier snowc
 		return Change{}, err
 	}
 	if m.item.Tier == snowclaw.TierInternal {
-		return Change{}, errors.New("restricted: internal memories are the agent's own notes and are not promoted")
+		return Change{}, snowclaw.Restricted("internal memories are the agent's own notes and are not promoted")
 	}
 	if tierRank(tier) <= tierRank(m.item.Tier) {
-		return Change{}, fmt.Errorf("invalid: the memory is %s already; promotion only goes up (private → group → public)", m.item.Tier)
+		return Change{}, snowclaw.Invalid("the memory is %s already; promotion only goes up (private → group → public)", m.item.Tier)
 	}
 	next := memory.Item{Text: m.item.Text, Tier: tier, Group: group}
 	c, err := s.supersede(ctx, r, m, next, OpPromote, fmt.Sprintf("%s→%s", m.item.Tier, tier))
@@ -91,10 +91,10 @@ func (s *Service) Promote(ctx context.Context, r Request, ref string, tier snowc
 func (s *Service) supersede(ctx context.Context, r Request, m held, next memory.Item, op, note string) (Change, error) {
 	it, evt, err := s.o.Agent.Supersede(ctx, m.item.ID, m.evt.ID, next)
 	if errors.Is(err, memory.ErrNoItem) {
-		return Change{}, errors.New("invalid: that memory is an old version or no longer held by the agent; change its current version")
+		return Change{}, snowclaw.Invalid("that memory is an old version or no longer held by the agent; change its current version")
 	}
 	if err != nil {
-		return Change{}, fmt.Errorf("error: %w", err)
+		return Change{}, snowclaw.Internal("%v", err)
 	}
 	s.audit(r, op, SelectIDs, []string{m.evt.ID, evt.ID}, note)
 	return Change{Old: m.evt.ID, New: evt.ID, Tier: it.Tier, Group: it.Group, Version: it.Version, Text: it.Text}, nil
@@ -109,19 +109,19 @@ func (s *Service) changeable(ctx context.Context, r Request, ref string) (held, 
 		return held{}, err
 	}
 	if s.o.Agent == nil {
-		return held{}, errors.New("unsupported: the agent is off, so it holds no memories to change")
+		return held{}, snowclaw.Unsupported("the agent is off, so it holds no memories to change")
 	}
 	ref = strings.TrimSpace(ref)
 	if ref == "" {
-		return held{}, errors.New("invalid: name the memory by its id or by words from it")
+		return held{}, snowclaw.Invalid("name the memory by its id or by words from it")
 	}
 	// what the agent holds but has not written yet would not be found
 	if err := s.o.Agent.Flush(ctx); err != nil {
-		return held{}, fmt.Errorf("error: writing the agent's memory first: %w", err)
+		return held{}, snowclaw.Internal("writing the agent's memory first: %v", err)
 	}
 	h, err := s.collect(ctx, r.Subject, false)
 	if err != nil {
-		return held{}, fmt.Errorf("error: reading the store: %w", err)
+		return held{}, snowclaw.Internal("reading the store: %v", err)
 	}
 	m, err := pick(current(h.memories), ref)
 	if err != nil {
@@ -129,9 +129,9 @@ func (s *Service) changeable(ctx context.Context, r Request, ref string) (held, 
 	}
 	if m.evt.PubKey != s.agentPK || m.item == nil {
 		if m.evt.PubKey == r.Subject {
-			return held{}, fmt.Errorf("invalid: memory %s was written with your own key; publish its new version yourself with [\"snow:supersedes\", %q]", short(m.evt.ID), m.evt.ID)
+			return held{}, snowclaw.Invalid("memory %s was written with your own key; publish its new version yourself with [\"snow:supersedes\", %q]", short(m.evt.ID), m.evt.ID)
 		}
-		return held{}, fmt.Errorf("restricted: memory %s was written by someone else; only its author can publish a new version", short(m.evt.ID))
+		return held{}, snowclaw.Restricted("memory %s was written by someone else; only its author can publish a new version", short(m.evt.ID))
 	}
 	return m, nil
 }
@@ -174,7 +174,7 @@ func pick(ms []held, ref string) (held, error) {
 	}
 	switch len(found) {
 	case 0:
-		return held{}, fmt.Errorf("not-found: none of your current memories matches %q", ref)
+		return held{}, snowclaw.NotFound("none of your current memories matches %q", ref)
 	case 1:
 		return found[0], nil
 	}

@@ -21,7 +21,7 @@ func (s *Service) Export(ctx context.Context, r Request) (*Export, error) {
 	}
 	h, err := s.collect(ctx, r.Subject, false)
 	if err != nil {
-		return nil, fmt.Errorf("error: reading the store: %w", err)
+		return nil, snowclaw.Internal("reading the store: %v", err)
 	}
 	npub := snowclaw.NpubOf(r.Subject)
 	x := NewExport(npub, s.o.Now())
@@ -47,7 +47,7 @@ func (s *Service) Export(ctx context.Context, r Request) (*Export, error) {
 	// their own messages as the search index holds them
 	err = s.eachChat(ctx, r.Subject, func(text string, m memory.HistoryMessage) { x.AddMessage(m) })
 	if err != nil {
-		return nil, fmt.Errorf("error: reading the store: %w", err)
+		return nil, snowclaw.Internal("reading the store: %v", err)
 	}
 	s.audit(r, "export", "", nil, fmt.Sprintf("%d records", x.RecordCount))
 	return x, nil
@@ -79,18 +79,18 @@ func (s *Service) Forget(ctx context.Context, r Request, sel Selector, token str
 		return Result{}, err
 	}
 	if err := sel.Validate(); err != nil {
-		return Result{}, fmt.Errorf("invalid: %w", err)
+		return Result{}, snowclaw.Invalid("%v", err)
 	}
 	if token != "" {
 		p, err := s.confirms.Take(r.Subject, "forget", token)
 		if err != nil {
-			return Result{}, fmt.Errorf("invalid: %w", err)
+			return Result{}, snowclaw.Invalid("%v", err)
 		}
 		return s.forgetIDs(ctx, r, p.Selector, p.IDs)
 	}
 	h, err := s.collect(ctx, r.Subject, false)
 	if err != nil {
-		return Result{}, fmt.Errorf("error: reading the store: %w", err)
+		return Result{}, snowclaw.Internal("reading the store: %v", err)
 	}
 	var picked []held
 	for _, m := range h.memories {
@@ -121,7 +121,7 @@ func (s *Service) Forget(ctx context.Context, r Request, sel Selector, token str
 func (s *Service) forgetIDs(ctx context.Context, r Request, sel Selector, ids []string) (Result, error) {
 	h, err := s.collect(ctx, r.Subject, false)
 	if err != nil {
-		return Result{}, fmt.Errorf("error: reading the store: %w", err)
+		return Result{}, snowclaw.Internal("reading the store: %v", err)
 	}
 	want := map[string]bool{}
 	for _, id := range ids {
@@ -142,7 +142,7 @@ func (s *Service) forgetIDs(ctx context.Context, r Request, sel Selector, ids []
 		if sel.Kind() == "query" {
 			res.Notes, err = s.o.Agent.ForgetNotes(ctx, r.Subject, func(note string) bool { return sel.Match(&nostr.Event{Kind: 1}, note) })
 			if err != nil {
-				return res, fmt.Errorf("error: %w", err)
+				return res, snowclaw.Internal("%v", err)
 			}
 		}
 	}
@@ -151,7 +151,7 @@ func (s *Service) forgetIDs(ctx context.Context, r Request, sel Selector, ids []
 	res.Message = fmt.Sprintf("forgot %d memories", res.Deleted)
 	s.audit(r, "forget", sel.Kind(), done, "")
 	if err != nil {
-		return res, fmt.Errorf("error: some memories were not removed: %w", err)
+		return res, snowclaw.Internal("some memories were not removed: %v", err)
 	}
 	return res, nil
 }
@@ -165,7 +165,7 @@ func (s *Service) Destroy(ctx context.Context, r Request, token string) (Result,
 	if token == "" {
 		h, err := s.collect(ctx, r.Subject, true)
 		if err != nil {
-			return Result{}, fmt.Errorf("error: reading the store: %w", err)
+			return Result{}, snowclaw.Internal("reading the store: %v", err)
 		}
 		n := len(h.memories) + len(h.others)
 		if h.record != nil {
@@ -176,13 +176,13 @@ func (s *Service) Destroy(ctx context.Context, r Request, token string) (Result,
 		return Result{Preview: true, Token: p.Token, Message: fmt.Sprintf("this removes %d events and everything the agent holds about this person, irreversibly; confirm with token %s", n, p.Token)}, nil
 	}
 	if _, err := s.confirms.Take(r.Subject, "destroy", token); err != nil {
-		return Result{}, fmt.Errorf("invalid: %w", err)
+		return Result{}, snowclaw.Invalid("%v", err)
 	}
 	// collect before the agent forgets: its RAM names the group-tier
 	// items about the person
 	h, err := s.collect(ctx, r.Subject, true)
 	if err != nil {
-		return Result{}, fmt.Errorf("error: reading the store: %w", err)
+		return Result{}, snowclaw.Internal("reading the store: %v", err)
 	}
 	var items, msgs int
 	if s.o.Agent != nil {
@@ -201,7 +201,7 @@ func (s *Service) Destroy(ctx context.Context, r Request, token string) (Result,
 	s.audit(r, "destroy", "", done, fmt.Sprintf("%d agent items, %d buffered messages", items, msgs))
 	res := Result{Deleted: len(done), Message: fmt.Sprintf("destroyed: %d events, %d agent items and %d buffered messages removed", len(done), items, msgs)}
 	if err != nil {
-		return res, fmt.Errorf("error: some events were not removed: %w", err)
+		return res, snowclaw.Internal("some events were not removed: %v", err)
 	}
 	if errors.Is(ctx.Err(), context.Canceled) {
 		return res, ctx.Err()

@@ -3,7 +3,6 @@ package rights
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"time"
 
@@ -70,11 +69,11 @@ type Request struct {
 }
 
 // ErrForbidden is returned when the actor may not act on the subject.
-var ErrForbidden = errors.New("restricted: only the person themselves or the relay's owner may do this")
+var ErrForbidden = snowclaw.Restricted("only the person themselves or the relay's owner may do this")
 
 func (s *Service) check(r Request) error {
 	if r.Subject == "" || r.Actor == "" {
-		return errors.New("invalid: no person named")
+		return snowclaw.Invalid("no person named")
 	}
 	if r.Actor != r.Subject && (s.o.Owner == "" || r.Actor != s.o.Owner) {
 		return ErrForbidden
@@ -111,10 +110,10 @@ func (s *Service) Freeze(ctx context.Context, r Request, on bool) error {
 		return err
 	}
 	if s.o.Agent == nil {
-		return errors.New("unsupported: the agent is off, so there is nothing to freeze")
+		return snowclaw.Unsupported("the agent is off, so there is nothing to freeze")
 	}
 	if err := s.o.Agent.Freeze(ctx, r.Subject, on); err != nil {
-		return fmt.Errorf("error: %w", err)
+		return snowclaw.Internal("%v", err)
 	}
 	op := "freeze"
 	if !on {
