@@ -114,7 +114,7 @@ func (c *ownerClient) call(ctx context.Context, method, path string, body, out a
 			Error string `json:"error"`
 		}
 		if json.Unmarshal(raw, &e) == nil && e.Error != "" {
-			return fmt.Errorf("relay: %s", e.Error)
+			return &relayError{msg: e.Error}
 		}
 		return fmt.Errorf("relay answered %s", resp.Status)
 	}
@@ -127,6 +127,12 @@ func (c *ownerClient) call(ctx context.Context, method, path string, body, out a
 	}
 	return json.Unmarshal(raw, out)
 }
+
+// relayError is the relay's own answer to a refused call, its NIP-01
+// prefix included.
+type relayError struct{ msg string }
+
+func (e *relayError) Error() string { return "relay: " + e.msg }
 
 // authHeader is a NIP-98 authorization for one request. The relay takes
 // each event id once and signing is deterministic, so a nonce keeps two

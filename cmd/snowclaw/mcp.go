@@ -132,8 +132,9 @@ func (b apiBackend) do(ctx context.Context, method, path string, body, out any) 
 	if err == nil {
 		return nil
 	}
-	if msg, ok := strings.CutPrefix(err.Error(), "relay: "); ok {
-		return errors.New(msg)
+	var re *relayError
+	if errors.As(err, &re) {
+		return errors.New(re.msg)
 	}
 	return err
 }
