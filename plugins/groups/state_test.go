@@ -375,3 +375,59 @@ func TestHiddenLikeMissing(t *testing.T) {
 	}
 	checkGroup(t, w.groups, "club", clubState.flags(policies.GroupInfo{Private: true, Restricted: true, Closed: true, Hidden: true}))
 }
+
+// TestReadRuleOverState: the read rule asked of the plugin's own state as
+// it changes: joining, being removed, leaving and hiding a group decide
+// who reads the club's message and its metadata.
+func TestReadRuleOverState(t *testing.T) {
+	chat := &nostr.Event{PubKey: pub(fz.creator), Kind: snowclaw.KindChat, Tags: nostr.Tags{h("club")}}
+	meta := &nostr.Event{PubKey: pub(fz.relay), Kind: snowclaw.KindGroupMetadata, Tags: nostr.Tags{{"d", "club"}}}
+	for _, row := range []struct {
+		name      string
+		steps     []step
+		readsChat string // who reads chat, by name
+		readsMeta string // who reads club's 39000
+	}{
+		{"after setup", nil, "relay agent creator mod member", "anonymous owner relay agent creator mod member stranger"},
+		{"a stranger joins with the code", []step{{fz.stranger, 9021, 0, nostr.Tags{h("club"), {"code", "abc"}}, ok}},
+			"relay agent creator mod member stranger", "anonymous owner relay agent creator mod member stranger"},
+		{"a moderator removes the member", []step{{fz.mod, 9001, 0, nostr.Tags{h("club"), p(fz.member)}, ok}},
+			"relay agent creator mod", "anonymous owner relay agent creator mod member stranger"},
+		{"the moderator leaves", []step{{fz.mod, 9022, 0, nostr.Tags{h("club")}, ok}},
+			"relay agent creator member", "anonymous owner relay agent creator mod member stranger"},
+		{"the group is hidden", []step{{fz.creator, 9002, 0, nostr.Tags{h("club"), {"hidden"}}, ok}},
+			"relay agent creator mod member", "owner relay agent creator mod member"},
+		{"the group is made public", []step{{fz.creator, 9002, 0, nostr.Tags{h("club"), {"public"}}, ok}},
+			"anonymous owner relay agent creator mod member stranger", "anonymous owner relay agent creator mod member stranger"},
+		// the message outlives the group only in memory: its author reads it
+		{"the group is deleted", []step{{fz.creator, 9008, 0, nostr.Tags{h("club")}, ok}},
+			"relay agent creator", "anonymous owner relay agent creator mod member stranger"},
+	} {
+		t.Run(row.name, func(t *testing.T) {
+			ctx := context.Background()
+			w := newWorldOn(openBadger(t))
+			w.setup(t)
+			for i, st := range row.steps {
+				if reject, msg := w.submit(ctx, signed(t, st.sk, st.kind, w.setupAt+st.dt, st.tags, "")); reject {
+					t.Fatalf("step %d (kind %d): refused %s", i, st.kind, msg)
+				}
+			}
+			v := &policies.Visibility{IDs: options(w.store).IDs, Groups: w.groups}
+			readers := map[string]string{"anonymous": ""}
+			for name, sk := range map[string]string{"owner": fz.owner, "relay": fz.relay, "agent": fz.agent, "creator": fz.creator, "mod": fz.mod, "member": fz.member, "stranger": fz.stranger} {
+				readers[name] = pub(sk)
+			}
+			for what, c := range map[string]struct {
+				evt *nostr.Event
+				may string
+			}{"the club's message": {chat, row.readsChat}, "the club's metadata": {meta, row.readsMeta}} {
+				for name, pk := range readers {
+					want := slices.Contains(strings.Fields(c.may), name)
+					if got, why := v.CanRead(pk, c.evt); got != want {
+						t.Errorf("%s: CanRead(%s) = %v (%s), want %v", what, name, got, why, want)
+					}
+				}
+			}
+		})
+	}
+}
