@@ -15,7 +15,6 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip70"
 	"github.com/snowclaw/snowclaw"
-	"github.com/snowclaw/snowclaw/plugins/memsearch"
 	"github.com/snowclaw/snowclaw/policies"
 )
 
@@ -231,7 +230,7 @@ func (c *client) handleReq(id string, filters nostr.Filters) {
 				continue
 			}
 			if f.Search != "" {
-				evs, explain, err := c.r.searchQuery(c.ctx, c.reader(), f)
+				evs, explain, err := c.r.SearchQuery(c.ctx, c.reader(), f)
 				if err != nil {
 					c.closed(id, snowclaw.Text(err))
 					c.r.subs.unsubscribe(c, id)
@@ -281,10 +280,10 @@ func (c *client) checkFilters(id string, filters nostr.Filters) string {
 // sendExplain delivers the score breakdown of a search with explain:true
 // as one NOTICE before EOSE: {"explain":"<sub id>","results":[…]}. Other
 // clients ignore notices; it only ever covers events just sent.
-func (c *client) sendExplain(sub string, rows []memsearch.ExplainRow) {
+func (c *client) sendExplain(sub string, rows any) {
 	b, err := json.Marshal(struct {
-		Explain string                 `json:"explain"`
-		Results []memsearch.ExplainRow `json:"results"`
+		Explain string `json:"explain"`
+		Results any    `json:"results"`
 	}{sub, rows})
 	if err == nil {
 		c.send(nostr.NoticeEnvelope(string(b)))

@@ -1,7 +1,6 @@
 package relay
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"net"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw/internal/httpjson"
-	"github.com/snowclaw/snowclaw/plugins/memsearch"
 )
 
 // What the relay offers the components built around it (the memory
@@ -86,12 +84,6 @@ func wantsUI(req *http.Request) bool {
 
 // CanRead is the read rule as a yes/no, expiry included.
 func (r *Relay) CanRead(reader string, evt *nostr.Event) bool { return r.canRead(reader, evt) }
-
-// SearchQuery runs a NIP-50 search for reader through the relay, which
-// counts and times it with the websocket's (metrics.go).
-func (r *Relay) SearchQuery(ctx context.Context, reader string, f nostr.Filter) ([]*nostr.Event, []memsearch.ExplainRow, error) {
-	return r.searchQuery(ctx, reader, f)
-}
 
 // CheckDisk refuses with ErrDiskFull while the data volume is below its
 // reserve.

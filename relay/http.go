@@ -56,3 +56,7 @@ func (r *Relay) serveHome(w http.ResponseWriter, req *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	fmt.Fprintf(w, "%s: a Nostr relay with NIP-29 groups and an agent memory.\nConnect a Nostr client to this address over websocket.\nRelay information: send Accept: application/nostr+json.\n", r.info.Name)
 }
+
+// Mux is where the components built around the relay register their
+// HTTP routes (plugins/httpapi), before serving.
+func (r *Relay) Mux() *http.ServeMux { return r.mux }

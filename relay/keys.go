@@ -10,6 +10,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
+	"github.com/snowclaw/snowclaw/policies"
 )
 
 // Key file names inside the data directory.
@@ -84,4 +85,17 @@ func createKey(path string) (string, error) {
 		return "", fmt.Errorf("writing key file %s: %w", path, err)
 	}
 	return sk, f.Close()
+}
+
+// Identities are the public keys of owner (hex, may be empty) and of k.
+func (k Keys) Identities(owner string) (policies.Identities, error) {
+	relayPK, err := nostr.GetPublicKey(k.RelaySecret)
+	if err != nil {
+		return policies.Identities{}, fmt.Errorf("relay key: %w", err)
+	}
+	agentPK, err := nostr.GetPublicKey(k.AgentSecret)
+	if err != nil {
+		return policies.Identities{}, fmt.Errorf("agent key: %w", err)
+	}
+	return policies.Identities{Owner: owner, Relay: relayPK, Agent: agentPK}, nil
 }

@@ -1,14 +1,12 @@
 package relay
 
 import (
-	"context"
 	"math"
 	"sync/atomic"
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
-	"github.com/snowclaw/snowclaw/plugins/memsearch"
 )
 
 // metrics are the relay's counters, kept with atomics on the hot paths
@@ -115,17 +113,6 @@ func (h *histogram) observe(d time.Duration) {
 	}
 	h.slots[i].Add(1)
 	h.sumNS.Add(uint64(max(d, 0)))
-}
-
-// searchQuery is the one call site of the search index for every reader
-// path (websocket REQ and COUNT, HTTP API, MCP): it counts and times the
-// search, so the metrics cover them all alike.
-func (r *Relay) searchQuery(ctx context.Context, reader string, f nostr.Filter) ([]*nostr.Event, []memsearch.ExplainRow, error) {
-	r.met.query(querySearch)
-	start := time.Now()
-	evs, explain, err := r.mem.Query(ctx, reader, f)
-	r.met.search.observe(time.Since(start))
-	return evs, explain, err
 }
 
 // seconds renders a nanosecond sum as seconds without losing the small

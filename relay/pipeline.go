@@ -88,7 +88,7 @@ func (r *Relay) save(ctx context.Context, evt *nostr.Event) (bool, error) {
 		return true, nil
 	}
 	// the newer-version check and the replacement are one step under a
-	// per-address lock: two versions racing past rejectOlderVersion
+	// per-address lock: two versions racing past RejectOlderVersion
 	// must not both win
 	unlock := r.guard.lock(address(evt))
 	defer unlock()

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/nbd-wtf/go-nostr"
-	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/policies"
 	"github.com/snowclaw/snowclaw/relay/store"
 )
@@ -15,14 +14,6 @@ const maxQueryPages = 8
 
 // maxCount bounds the events one COUNT walks; counts above it are capped.
 const maxCount = 100_000
-
-// rejectSearchOff refuses NIP-50 filters while search is off.
-func (r *Relay) rejectSearchOff(_ context.Context, f nostr.Filter) error {
-	if f.Search != "" && r.mem == nil {
-		return snowclaw.Unsupported("search (NIP-50) is turned off on this relay")
-	}
-	return nil
-}
 
 // queryVisible answers stored-event queries with only what the reader may
 // see. When hidden events eat into the limit it reads further back by
@@ -70,7 +61,7 @@ func (r *Relay) countVisible(ctx context.Context, f nostr.Filter) (int64, error)
 	reader := policies.ReaderOf(ctx)
 	if f.Search != "" {
 		f.Limit = 1 << 30 // clamped to the search maximum
-		evs, _, err := r.searchQuery(ctx, reader, f)
+		evs, _, err := r.SearchQuery(ctx, reader, f)
 		return int64(len(evs)), err
 	}
 	var n int64

@@ -115,7 +115,7 @@ func (r *Relay) matchesLive(filters nostr.Filters, evt *nostr.Event) bool {
 		}
 		rest := f
 		rest.Search = ""
-		if r.mem != nil && rest.Matches(evt) && r.mem.MatchLive(f.Search, evt) {
+		if r.search != nil && rest.Matches(evt) && r.search.MatchLive(f.Search, evt) {
 			return true
 		}
 	}

@@ -8,16 +8,16 @@ import (
 	"github.com/snowclaw/snowclaw/policies"
 )
 
-// rejectDeleted keeps deleted events deleted (DESIGN.md §3).
-func (r *Relay) rejectDeleted(_ context.Context, evt *nostr.Event) error {
+// RejectDeleted keeps deleted events deleted (DESIGN.md §3).
+func (r *Relay) RejectDeleted(_ context.Context, evt *nostr.Event) error {
 	return r.tombs.refusal(evt)
 }
 
-// rejectOlderVersion refuses a replaceable or addressable event when a
+// RejectOlderVersion refuses a replaceable or addressable event when a
 // version at least as new is stored, so the older one is neither stored,
 // broadcast nor handed to plugins; save repeats the check under the
 // address's lock.
-func (r *Relay) rejectOlderVersion(ctx context.Context, evt *nostr.Event) error {
+func (r *Relay) RejectOlderVersion(ctx context.Context, evt *nostr.Event) error {
 	if !nostr.IsReplaceableKind(evt.Kind) && !nostr.IsAddressableKind(evt.Kind) {
 		return nil
 	}
@@ -31,10 +31,10 @@ func (r *Relay) rejectOlderVersion(ctx context.Context, evt *nostr.Event) error 
 	return nil
 }
 
-// rejectForeignDeletion refuses a NIP-09 request naming an event its
+// RejectForeignDeletion refuses a NIP-09 request naming an event its
 // author may not delete: someone else's, or group history that NIP-29
 // state is rebuilt from.
-func (r *Relay) rejectForeignDeletion(ctx context.Context, evt *nostr.Event) error {
+func (r *Relay) RejectForeignDeletion(ctx context.Context, evt *nostr.Event) error {
 	if evt.Kind != snowclaw.KindDeletion {
 		return nil
 	}
@@ -69,11 +69,11 @@ func (r *Relay) mayLearnOf(ctx context.Context, signer string, target *nostr.Eve
 	return r.canRead(policies.Hearer(ctx, signer), target)
 }
 
-// applyDeletion carries out a stored NIP-09 request: its `e` targets
-// (checked by rejectForeignDeletion) and its `a` addresses, every version
+// ApplyDeletion (an OnEventSaved hook) carries out a stored NIP-09 request: its `e` targets
+// (checked by RejectForeignDeletion) and its `a` addresses, every version
 // up to the request's created_at. (khatru split an address on every
 // colon and never found one whose d tag has one, as every snowclaw d does.)
-func (r *Relay) applyDeletion(ctx context.Context, deletion *nostr.Event) {
+func (r *Relay) ApplyDeletion(ctx context.Context, deletion *nostr.Event) {
 	r.tombs.record(deletion)
 	if deletion.Kind != snowclaw.KindDeletion {
 		return
@@ -108,7 +108,7 @@ func (r *Relay) deleteMatching(ctx context.Context, f nostr.Filter) {
 	for evt := range ch {
 		// badger answers an ids filter by id alone, authors ignored: the
 		// filter is what decides, or a request naming someone else's id
-		// that passed rejectForeignDeletion unnamed would delete it
+		// that passed RejectForeignDeletion unnamed would delete it
 		if f.Matches(evt) && !snowclaw.IsGroupStateKind(evt.Kind) && !snowclaw.IsGroupMetadataKind(evt.Kind) {
 			targets = append(targets, evt)
 		}

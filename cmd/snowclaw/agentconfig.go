@@ -3,9 +3,10 @@ package main
 import (
 	"net/url"
 
+	"github.com/snowclaw/snowclaw/agent"
 	"github.com/snowclaw/snowclaw/agent/dynconfig"
 	"github.com/snowclaw/snowclaw/agent/llm"
-	"github.com/snowclaw/snowclaw/relay"
+	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
 )
 
 // validate checks the [agent] section, reporting through bad.
@@ -47,19 +48,19 @@ func (a AgentConfig) validate(bad func(key, format string, args ...any)) {
 	}
 }
 
-// agentOptions hands the [agent] section to the relay. The model client
+// agentOptions turns the [agent] section into the agent's options. The model client
 // is made here, where the config is parsed; it does not contact Ollama
 // until the first reply, so a stopped Ollama never blocks start-up.
-func agentOptions(c Config) (relay.AgentOptions, error) {
+func agentOptions(c Config) (node.AgentOptions, error) {
 	a := c.Agent
 	mode, _ := dynconfig.ParseRespondMode(a.RespondMode)
-	o := relay.AgentOptions{
-		Enabled: a.Enabled, Name: a.Name,
+	o := node.AgentOptions{Enabled: a.Enabled, Options: agent.Options{
+		Name:         a.Name,
 		File:         dynconfig.Patch{RespondMode: mode, ContextHistory: a.ContextHistory},
 		Instructions: a.Instructions, TokenBudget: a.TokenBudget,
 		QueueSize: a.QueueSize, FlushEvery: a.FlushEvery, FlushInterval: a.FlushInterval.Duration,
 		MaxItems: a.MaxItems, MaxLessons: a.MaxLessons,
-	}
+	}}
 	if a.Enabled && a.LLM == "ollama" {
 		m, err := llm.NewOllama(llm.OllamaOptions{Host: a.OllamaHost, Model: a.OllamaModel, Timeout: a.LLMTimeout.Duration})
 		if err != nil {

@@ -79,13 +79,13 @@ func evalOnRelay(ctx context.Context, cfg Config, convs []locomo.Conversation, b
 	if err != nil {
 		return nil, err
 	}
-	opts := relayOptions(cfg, keys, newLogger(io.Discard, "error"))
+	opts := nodeOptions(cfg, keys, newLogger(io.Discard, "error"))
 	opts.EventRateIP, opts.EventRatePubkey, opts.FilterRateIP = policies.Rate{}, policies.Rate{}, policies.Rate{}
 	opts.Search.Enabled = true
 	if bm25Only {
 		opts.Search.Search.BM25Weight, opts.Search.Search.VectorWeight = 1, 0
 	}
-	n, err := node.New(ctx, node.Options{Options: opts})
+	n, err := node.New(ctx, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -27,7 +27,7 @@ func startServe(t *testing.T, dir, owner string) (string, func()) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := node.New(context.Background(), node.Options{Options: relayOptions(cfg, keys, newLogger(&bytes.Buffer{}, "error"))})
+	r, err := node.New(context.Background(), nodeOptions(cfg, keys, newLogger(&bytes.Buffer{}, "error")))
 	if err != nil {
 		t.Fatal(err)
 	}

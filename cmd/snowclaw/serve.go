@@ -65,7 +65,7 @@ func runServe(ctx context.Context, args, environ []string, stdout, stderr io.Wri
 	if err != nil {
 		return fmt.Errorf("cannot listen on %s: %w (is another relay running? choose another with --addr)", cfg.Addr, err)
 	}
-	opts := relayOptions(cfg, keys, logger)
+	opts := nodeOptions(cfg, keys, logger)
 	if opts.Agent, err = agentOptions(cfg); err != nil {
 		ln.Close()
 		return fmt.Errorf("agent: %w", err)
@@ -78,7 +78,7 @@ func runServe(ctx context.Context, args, environ []string, stdout, stderr io.Wri
 		}
 		opts.Search.Search.Embedder = emb
 	}
-	n, err := node.New(ctx, node.Options{Options: opts})
+	n, err := node.New(ctx, opts)
 	if err != nil {
 		ln.Close()
 		return err
@@ -104,11 +104,13 @@ func newLogger(w io.Writer, level string) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: lv}))
 }
 
-// relayOptions hands the parsed config down to the relay package.
-func relayOptions(c Config, keys relay.Keys, logger *slog.Logger) relay.Options {
+// nodeOptions turns the parsed config into the options of the relay and
+// of every component, once; the agent's are agentOptions (a model client
+// is made there).
+func nodeOptions(c Config, keys relay.Keys, logger *slog.Logger) node.Options {
 	l, r := c.Limits, c.RateLimits
 	proxies, _ := relay.ParseTrustedProxies(c.Relay.TrustedProxies) // checked by Validate
-	return relay.Options{
+	return node.Options{Options: relay.Options{
 		DataDir:     c.Data,
 		ServiceURL:  c.Relay.ServiceURL,
 		Name:        c.Relay.Name,
@@ -128,20 +130,21 @@ func relayOptions(c Config, keys relay.Keys, logger *slog.Logger) relay.Options 
 			MaxLimit:         l.MaxLimit,
 			DefaultLimit:     l.DefaultLimit,
 		},
-		MaxMessageBytes:  int64(l.MaxMessageBytes),
-		EventRateIP:      policies.Rate{PerSecond: r.EventsPerSecondIP, Burst: r.EventsBurstIP},
-		EventRatePubkey:  policies.Rate{PerSecond: r.EventsPerSecondPubkey, Burst: r.EventsBurstPubkey},
-		FilterRateIP:     policies.Rate{PerSecond: r.QueriesPerSecondIP, Burst: r.QueriesBurstIP},
-		ConnRateIP:       policies.Rate{PerSecond: r.ConnectionsPerSecondIP, Burst: r.ConnectionsBurstIP},
-		Search:           relay.SearchOptions{Enabled: c.Search.Enabled, Options: searchOptions(c)},
+		MaxMessageBytes: int64(l.MaxMessageBytes),
+		EventRateIP:     policies.Rate{PerSecond: r.EventsPerSecondIP, Burst: r.EventsBurstIP},
+		EventRatePubkey: policies.Rate{PerSecond: r.EventsPerSecondPubkey, Burst: r.EventsBurstPubkey},
+		FilterRateIP:    policies.Rate{PerSecond: r.QueriesPerSecondIP, Burst: r.QueriesBurstIP},
+		ConnRateIP:      policies.Rate{PerSecond: r.ConnectionsPerSecondIP, Burst: r.ConnectionsBurstIP},
+		MinFreeMB:       c.Store.MinFreeMB,
+		HTTP:            relay.HTTPOptions{TrustedProxies: proxies},
+		Logger:          logger,
+	},
+		Search:           node.SearchOptions{Enabled: c.Search.Enabled, Options: searchOptions(c)},
 		GroupCreators:    c.Groups.Creators,
 		GroupDefaults:    policies.GroupInfo{Private: c.Groups.DefaultPrivate, Restricted: true, Hidden: c.Groups.DefaultHidden, Closed: c.Groups.DefaultClosed},
 		MaxModerationAge: c.Groups.MaxModerationAge.Duration,
 		MetricsToken:     c.HTTP.MetricsToken,
-		MinFreeMB:        c.Store.MinFreeMB,
 		MCP:              httpapi.MCPOptions{Token: c.HTTP.MCPToken, Identity: c.HTTP.MCPIdentity},
-		HTTP:             relay.HTTPOptions{TrustedProxies: proxies},
-		Logger:           logger,
 	}
 }
 

@@ -1,7 +1,8 @@
 // Package agentlink attaches the resident agent to the relay: every stored
 // and ephemeral event is offered to the agent's bounded queue from the
-// relay's hooks (no websocket, no network hop), and the agent's recall
-// is answered by the search index.
+// relay's hooks (no websocket, no network hop), deletions reach its
+// memory, and the agent's recall is answered by the search index under
+// the relay's read rule.
 package agentlink
 
 import (
@@ -10,27 +11,71 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/agent"
+	"github.com/snowclaw/snowclaw/plugins/groups"
 	"github.com/snowclaw/snowclaw/plugins/memsearch"
+	"github.com/snowclaw/snowclaw/policies"
+	"github.com/snowclaw/snowclaw/relay"
 )
 
-// Feed is the hook, for the relay's OnEventSaved and OnEphemeralEvent,
-// that offers an event to the agent. It must come after the hooks that
-// decide whether an event is kept, since OnEventSaved only runs for
-// stored events. It never blocks the relay: the agent drops (and
+// Init attaches a to r. It must come after the hooks that decide whether
+// an event is kept (OnEventSaved only runs for stored events) and after
+// the groups plugin's (a delete-group is carried out before the agent
+// hears of it). Feeding never blocks the relay: the agent drops (and
 // counts) what its full queue cannot take.
-func Feed(a *agent.Agent) func(context.Context, *nostr.Event) {
-	return func(_ context.Context, evt *nostr.Event) { a.Feed(evt) }
+//
+// The agent also hears every event Delete removes from the store, and
+// every delete-group once the groups plugin has carried it out. It never
+// learnt of either, so a moderator's deletion of its record was undone by
+// its next flush, and a group re-created under a deleted one's id got the
+// old group's memories and history.
+func Init(r *relay.Relay, a *agent.Agent, g *groups.Groups) {
+	r.OnEventDeleted = append(r.OnEventDeleted, func(_ context.Context, evt *nostr.Event) { a.Deleted(evt) })
+	r.OnEventSaved = append(r.OnEventSaved, func(_ context.Context, evt *nostr.Event) {
+		if evt.Kind != snowclaw.KindDeleteGroup {
+			return
+		}
+		gid := snowclaw.GroupOf(evt)
+		if _, exists := g.Snapshot(gid); gid != "" && !exists {
+			a.GroupDeleted(gid)
+		}
+	})
+	feed := func(_ context.Context, evt *nostr.Event) { a.Feed(evt) }
+	r.OnEventSaved = append(r.OnEventSaved, feed)
+	r.OnEphemeralEvent = append(r.OnEphemeralEvent, feed)
+}
+
+// MayShow is agent.Options.MayShow, the read rule for what the agent's
+// replies carry: evt may go into a reply's prompt only if everyone who
+// may read the reply may read it (policies.Visibility.CanQuote), expiry
+// included as for reads.
+func MayShow(vis *policies.Visibility) func(reply, evt *nostr.Event) bool {
+	return func(reply, evt *nostr.Event) bool {
+		if policies.Expired(evt, nostr.Now()) {
+			return false
+		}
+		ok, _ := vis.CanQuote(reply, evt)
+		return ok
+	}
 }
 
 // Recall returns agent.Options.Recall over the search index: memory items
-// ranked for the message, searched as readerOf names for the request (a
-// reader of the reply, so that nobody else's memories are ranked and
-// crowd the results); the agent keeps only what the reply's audience may
-// read.
-func Recall(search *memsearch.Plugin, readerOf func(agent.RecallRequest) string) func(context.Context, agent.RecallRequest) ([]*nostr.Event, error) {
+// ranked for the message, searched as a reader of the reply, so that
+// nobody else's memories are ranked and crowd the results; the agent
+// keeps only what the reply's audience may read (MayShow).
+//
+// It searched as the agent, which reads everything, and dropped the
+// unquotable afterwards: then memories no reader of the reply may see
+// still took the few places, and what was left told the readers about
+// them. It searches as anyone when anyone may read the reply (an open
+// room; canRead is the relay's read rule), else as the person it answers.
+func Recall(search *memsearch.Plugin, canRead func(reader string, evt *nostr.Event) bool) func(context.Context, agent.RecallRequest) ([]*nostr.Event, error) {
 	return func(ctx context.Context, req agent.RecallRequest) ([]*nostr.Event, error) {
+		reader := req.Person
+		if req.Reply != nil && canRead("", req.Reply) {
+			reader = ""
+		}
 		f := nostr.Filter{Kinds: []int{snowclaw.KindAppData}, Search: req.Query, Limit: req.Limit}
-		evts, _, err := search.Query(ctx, readerOf(req), f)
+		evts, _, err := search.Query(ctx, reader, f)
 		return evts, err
 	}
 }

@@ -1,8 +1,7 @@
 // Package groups implements NIP-29 relay-managed groups: group state built
 // from moderation events, the permission checks for every moderation kind,
 // join and leave requests, and the relay-signed metadata events
-// (39000–39003) that mirror the state. The relay runs its RejectEvent and
-// OnEventSaved hooks.
+// (39000–39003) that mirror the state. Init attaches it to the relay.
 package groups
 
 import (

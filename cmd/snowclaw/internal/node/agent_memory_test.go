@@ -45,7 +45,7 @@ func TestAgent_RecallStaysInTheGroup(t *testing.T) {
 	// forget removes it from RAM and from the relay
 	e.say(e.ac, e.alice, "@Snowclaw forget that the hydrazine supplier is Orbital Fuels Ltd")
 	e.settle()
-	if items := e.r.Agent().Items(); len(items) != 0 {
+	if items := e.n.Agent().Items(); len(items) != 0 {
 		t.Fatalf("items after forget: %+v", items)
 	}
 	for i := 0; ; i++ {
@@ -70,13 +70,13 @@ func TestAgent_RecallStaysInTheGroup(t *testing.T) {
 // loaded back on start, and the prompt shows them again.
 func TestAgent_MemoryPersistsAcrossRestart(t *testing.T) {
 	e := startAgentEnv(t)
-	e.r.Agent().AddOwnerNote(e.alice.pk, "is the mission commander")
+	e.n.Agent().AddOwnerNote(e.alice.pk, "is the mission commander")
 	e.say(e.ac, e.alice, "decision: we launch from pad 39A")
 	e.say(e.ac, e.alice, "the crew likes #orbits", nostr.Tag{"t", "orbits"})
 	e.settle()
 	e.restart() // Close flushes
 	e.ac, e.bc = e.connect(&e.alice), e.connect(&e.bob)
-	snap, ok := e.r.Agent().Get(mustSubject(t, "group:"+agentGroup))
+	snap, ok := e.n.Agent().Get(mustSubject(t, "group:"+agentGroup))
 	if !ok || snap.Group == nil || snap.Group.Purpose != "Planning the moon base launch" {
 		t.Fatalf("group record after restart: %+v", snap.Group)
 	}
@@ -120,11 +120,11 @@ func TestAgent_LessonsFromFailuresAndCorrections(t *testing.T) {
 	})
 	e.llm = srv
 	e.say(e.ac, e.alice, "how far is mars?")
-	waitFor(t, func() bool { return len(e.r.Agent().Lessons()) == 1 }, "a lesson from the failed call")
+	waitFor(t, func() bool { return len(e.n.Agent().Lessons()) == 1 }, "a lesson from the failed call")
 	e.say(e.ac, e.alice, "which planet is mars?")
 	e.waitReplies(1)
 	e.say(e.ac, e.alice, "that's wrong, Mars is the fourth planet but you should cite the source")
-	waitFor(t, func() bool { return len(e.r.Agent().Lessons()) == 2 }, "a lesson from the correction")
+	waitFor(t, func() bool { return len(e.n.Agent().Lessons()) == 2 }, "a lesson from the correction")
 	if _, ok := srv.WaitRequests(3, 5*time.Second); !ok {
 		t.Fatal("no third model call")
 	}

@@ -21,7 +21,6 @@ import (
 	"github.com/snowclaw/snowclaw/agent/privmsg"
 	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
 	"github.com/snowclaw/snowclaw/internal/wsclient"
-	"github.com/snowclaw/snowclaw/relay"
 )
 
 const agentGroup = "agentroom"
@@ -46,11 +45,11 @@ func startAgentEnv(t *testing.T, mods ...func(*node.Options)) *agentEnv {
 		t.Fatal(err)
 	}
 	all := append([]func(*node.Options){withSearch, func(o *node.Options) {
-		o.Agent = relay.AgentOptions{
-			Enabled: true, Name: "Snowclaw", LLM: model,
+		o.Agent = node.AgentOptions{Enabled: true, Options: agent.Options{
+			Name: "Snowclaw", LLM: model,
 			File:          dynconfig.Patch{RespondMode: dynconfig.Mention, ContextHistory: 20},
 			FlushInterval: 200 * time.Millisecond,
-		}
+		}}
 	}}, mods...)
 	e := &agentEnv{testEnv: startEnv(t, all...), llm: srv, alice: newUser(), bob: newUser()}
 	oc := e.connect(&e.owner)
@@ -73,7 +72,7 @@ func (e *agentEnv) say(c *wsclient.Client, u user, text string, tags ...nostr.Ta
 func (e *agentEnv) settle() {
 	e.t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
-	for !e.r.Agent().Idle() {
+	for !e.n.Agent().Idle() {
 		if time.Now().After(deadline) {
 			e.t.Fatal("agent did not catch up")
 		}
@@ -108,7 +107,7 @@ func (e *agentEnv) waitReplies(n int) []*nostr.Event {
 func TestAgent_AnswersOnlyWhenMentioned(t *testing.T) {
 	e := startAgentEnv(t)
 	// the owner notes something about alice through the API the CLI uses
-	e.r.Agent().AddOwnerNote(e.alice.pk, "leads the propulsion team")
+	e.n.Agent().AddOwnerNote(e.alice.pk, "leads the propulsion team")
 	for i := 0; i < 25; i++ {
 		e.say(e.bc, e.bob, "status line "+string(rune('a'+i%26))+" about fuel margins")
 	}
@@ -231,7 +230,7 @@ func TestAgent_NsecNeverReachesModelIndexOrLogs(t *testing.T) {
 		t.Fatalf("prompt lacks the redaction marker:\n%s", prompt)
 	}
 	e.settle()
-	snap, _ := e.r.Agent().Get(mustSubject(t, "group:"+agentGroup))
+	snap, _ := e.n.Agent().Get(mustSubject(t, "group:"+agentGroup))
 	for _, m := range snap.History {
 		if strings.Contains(m.Content, nsec) {
 			t.Fatal("the nsec is in the agent's ring buffer")
@@ -286,7 +285,7 @@ func TestAgent_PrivateMessageGetsPrivateReply(t *testing.T) {
 	}
 	// the private memory is alice's: stored encrypted, readable by her
 	e.settle()
-	items := e.r.Agent().Items()
+	items := e.n.Agent().Items()
 	if len(items) != 1 || items[0].Subject != e.alice.pk || !strings.Contains(items[0].Text, "Miso") {
 		t.Fatalf("private memory items = %+v", items)
 	}

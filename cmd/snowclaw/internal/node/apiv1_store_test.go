@@ -120,7 +120,7 @@ func TestAPIv1_Forget(t *testing.T) {
 	if code, _ := e.v1(&e.alice, "GET", "/api/v1/memories/"+grp.ID, nil, nil); code != http.StatusNotFound {
 		t.Fatalf("forgotten memory: %d", code)
 	}
-	for _, it := range e.r.Agent().Items() {
+	for _, it := range e.n.Agent().Items() {
 		if strings.Contains(it.Text, "Dusty") {
 			t.Fatal("forgotten memory still in the agent's RAM")
 		}

@@ -76,14 +76,14 @@ func TestAttack_LessonsStayWhereTheyWereSaid(t *testing.T) {
 	e.say(e.bc, e.bob, "@Snowclaw what is the vault code?")
 	e.waitReplies(1)
 	waitFor(t, func() bool {
-		h := e.r.Agent().History(agentGroup)
+		h := e.n.Agent().History(agentGroup)
 		return len(h) > 0 && h[len(h)-1].Self
 	}, "the agent's reply in its buffer")
 	e.say(e.bc, e.bob, "@Snowclaw that's wrong, the vault code is "+vault)
-	waitFor(t, func() bool { _, ok := lessonWith(e.r.Agent().Lessons(), vault); return ok }, "the group lesson")
+	waitFor(t, func() bool { _, ok := lessonWith(e.n.Agent().Lessons(), vault); return ok }, "the group lesson")
 	e.waitReplies(2) // its answer to the correction: no model call is pending
 	e.settle()
-	if l, _ := lessonWith(e.r.Agent().Lessons(), diag); l.Tier != "private" || l.Subject != e.alice.pk {
+	if l, _ := lessonWith(e.n.Agent().Lessons(), diag); l.Tier != "private" || l.Subject != e.alice.pk {
 		t.Fatalf("the private correction became %+v", l)
 	}
 
@@ -159,11 +159,11 @@ func TestAttack_LessonsStayWhereTheyWereSaid(t *testing.T) {
 	}
 
 	// forget by topic removes one lesson from RAM and from the store
-	dl, _ := lessonWith(e.r.Agent().Lessons(), diag)
+	dl, _ := lessonWith(e.n.Agent().Lessons(), diag)
 	if code, res := e.api(&e.alice, "POST", "/api/v1/privacy/forget", map[string]any{"topic": agentmem.LessonTopic(dl.ID)}); code != 200 || res["deleted"] != float64(1) {
 		t.Fatalf("forget by topic: %d %v", code, res)
 	}
-	if _, ok := lessonWith(e.r.Agent().Lessons(), diag); ok {
+	if _, ok := lessonWith(e.n.Agent().Lessons(), diag); ok {
 		t.Error("the forgotten lesson is still in RAM")
 	}
 	for _, ev := range e.lessonEvents() {
@@ -183,7 +183,7 @@ func TestAttack_LessonsStayWhereTheyWereSaid(t *testing.T) {
 	}
 	gone := func(when string) {
 		t.Helper()
-		if l, ok := lessonWith(e.r.Agent().Lessons(), locker); ok {
+		if l, ok := lessonWith(e.n.Agent().Lessons(), locker); ok {
 			t.Errorf("%s: Alice's lesson is in RAM: %+v", when, l)
 		}
 		key, _ := nip44.GenerateConversationKey(e.alice.pk, e.agent.sk)
@@ -193,7 +193,7 @@ func TestAttack_LessonsStayWhereTheyWereSaid(t *testing.T) {
 				t.Errorf("%s: Alice's lesson is stored: %s", when, ev.ID)
 			}
 		}
-		if _, ok := lessonWith(e.r.Agent().Lessons(), vault); !ok {
+		if _, ok := lessonWith(e.n.Agent().Lessons(), vault); !ok {
 			t.Errorf("%s: Bob's lesson went with Alice's destroy", when)
 		}
 	}
@@ -229,7 +229,7 @@ func TestAttack_LessonsStayWhereTheyWereSaid(t *testing.T) {
 	if code, msg := e.v1(&e.bob, "DELETE", "/api/v1/memories/"+bobs, nil, nil); code != 200 {
 		t.Fatalf("Bob forgetting his lesson: %d %s", code, msg)
 	}
-	if _, ok := lessonWith(e.r.Agent().Lessons(), vault); ok {
+	if _, ok := lessonWith(e.n.Agent().Lessons(), vault); ok {
 		t.Error("Bob's forgotten lesson is still in RAM")
 	}
 }
@@ -257,17 +257,17 @@ func TestAttack_LessonsLegacyGlobalDropped(t *testing.T) {
 	e.mustPublish(ag, legacy("bbbbbbbbbbbb", "A model call failed: timeout-canary", "llm_failure"))
 	e.restart()
 	e.ac, e.bc = e.connect(&e.alice), e.connect(&e.bob)
-	if _, ok := lessonWith(e.r.Agent().Lessons(), leak); ok {
+	if _, ok := lessonWith(e.n.Agent().Lessons(), leak); ok {
 		t.Fatal("the legacy unscoped correction was loaded")
 	}
-	if _, ok := lessonWith(e.r.Agent().Lessons(), "timeout-canary"); !ok {
+	if _, ok := lessonWith(e.n.Agent().Lessons(), "timeout-canary"); !ok {
 		t.Fatal("the agent's own failure lesson was dropped")
 	}
 	req := e.ask(func() { e.say(e.bc, e.bob, "@Snowclaw hello") })
 	if all := strings.Join(contents(req), "\n"); strings.Contains(all, leak) || !strings.Contains(lessonsOf(req), "timeout-canary") {
 		t.Errorf("prompt after the migration:\n%s", all)
 	}
-	if err := e.r.Agent().Flush(context.Background()); err != nil {
+	if err := e.n.Agent().Flush(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	for _, ev := range e.lessonEvents() {

@@ -20,7 +20,7 @@ import (
 // persist is on the relay).
 func (e *agentEnv) personRecords() map[string]bool {
 	e.t.Helper()
-	if err := e.r.Agent().Flush(context.Background()); err != nil {
+	if err := e.n.Agent().Flush(context.Background()); err != nil {
 		e.t.Fatal(err)
 	}
 	evs, _ := fetch(e.t, e.connect(&e.agent), nostr.Filter{Kinds: []int{30078}, Authors: []string{e.agent.pk}})
@@ -37,7 +37,7 @@ func TestAttack_ProfileSpamCreatesNoPeople(t *testing.T) {
 	e := startAgentEnv(t)
 	e.settle()
 	before := e.personRecords()
-	people := len(e.r.Agent().List().Npubs)
+	people := len(e.n.Agent().List().Npubs)
 
 	const spam = 2000
 	c := e.connect(nil) // profiles need no login
@@ -53,7 +53,7 @@ func TestAttack_ProfileSpamCreatesNoPeople(t *testing.T) {
 	if len(after) != len(before) {
 		t.Errorf("%d profiles from fresh keys: stored person records %d → %d", spam, len(before), len(after))
 	}
-	if n := len(e.r.Agent().List().Npubs); n != people {
+	if n := len(e.n.Agent().List().Npubs); n != people {
 		t.Errorf("%d profiles from fresh keys: the agent knows %d people, was %d", spam, n, people)
 	}
 
@@ -62,7 +62,7 @@ func TestAttack_ProfileSpamCreatesNoPeople(t *testing.T) {
 	e.mustPublish(lc, mkEvent(last, 9021, nostr.Tags{{"h", agentGroup}}, ""))
 	e.mustPublish(lc, mkEvent(last, 9, nostr.Tags{{"h", agentGroup}}, "hello everyone"))
 	e.settle()
-	snap, ok := e.r.Agent().Get(mustSubject(t, last.pk))
+	snap, ok := e.n.Agent().Get(mustSubject(t, last.pk))
 	if !ok || snap.Npub == nil || snap.Npub.Name() != fmt.Sprintf("spam-%d", spam-1) {
 		t.Fatalf("the person who wrote: %+v", snap.Npub)
 	}
@@ -72,7 +72,7 @@ func TestAttack_ProfileSpamCreatesNoPeople(t *testing.T) {
 	// a person the agent knows gets their new name at once
 	e.mustPublish(lc, mkEvent(last, 0, nil, `{"name":"no longer spam"}`))
 	e.settle()
-	if snap, _ := e.r.Agent().Get(mustSubject(t, last.pk)); snap.Npub == nil || snap.Npub.Name() != "no longer spam" {
+	if snap, _ := e.n.Agent().Get(mustSubject(t, last.pk)); snap.Npub == nil || snap.Npub.Name() != "no longer spam" {
 		t.Errorf("a known person's new profile name: %+v", snap.Npub)
 	}
 }

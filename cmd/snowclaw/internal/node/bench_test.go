@@ -177,21 +177,22 @@ func benchMustPublish(b *testing.B, c *nostr.Relay, evt nostr.Event) {
 // relayOptions, except that every rate limit is disabled.
 func benchStartSnowclaw(b *testing.B, owner string) (string, func()) {
 	r, err := node.New(context.Background(), node.Options{Options: relay.Options{
-		DataDir:          b.TempDir(),
-		Name:             "snowclaw",
-		Description:      "Nostr relay with NIP-29 groups and an agent memory",
-		Version:          "bench",
-		Owner:            owner,
-		Keys:             relay.Keys{RelaySecret: nostr.GeneratePrivateKey(), AgentSecret: nostr.GeneratePrivateKey()},
-		Limits:           policies.DefaultLimits(),
-		MaxMessageBytes:  256 * 1024,
-		EventRateIP:      policies.Rate{},
-		EventRatePubkey:  policies.Rate{},
-		FilterRateIP:     policies.Rate{},
-		ConnRateIP:       policies.Rate{},
+		DataDir:         b.TempDir(),
+		Name:            "snowclaw",
+		Description:     "Nostr relay with NIP-29 groups and an agent memory",
+		Version:         "bench",
+		Owner:           owner,
+		Keys:            relay.Keys{RelaySecret: nostr.GeneratePrivateKey(), AgentSecret: nostr.GeneratePrivateKey()},
+		Limits:          policies.DefaultLimits(),
+		MaxMessageBytes: 256 * 1024,
+		EventRateIP:     policies.Rate{},
+		EventRatePubkey: policies.Rate{},
+		FilterRateIP:    policies.Rate{},
+		ConnRateIP:      policies.Rate{},
+	},
 		GroupDefaults:    policies.GroupInfo{Private: true, Restricted: true},
 		MaxModerationAge: time.Hour,
-	}})
+	})
 	if err != nil {
 		b.Fatalf("node.New: %v", err)
 	}

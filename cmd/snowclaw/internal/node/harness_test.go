@@ -63,17 +63,18 @@ func startEnv(t *testing.T, mods ...func(*node.Options)) *testEnv {
 	}
 	e := &testEnv{t: t, dir: dir, owner: newUser(), agent: userFromSecret(keys.AgentSecret), relay: userFromSecret(keys.RelaySecret)}
 	e.opts = node.Options{Options: relay.Options{
-		DataDir:          dir,
-		Name:             "snowclaw-test",
-		Version:          "test",
-		Owner:            e.owner.pk,
-		Keys:             keys,
-		Limits:           policies.DefaultLimits(),
-		MaxMessageBytes:  512 * 1024,
+		DataDir:         dir,
+		Name:            "snowclaw-test",
+		Version:         "test",
+		Owner:           e.owner.pk,
+		Keys:            keys,
+		Limits:          policies.DefaultLimits(),
+		MaxMessageBytes: 512 * 1024,
+		Logger:          testLogger(t),
+	},
 		GroupDefaults:    policies.GroupInfo{Private: true, Restricted: true},
 		MaxModerationAge: time.Hour,
-		Logger:           testLogger(t),
-	}}
+	}
 	for _, m := range mods {
 		m(&e.opts)
 	}

@@ -14,13 +14,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/snowclaw/snowclaw/agent"
 	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
 	"github.com/snowclaw/snowclaw/internal/mcptest"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
-	"github.com/snowclaw/snowclaw/relay"
 )
 
 // nip98Transport signs every request with NIP-98, as an MCP host holding
@@ -73,7 +73,7 @@ func (t bearerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 func startMCPEnv(t *testing.T, mods ...func(*node.Options)) *testEnv {
 	t.Helper()
 	return startEnv(t, append([]func(*node.Options){withSearch, func(o *node.Options) {
-		o.Agent = relay.AgentOptions{Enabled: true, Name: "Snowclaw", FlushInterval: 200 * time.Millisecond}
+		o.Agent = node.AgentOptions{Enabled: true, Options: agent.Options{Name: "Snowclaw", FlushInterval: 200 * time.Millisecond}}
 	}}, mods...)...)
 }
 

@@ -1,54 +1,267 @@
-// Package node assembles one Snowclaw relay process: it opens the event
-// store, builds the relay over it, and shuts them down in reverse order.
-// snowclaw serve, snowclaw eval and the end-to-end tests run a node, so
-// that what is tested is what is served. snowclaw reindex does not: it
-// opens only the store and the search index.
+// Package node is the composition root of a Snowclaw relay process. New
+// opens the event store, builds the relay and every component over it
+// (groups, search, agent, rights, the memory service, the HTTP API) and
+// attaches every hook and route in one ordered place (wire.go); Close
+// shuts them down in reverse. snowclaw serve, snowclaw eval and the
+// end-to-end tests run a node, so that what is tested is what is served.
+// snowclaw reindex does not: it opens only the store and the index.
 package node
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"time"
 
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw/agent"
+	"github.com/snowclaw/snowclaw/plugins/agentlink"
+	"github.com/snowclaw/snowclaw/plugins/groups"
+	"github.com/snowclaw/snowclaw/plugins/httpapi"
+	"github.com/snowclaw/snowclaw/plugins/memory"
+	"github.com/snowclaw/snowclaw/plugins/memsearch"
+	"github.com/snowclaw/snowclaw/plugins/rights"
+	"github.com/snowclaw/snowclaw/policies"
 	"github.com/snowclaw/snowclaw/relay"
 	"github.com/snowclaw/snowclaw/relay/store"
 )
 
-// Options configure a node: the relay's, and with them the components
-// the relay is built with (search, agent, groups, HTTP).
+// Options configure a node: the relay's own, and each component's.
+// cmd/snowclaw fills them once from the config.
 type Options struct {
 	relay.Options
+
+	// Search, when Enabled, answers NIP-50 filters from an index in
+	// Search.Search.Dir (default <data>/search).
+	Search SearchOptions
+	// Agent configures the resident agent (DESIGN.md §5).
+	Agent AgentOptions
+
+	GroupCreators    []string // hex
+	GroupDefaults    policies.GroupInfo
+	MaxModerationAge time.Duration
+
+	MCP          httpapi.MCPOptions // the /mcp endpoint
+	MetricsToken string             // bearer token for GET /metrics; "" = only the owner over NIP-98
 }
 
-// Node is a running relay and the store under it.
+// SearchOptions are the index bridge's options; the node fills the
+// store, the keys, the read rule and, when empty, the directory.
+type SearchOptions struct {
+	Enabled bool
+	memsearch.Options
+}
+
+// AgentOptions are the agent's; the node fills its key, the owner, and
+// its publish, query, recall, quoting and rights functions.
+type AgentOptions struct {
+	Enabled bool
+	agent.Options
+}
+
+// Node is a relay process: the store and everything built over it.
 type Node struct {
-	store *store.Exact
-	relay *relay.Relay
+	o      Options
+	ids    policies.Identities
+	vis    *policies.Visibility
+	store  *store.Exact
+	relay  *relay.Relay
+	groups *groups.Groups
+	search *memsearch.Plugin // nil when search is off
+	agent  *agent.Agent      // nil when the agent is off
+	rights *rights.Service
+	audit  *rights.Audit
+	memory *memory.Service
+	api    *httpapi.API
 }
 
-// New opens the store in o.DataDir and builds the relay over it.
-func New(ctx context.Context, o Options) (*Node, error) {
+// New builds a node, in this order: the store, the relay over it, the
+// groups' state, the search index, the agent, the rights service, the
+// memory service and the HTTP API; then every hook and route is attached
+// (wire) and the agent starts.
+func New(ctx context.Context, o Options) (n *Node, err error) {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	n = &Node{o: o}
+	defer func() {
+		if err != nil {
+			n.Close()
+			n = nil
+		}
+	}()
+	if n.ids, err = o.Keys.Identities(o.Owner); err != nil {
+		return n, err
+	}
 	if err := os.MkdirAll(o.DataDir, 0o700); err != nil {
-		return nil, fmt.Errorf("creating data directory: %w", err)
+		return n, fmt.Errorf("creating data directory: %w", err)
 	}
 	// every reader and writer, plugins included, gets exact answers
-	st, err := store.OpenBadger(filepath.Join(o.DataDir, "events"), o.Limits.MaxLimit)
-	if err != nil {
-		return nil, err
+	if n.store, err = store.OpenBadger(filepath.Join(o.DataDir, "events"), o.Limits.MaxLimit); err != nil {
+		return n, err
 	}
-	r, err := relay.New(ctx, st, o.Options)
-	if err != nil {
-		st.Close()
-		return nil, err
+	n.groups = groups.New(groups.Options{
+		IDs: n.ids, RelaySecret: o.Keys.RelaySecret,
+		Creators: o.GroupCreators, Defaults: o.GroupDefaults, MaxModerationAge: o.MaxModerationAge,
+		Store: n.store, Logger: o.Logger,
+	})
+	n.vis = &policies.Visibility{IDs: n.ids, Groups: n.groups}
+	ro := o.Options
+	ro.Groups = n.groups
+	if n.relay, err = relay.New(ctx, n.store, ro); err != nil {
+		return n, err
 	}
-	return &Node{store: st, relay: r}, nil
+	if err := n.groups.Load(ctx); err != nil {
+		return n, fmt.Errorf("rebuilding group state: %w", err)
+	}
+	if o.Search.Enabled {
+		if err := n.openSearch(ctx); err != nil {
+			return n, err
+		}
+	}
+	// the agent and the rights service need each other: the agent hands
+	// people's rights requests to the service, which forgets in the
+	// agent's memory too. The agent is built first; its Commands reach
+	// the service, built next, before the agent starts.
+	if o.Agent.Enabled {
+		if err := n.newAgent(); err != nil {
+			return n, err
+		}
+	}
+	if err := n.openRights(); err != nil {
+		return n, err
+	}
+	if err := n.newServices(); err != nil {
+		return n, err
+	}
+	n.wire(ctx)
+	if n.agent != nil {
+		if err := n.agent.Start(ctx); err != nil {
+			return n, fmt.Errorf("agent: %w", err)
+		}
+	}
+	return n, nil
+}
+
+func (n *Node) openSearch(ctx context.Context) error {
+	so := n.o.Search.Options
+	if so.Search.Dir == "" {
+		so.Search.Dir = filepath.Join(n.o.DataDir, "search")
+	}
+	so.AgentPubkey, so.AgentSecret, so.OwnerPubkey = n.ids.Agent, n.o.Keys.AgentSecret, n.ids.Owner
+	so.Store, so.CanRead, so.Logger = n.store, n.relay.CanRead, n.o.Logger
+	mem, err := memsearch.Open(ctx, so)
+	if err != nil {
+		return fmt.Errorf("search index: %w", err)
+	}
+	n.search = mem
+	return nil
+}
+
+// newAgent builds the resident agent. It publishes through the relay's
+// write path, the one client events take, so the write rules hold for the
+// agent as for anyone.
+func (n *Node) newAgent() error {
+	ao := n.o.Agent.Options
+	ao.Secret, ao.Owner = n.o.Keys.AgentSecret, n.ids.Owner
+	ao.Publish = n.relay.Publish
+	ao.Query = func(ctx context.Context, f nostr.Filter, fn func(*nostr.Event) bool) error {
+		return store.Each(ctx, n.store, f, fn)
+	}
+	if n.search != nil {
+		ao.Recall = agentlink.Recall(n.search, n.relay.CanRead)
+	}
+	ao.MayShow = agentlink.MayShow(n.vis)
+	ao.Commands = func(ctx context.Context, from, text string) (string, bool) {
+		return n.rights.Command(ctx, from, text)
+	}
+	ao.KnownKeys = append([]string{n.ids.Relay}, ao.KnownKeys...)
+	ao.Logger = n.o.Logger
+	a, err := agent.New(ao)
+	if err != nil {
+		return err
+	}
+	n.agent = a
+	return nil
+}
+
+// openRights opens the audit trail and the erasure list in <data>/privacy
+// and builds the rights service. The audit trail is a file of its own so
+// that it survives a destroy, which removes events.
+func (n *Node) openRights() error {
+	dir := filepath.Join(n.o.DataDir, "privacy")
+	audit, err := rights.OpenAudit(filepath.Join(dir, "audit.jsonl"))
+	if err != nil {
+		return fmt.Errorf("privacy audit: %w", err)
+	}
+	erased, err := rights.OpenErased(filepath.Join(dir, "erased"))
+	if err != nil {
+		audit.Close()
+		return fmt.Errorf("privacy erasures: %w", err)
+	}
+	svc, err := rights.New(rights.Options{
+		Store: n.store, Delete: n.relay.Delete, Agent: n.agent,
+		AgentSecret: n.o.Keys.AgentSecret, Owner: n.ids.Owner,
+		Audit: audit, Erased: erased, Logger: n.o.Logger,
+		HasGroup: func(id string) bool { _, ok := n.groups.GroupInfo(id); return ok },
+		IsMember: n.groups.IsMember,
+	})
+	if err != nil {
+		audit.Close()
+		return err
+	}
+	n.rights, n.audit = svc, audit
+	return nil
+}
+
+// newServices builds the memory service and the HTTP API over it.
+func (n *Node) newServices() error {
+	o, r := n.o, n.relay
+	mo := memory.Options{
+		Store: n.store, Publish: r.Publish, CanRead: r.CanRead, IDs: n.ids,
+		AgentSecret: o.Keys.AgentSecret, Groups: n.groups,
+		Index: n.search, Ranking: o.Search.Search,
+		Agent: n.agent, Rights: n.rights, DiskCheck: r.CheckDisk,
+		Self:   memory.Self{AgentName: o.Agent.Name, RelayName: o.Name, Version: o.Version, LLM: o.Agent.LLM},
+		Logger: o.Logger,
+	}
+	if n.search != nil {
+		// through the relay, which counts and times them with the
+		// websocket's searches
+		mo.Query = func(ctx context.Context, reader string, f nostr.Filter) ([]*nostr.Event, []memsearch.ExplainRow, error) {
+			evs, explain, err := r.SearchQuery(ctx, reader, f)
+			rows, _ := explain.([]memsearch.ExplainRow)
+			return evs, rows, err
+		}
+	}
+	svc, err := memory.New(mo)
+	if err != nil {
+		return fmt.Errorf("memory service: %w", err)
+	}
+	n.memory = svc
+	n.api = httpapi.New(httpapi.Options{
+		Relay: r, Memory: svc, Rights: n.rights, Agent: n.agent, Index: n.search,
+		MCP: o.MCP, MetricsToken: o.MetricsToken, Version: o.Version, Logger: o.Logger,
+	})
+	return nil
 }
 
 // Relay is the node's relay.
 func (n *Node) Relay() *relay.Relay { return n.relay }
+
+// Groups is the NIP-29 state.
+func (n *Node) Groups() *groups.Groups { return n.groups }
+
+// Search is the search index (nil when search is off).
+func (n *Node) Search() *memsearch.Plugin { return n.search }
+
+// Agent is the resident agent (nil when it is off).
+func (n *Node) Agent() *agent.Agent { return n.agent }
 
 // Handler serves the relay's websocket and HTTP routes.
 func (n *Node) Handler() http.Handler { return n.relay.Handler() }
@@ -56,10 +269,30 @@ func (n *Node) Handler() http.Handler { return n.relay.Handler() }
 // Serve accepts connections on ln until ctx is cancelled (relay.Serve).
 func (n *Node) Serve(ctx context.Context, ln net.Listener) error { return n.relay.Serve(ctx, ln) }
 
-// Close shuts down in the reverse order of New: the relay (its agent
-// flushes through the store), then the store. Call it after Serve.
+// Close shuts down in the reverse order of New: the agent first (its
+// last flush goes through the relay's write path, into the index and the
+// store), then the index, the audit trail, the relay, and the store.
+// Call it after Serve has returned.
 func (n *Node) Close() error {
-	err := n.relay.Close()
-	n.store.Close()
-	return err
+	var errs []error
+	if n.agent != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		if err := n.agent.Close(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("agent: %w", err))
+		}
+		cancel()
+	}
+	if n.search != nil {
+		errs = append(errs, n.search.Close())
+	}
+	if n.audit != nil {
+		errs = append(errs, n.audit.Close())
+	}
+	if n.relay != nil {
+		errs = append(errs, n.relay.Close())
+	}
+	if n.store != nil {
+		n.store.Close()
+	}
+	return errors.Join(errs...)
 }

@@ -65,7 +65,7 @@ func TestPrivacy_RectifySupersedes(t *testing.T) {
 	}
 	held := func() string {
 		var b strings.Builder
-		for _, it := range e.r.Agent().Person(e.alice.pk).Items {
+		for _, it := range e.n.Agent().Person(e.alice.pk).Items {
 			b.WriteString(it.Text + "\n")
 		}
 		return b.String()

@@ -122,7 +122,7 @@ func TestPrivacy_FreezeDestroyAudit(t *testing.T) {
 	aliceNpub, _ := nip19.EncodePublicKey(e.alice.pk)
 	e.dm(e.alice, "freeze my memory")
 	e.dm(e.alice, "Snowclaw, remember that my locker code is 4417")
-	if items := e.r.Agent().Person(e.alice.pk).Items; len(items) != 0 {
+	if items := e.n.Agent().Person(e.alice.pk).Items; len(items) != 0 {
 		t.Fatalf("a frozen person's fact was stored: %+v", items)
 	}
 	e.dm(e.alice, "unfreeze my memory")
@@ -131,12 +131,12 @@ func TestPrivacy_FreezeDestroyAudit(t *testing.T) {
 	e.say(e.ac, e.alice, "@Snowclaw remember that alice owns the launch checklist")
 	e.say(e.bc, e.bob, "bob was here")
 	e.settle()
-	if len(e.r.Agent().Person(e.alice.pk).Items) != 2 {
-		t.Fatalf("alice's items before destroy: %+v", e.r.Agent().Person(e.alice.pk).Items)
+	if len(e.n.Agent().Person(e.alice.pk).Items) != 2 {
+		t.Fatalf("alice's items before destroy: %+v", e.n.Agent().Person(e.alice.pk).Items)
 	}
 
 	var aliceDs []string
-	for _, it := range e.r.Agent().Person(e.alice.pk).Items {
+	for _, it := range e.n.Agent().Person(e.alice.pk).Items {
 		aliceDs = append(aliceDs, agent.ItemD(it))
 	}
 	// no destroy without the token, and not by someone else
@@ -147,7 +147,7 @@ func TestPrivacy_FreezeDestroyAudit(t *testing.T) {
 	if code != 200 || res["preview"] != true {
 		t.Fatalf("destroy preview: %d %v", code, res)
 	}
-	if len(e.r.Agent().Person(e.alice.pk).Items) == 0 {
+	if len(e.n.Agent().Person(e.alice.pk).Items) == 0 {
 		t.Fatal("destroy acted without its token")
 	}
 	if code, _ := e.api(&e.alice, "POST", "/api/v1/privacy/destroy", map[string]any{"token": "0123456789abcdef"}); code == 200 {
@@ -175,13 +175,13 @@ func TestPrivacy_FreezeDestroyAudit(t *testing.T) {
 				}
 			}
 		}
-		if p := e.r.Agent().Person(e.alice.pk); p.Npub != nil || len(p.Items) != 0 || len(p.Messages) != 0 {
+		if p := e.n.Agent().Person(e.alice.pk); p.Npub != nil || len(p.Items) != 0 || len(p.Messages) != 0 {
 			t.Fatalf("%s: the agent still holds %+v", when, p)
 		}
-		if items := e.r.Agent().Person(e.bob.pk).Items; len(items) != 1 {
+		if items := e.n.Agent().Person(e.bob.pk).Items; len(items) != 1 {
 			t.Fatalf("%s: bob's items = %+v", when, items)
 		}
-		bobD := agent.ItemD(e.r.Agent().Person(e.bob.pk).Items[0])
+		bobD := agent.ItemD(e.n.Agent().Person(e.bob.pk).Items[0])
 		evs, _ := fetch(t, ag, nostr.Filter{Search: "dog Rex"})
 		if !slices.ContainsFunc(evs, func(ev *nostr.Event) bool { return ev.Tags.GetD() == bobD }) {
 			t.Fatalf("%s: bob's memory not found: %s", when, mustJSON(evs))

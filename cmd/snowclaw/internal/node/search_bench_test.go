@@ -93,19 +93,20 @@ func (e *searchBenchEnv) stop() {
 
 func searchBenchOptions(dir string, keys relay.Keys, withSearch bool) node.Options {
 	o := node.Options{Options: relay.Options{
-		DataDir:          dir,
-		Name:             "snowclaw",
-		Version:          "bench",
-		Keys:             keys,
-		Limits:           policies.DefaultLimits(),
-		MaxMessageBytes:  512 * 1024,
-		EventRateIP:      policies.Rate{},
-		EventRatePubkey:  policies.Rate{},
-		FilterRateIP:     policies.Rate{},
-		ConnRateIP:       policies.Rate{},
+		DataDir:         dir,
+		Name:            "snowclaw",
+		Version:         "bench",
+		Keys:            keys,
+		Limits:          policies.DefaultLimits(),
+		MaxMessageBytes: 512 * 1024,
+		EventRateIP:     policies.Rate{},
+		EventRatePubkey: policies.Rate{},
+		FilterRateIP:    policies.Rate{},
+		ConnRateIP:      policies.Rate{},
+	},
 		GroupDefaults:    policies.GroupInfo{Private: true, Restricted: true},
 		MaxModerationAge: time.Hour,
-	}}
+	}
 	o.Search.Enabled = withSearch
 	o.Search.DefaultLimit = 20
 	o.Search.MaxLimit = 100
@@ -185,7 +186,7 @@ func searchBenchLoad(b *testing.B, dir string, n int) *searchBenchEnv {
 		e.start(b, searchBenchOptions(dir, keys, true)) // no index yet: built from the store
 		e.metrics["reindex-docs/s"] = float64(n) / time.Since(began).Seconds()
 	}
-	if got := e.r.Search().Count(); got != n {
+	if got := e.n.Search().Count(); got != n {
 		b.Fatalf("search index holds %d docs, want %d", got, n)
 	}
 
