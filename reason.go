@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 )
 
 // Reason is why the relay refused something: an event (OK false), a
@@ -157,4 +158,20 @@ func Text(err error) string {
 		return err.Error()
 	}
 	return "error: " + err.Error()
+}
+
+// ParseRefusal reads a refusal that arrived as text over the wire (an OK
+// or CLOSED message, an API error body): the text begins with its
+// reason's NIP-01 prefix, which is how the protocol encodes the reason.
+// Text without a known prefix is a failure and keeps its words whole.
+func ParseRefusal(text string) error {
+	prefix, msg, ok := strings.Cut(text, ": ")
+	if ok {
+		for r := Reason(0); r < numReasons; r++ {
+			if r != ReasonDiskFull && r.Prefix() == prefix {
+				return &Error{Reason: r, Message: msg}
+			}
+		}
+	}
+	return &Error{Reason: ReasonError, Message: text}
 }

@@ -60,3 +60,24 @@ func TestReasonKeepsCause(t *testing.T) {
 		t.Error("an unknown reason is not an error")
 	}
 }
+
+// TestParseRefusal: a refusal read off the wire keeps its reason and its
+// words; text without a known prefix is a failure, kept whole.
+func TestParseRefusal(t *testing.T) {
+	for _, c := range []struct {
+		text   string
+		reason snowclaw.Reason
+		out    string
+	}{
+		{"not-found: no such memory", snowclaw.ReasonNotFound, "not-found: no such memory"},
+		{"auth-required: sign in", snowclaw.ReasonAuthRequired, "auth-required: sign in"},
+		{"error: disk full: 3 MiB left", snowclaw.ReasonError, "error: disk full: 3 MiB left"},
+		{"connection refused", snowclaw.ReasonError, "error: connection refused"},
+		{"nonsense: words", snowclaw.ReasonError, "error: nonsense: words"},
+	} {
+		err := snowclaw.ParseRefusal(c.text)
+		if snowclaw.ReasonOf(err) != c.reason || snowclaw.Text(err) != c.out {
+			t.Errorf("ParseRefusal(%q) = %v %q, want %v %q", c.text, snowclaw.ReasonOf(err), snowclaw.Text(err), c.reason, c.out)
+		}
+	}
+}

@@ -1,25 +1,20 @@
 package relay
 
 import (
-	"errors"
-	"fmt"
 	"net/url"
 	"strings"
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
 )
 
 // authWindow is how far a NIP-42 AUTH event's created_at may be from now
 // (go-nostr's validator allowed the same).
 const authWindow = 10 * time.Minute
 
-// errAuth marks a refused AUTH event; its message is the OK reason.
-var errAuth = errors.New("invalid")
-
-func authRefused(format string, a ...any) error {
-	return fmt.Errorf("%w: %s", errAuth, fmt.Sprintf(format, a...))
-}
+// authRefused is a refused AUTH event; its text is the OK reason.
+func authRefused(format string, a ...any) error { return snowclaw.Invalid(format, a...) }
 
 // checkAuth validates a NIP-42 AUTH event in full, cheapest checks first,
 // and returns its signer. go-nostr's nip42.ValidateAuthEvent is not used:

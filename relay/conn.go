@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -57,16 +56,24 @@ func (c *client) reader() string {
 	return c.authed
 }
 
-func (c *client) closed(id, reason string) {
-	c.send(nostr.ClosedEnvelope{SubscriptionID: id, Reason: reason})
-	if strings.HasPrefix(reason, "auth-required:") {
+// closed ends subscription id with the refusal err; an auth-required
+// one comes with a fresh AUTH challenge.
+func (c *client) closed(id string, err error) {
+	c.send(nostr.ClosedEnvelope{SubscriptionID: id, Reason: snowclaw.Text(err)})
+	if snowclaw.ReasonOf(err) == snowclaw.ReasonAuthRequired {
 		c.sendChallenge()
 	}
 }
 
-func (c *client) ok(id string, ok bool, reason string) {
-	c.send(nostr.OKEnvelope{EventID: id, OK: ok, Reason: reason})
-	if !ok && strings.HasPrefix(reason, "auth-required:") {
+// ok answers an EVENT or AUTH: accepted when err is nil, else refused
+// with it (and a challenge when it asks for authentication).
+func (c *client) ok(id string, err error) {
+	if err == nil {
+		c.send(nostr.OKEnvelope{EventID: id, OK: true})
+		return
+	}
+	c.send(nostr.OKEnvelope{EventID: id, OK: false, Reason: snowclaw.Text(err)})
+	if snowclaw.ReasonOf(err) == snowclaw.ReasonAuthRequired {
 		c.sendChallenge()
 	}
 }
@@ -187,38 +194,34 @@ func (c *client) handle(env nostr.Envelope) {
 
 func (c *client) handleEvent(evt *nostr.Event) {
 	if !evt.CheckID() {
-		c.ok(evt.ID, false, "invalid: event id is not the hash of its content")
+		c.ok(evt.ID, snowclaw.Invalid("event id is not the hash of its content"))
 		return
 	}
 	if ok, err := evt.CheckSignature(); err != nil || !ok {
-		c.ok(evt.ID, false, "invalid: signature does not verify")
+		c.ok(evt.ID, snowclaw.Invalid("signature does not verify"))
 		return
 	}
 	if nip70.IsProtected(*evt) {
 		switch c.reader() {
 		case "":
-			c.ok(evt.ID, false, "auth-required: this event is protected (NIP-70); authenticate as its author")
+			c.ok(evt.ID, snowclaw.AuthRequired("this event is protected (NIP-70); authenticate as its author"))
 			return
 		case evt.PubKey:
 		default:
-			c.ok(evt.ID, false, "restricted: a protected event (NIP-70) is accepted from its author only")
+			c.ok(evt.ID, snowclaw.Restricted("a protected event (NIP-70) is accepted from its author only"))
 			return
 		}
 	}
-	if err := c.r.add(c.ctx, evt); err != nil {
-		c.ok(evt.ID, false, snowclaw.Text(err))
-		return
-	}
-	c.ok(evt.ID, true, "")
+	c.ok(evt.ID, c.r.add(c.ctx, evt))
 }
 
 func (c *client) handleReq(id string, filters nostr.Filters) {
-	if reason := c.checkFilters(id, filters); reason != "" {
-		c.closed(id, reason)
+	if err := c.checkFilters(id, filters); err != nil {
+		c.closed(id, err)
 		return
 	}
 	if c.r.subs.count(c) >= maxSubsPerWS {
-		c.closed(id, fmt.Sprintf("blocked: at most %d open subscriptions per connection; close some first", maxSubsPerWS))
+		c.closed(id, snowclaw.Blocked("at most %d open subscriptions per connection; close some first", maxSubsPerWS))
 		return
 	}
 	// listen first, then read the store: an event stored in between is
@@ -232,7 +235,7 @@ func (c *client) handleReq(id string, filters nostr.Filters) {
 			if f.Search != "" {
 				evs, explain, err := c.r.SearchQuery(c.ctx, c.reader(), f)
 				if err != nil {
-					c.closed(id, snowclaw.Text(err))
+					c.closed(id, err)
 					c.r.subs.unsubscribe(c, id)
 					return
 				}
@@ -246,7 +249,7 @@ func (c *client) handleReq(id string, filters nostr.Filters) {
 			}
 			ch, err := c.r.queryVisible(c.ctx, f)
 			if err != nil {
-				c.closed(id, "error: could not query the store")
+				c.closed(id, snowclaw.Internal("could not query the store"))
 				c.r.subs.unsubscribe(c, id)
 				return
 			}
@@ -259,22 +262,22 @@ func (c *client) handleReq(id string, filters nostr.Filters) {
 	}()
 }
 
-// checkFilters returns a CLOSED reason, or "" when every filter may run.
-func (c *client) checkFilters(id string, filters nostr.Filters) string {
+// checkFilters is the CLOSED refusal, or nil when every filter may run.
+func (c *client) checkFilters(id string, filters nostr.Filters) error {
 	if id == "" || len(id) > maxSubIDLen {
-		return fmt.Sprintf("invalid: subscription ids are 1-%d characters", maxSubIDLen)
+		return snowclaw.Invalid("subscription ids are 1-%d characters", maxSubIDLen)
 	}
 	if len(filters) == 0 || len(filters) > maxFilters {
-		return fmt.Sprintf("invalid: a request carries 1-%d filters", maxFilters)
+		return snowclaw.Invalid("a request carries 1-%d filters", maxFilters)
 	}
 	for _, f := range filters {
 		for _, reject := range c.r.RejectFilter {
 			if err := reject(c.ctx, f); err != nil {
-				return snowclaw.Text(err)
+				return err
 			}
 		}
 	}
-	return ""
+	return nil
 }
 
 // sendExplain delivers the score breakdown of a search with explain:true
@@ -291,8 +294,8 @@ func (c *client) sendExplain(sub string, rows any) {
 }
 
 func (c *client) handleCount(id string, filters nostr.Filters) {
-	if reason := c.checkFilters(id, filters); reason != "" {
-		c.closed(id, reason)
+	if err := c.checkFilters(id, filters); err != nil {
+		c.closed(id, err)
 		return
 	}
 	go func() {
@@ -300,7 +303,7 @@ func (c *client) handleCount(id string, filters nostr.Filters) {
 		for _, f := range filters {
 			n, err := c.r.countVisible(c.ctx, f)
 			if err != nil {
-				c.closed(id, "error: could not count")
+				c.closed(id, snowclaw.Internal("could not count"))
 				return
 			}
 			total += n
@@ -312,11 +315,11 @@ func (c *client) handleCount(id string, filters nostr.Filters) {
 func (c *client) handleAuth(evt *nostr.Event) {
 	pk, err := c.checkAuth(evt, time.Now())
 	if err != nil {
-		c.ok(evt.ID, false, err.Error())
+		c.ok(evt.ID, err)
 		return
 	}
 	c.amu.Lock()
 	c.authed = pk
 	c.amu.Unlock()
-	c.ok(evt.ID, true, "")
+	c.ok(evt.ID, nil)
 }

@@ -134,7 +134,7 @@ func (b apiBackend) do(ctx context.Context, method, path string, body, out any) 
 	}
 	var re *relayError
 	if errors.As(err, &re) {
-		return errors.New(re.msg)
+		return snowclaw.ParseRefusal(re.msg) // the reason travels as the prefix
 	}
 	return err
 }

@@ -117,7 +117,8 @@ func (in idInput) check() (string, error) {
 }
 
 // nip01Prefixes are the machine-readable prefixes of NIP-01 (and the API's
-// not-found/unsupported) that a tool error starts with.
+// not-found). Only the SDK's own failures are looked at for them: that is
+// text this relay did not make; its own errors carry a reason.
 var nip01Prefixes = []string{"auth-required:", "restricted:", "invalid:", "blocked:", "error:",
 	"not-found:", "unsupported:", "rate-limited:", "duplicate:", "pow:", "mute:"}
 
@@ -136,10 +137,7 @@ func toolError(logger *slog.Logger, tool string, err error) error {
 	if err == nil {
 		return nil
 	}
-	msg := err.Error()
-	if !hasPrefix(msg) {
-		msg = "error: " + msg
-	}
+	msg := snowclaw.Text(err)
 	logger.Debug("mcp tool failed", "tool", tool, "err", msg)
 	return errors.New(msg)
 }

@@ -71,7 +71,7 @@ func (b *memBackend) Get(_ context.Context, id string) (snowclaw.MemoryDetail, e
 	}
 	m, ok := b.items[id]
 	if !ok {
-		return snowclaw.MemoryDetail{}, errors.New("not-found: no memory " + id)
+		return snowclaw.MemoryDetail{}, snowclaw.NotFound("no memory %s", id)
 	}
 	return snowclaw.MemoryDetail{Memory: m, Event: &nostr.Event{ID: id, Kind: 30078, Tags: nostr.Tags{}}}, nil
 }
@@ -103,7 +103,7 @@ func (b *memBackend) Forget(_ context.Context, id string) (snowclaw.ForgetRespon
 		return snowclaw.ForgetResponse{}, b.fail
 	}
 	if _, ok := b.items[id]; !ok {
-		return snowclaw.ForgetResponse{}, errors.New("not-found: no memory " + id)
+		return snowclaw.ForgetResponse{}, snowclaw.NotFound("no memory %s", id)
 	}
 	delete(b.items, id)
 	return snowclaw.ForgetResponse{Deleted: 1, Message: "forgotten"}, nil
@@ -271,9 +271,9 @@ func TestTools_Errors(t *testing.T) {
 		{"SignedEvent", "memory_store", map[string]any{"text": "x", "event": map[string]any{"kind": 30078}}, nil, "invalid: "},
 		{"Tags", "memory_store", map[string]any{"text": "x", "tags": []string{"a"}}, nil, "invalid: "},
 		{"EmptyText", "memory_store", map[string]any{"text": " "}, nil, "invalid: text is empty"},
-		{"BackendPrefixKept", "memory_forget", map[string]any{"id": id}, errors.New("restricted: only its person, author or the owner may forget it"), "restricted: only its person"},
+		{"BackendPrefixKept", "memory_forget", map[string]any{"id": id}, snowclaw.Restricted("only its person, author or the owner may forget it"), "restricted: only its person"},
 		{"BackendUnprefixed", "memory_list", nil, errors.New("is the relay running? connection refused"), "error: is the relay running?"},
-		{"AuthRequired", "memory_search", map[string]any{"q": "x"}, errors.New("auth-required: sign in"), "auth-required: sign in"},
+		{"AuthRequired", "memory_search", map[string]any{"q": "x"}, snowclaw.AuthRequired("sign in"), "auth-required: sign in"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
