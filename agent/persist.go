@@ -73,10 +73,41 @@ func (a *Agent) persist(ctx context.Context, k memory.Key) error {
 		return err
 	}
 	if err := a.o.Publish(ctx, &evt); err != nil {
-		return fmt.Errorf("publishing %s: %w", evt.Tags.GetD(), err)
+		return &publishError{d: evt.Tags.GetD(), err: err}
 	}
 	a.flushed.Add(1)
 	return nil
+}
+
+// publishError is the relay's refusal of one record's event in a flush,
+// kept typed so that a caller can ask why one particular record was
+// refused (refusedAs) without reading the joined error's text.
+type publishError struct {
+	d   string // the record's d tag
+	err error  // the relay's answer, a snowclaw reason
+}
+
+func (e *publishError) Error() string { return fmt.Sprintf("publishing %s: %v", e.d, e.err) }
+func (e *publishError) Unwrap() error { return e.err }
+
+// refusedAs reports whether the flush error err holds the relay's refusal
+// of record d for reason.
+func refusedAs(err error, d string, reason snowclaw.Reason) bool {
+	switch e := err.(type) {
+	case nil:
+		return false
+	case *publishError:
+		return e.d == d && snowclaw.ReasonOf(e.err) == reason
+	case interface{ Unwrap() []error }:
+		for _, inner := range e.Unwrap() {
+			if refusedAs(inner, d, reason) {
+				return true
+			}
+		}
+	case interface{ Unwrap() error }:
+		return refusedAs(e.Unwrap(), d, reason)
+	}
+	return false
 }
 
 // nextStamp gives each version of an address a created_at later than the

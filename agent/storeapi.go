@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"errors"
-	"strings"
 	"time"
 
 	"github.com/snowclaw/snowclaw"
@@ -37,9 +36,9 @@ func (a *Agent) StoreItem(ctx context.Context, it memory.Item) (memory.Item, err
 		}
 		return memory.Item{}, snowclaw.Invalid("the memory cannot be stored: %v", why)
 	}
-	blocked := "publishing " + ItemD(stored) + ": blocked:"
+	d := ItemD(stored)
 	err := a.flush(ctx)
-	if err != nil && strings.Contains(err.Error(), blocked) {
+	if refusedAs(err, d, snowclaw.ReasonBlocked) {
 		// A forget blocks every version of the address created up to
 		// its second; a version stamped in that same second passes
 		// once the clock has moved on (the failed write is dirty again).
@@ -50,7 +49,7 @@ func (a *Agent) StoreItem(ctx context.Context, it memory.Item) (memory.Item, err
 		}
 	}
 	if err != nil {
-		if strings.Contains(err.Error(), blocked) {
+		if refusedAs(err, d, snowclaw.ReasonBlocked) {
 			// refused for good: kept, it would be retried forever
 			a.mem.Erase(func(x memory.Item) bool { return x.ID == stored.ID })
 			return memory.Item{}, snowclaw.Blocked("the relay refuses this memory (it was erased at its person's request)")
