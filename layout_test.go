@@ -1,0 +1,108 @@
+package snowclaw_test
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The layering of docs/architecture.md, checked: imports flow from cmd
+// through plugins to relay, agent, search and policies, and down to the
+// root schema. A package may not import what sits above it.
+var forbidden = []struct {
+	pkg   string   // this package and everything under it …
+	above []string // … imports none of these (or their sub-packages)
+}{
+	{".", []string{"./"}}, // the root imports nothing of the project
+	{"./policies", []string{"./relay", "./plugins", "./agent", "./search", "./cmd", "./internal"}},
+	{"./relay", []string{"./plugins", "./agent", "./search", "./cmd"}},
+	{"./search", []string{"./relay", "./plugins", "./agent", "./cmd", "./policies"}},
+	{"./agent", []string{"./relay", "./plugins", "./search", "./cmd"}},
+	{"./plugins", []string{"./cmd"}},
+	{"./internal", []string{"./relay", "./plugins", "./agent", "./cmd"}},
+}
+
+func TestLayout_ImportsFlowDown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	const mod = "github.com/snowclaw/snowclaw"
+	rel := func(p string) string { return "." + strings.TrimPrefix(p, mod) }
+	under := func(p, dir string) bool {
+		if dir == "./" {
+			return strings.HasPrefix(p, "./")
+		}
+		return p == dir || strings.HasPrefix(p, dir+"/")
+	}
+	checked := 0
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		pkg := rel(fields[0])
+		for _, rule := range forbidden {
+			if !(pkg == rule.pkg || rule.pkg != "." && under(pkg, rule.pkg)) {
+				continue
+			}
+			checked++
+			for _, imp := range fields[1:] {
+				if !strings.HasPrefix(imp, mod) {
+					continue
+				}
+				for _, bad := range rule.above {
+					if under(rel(imp), bad) {
+						t.Errorf("%s imports %s, which sits above it (docs/architecture.md)", pkg, rel(imp))
+					}
+				}
+			}
+		}
+	}
+	if checked < 10 {
+		t.Fatalf("only %d packages matched the rules: is the module path still %s?", checked, mod)
+	}
+}
+
+// TestLayout_Sizes keeps packages and files readable: no file of non-test
+// Go over 600 lines, no package over 3,500.
+func TestLayout_Sizes(t *testing.T) {
+	perPkg := map[string]int{}
+	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".") && path != ".") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		n := bytes.Count(b, []byte("\n"))
+		if n > 600 {
+			t.Errorf("%s: %d lines, over 600", path, n)
+		}
+		perPkg[filepath.Dir(path)] += n
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for pkg, n := range perPkg {
+		if n > 3500 {
+			t.Errorf("package %s: %d lines of non-test Go, over 3,500", pkg, n)
+		}
+	}
+	if len(perPkg) < 10 {
+		t.Fatalf("only %d packages found", len(perPkg))
+	}
+}
