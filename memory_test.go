@@ -8,39 +8,37 @@ import (
 	"github.com/snowclaw/snowclaw"
 )
 
+// TestDecodeMemory maps each content to what every view reads of it.
 func TestDecodeMemory(t *testing.T) {
-	for _, tc := range []struct {
-		name, content            string
-		summary, detail, context string
-		empty                    bool
-	}{
-		{"JSON", `{"summary":"s","detail":"d","context":"c"}`, "s", "d", "c", false},
-		{"plain text is the summary", "  use badger \n", "use badger", "", "", false},
-		{"detail only is the summary", `{"detail":"d"}`, "d", "", "", false},
-		{"empty summary beside a detail", `{"summary":"","detail":"d","context":"c"}`, "d", "", "c", false},
-		{"context only", ` {"summary":"","context":"c"}`, "", "", "c", false},
-		{"an app's record has no text", `{"notes":["x"]}`, "", "", "", true},
-		{"not JSON after all", `{"summary": oops`, `{"summary": oops`, "", "", false},
-		{"a summary that is not a string", `{"summary":3}`, `{"summary":3}`, "", "", false},
-		{"empty", "  ", "", "", "", true},
-		{"bookkeeping stays out of the text", `{"summary":"s","snowclaw":{"id":"x"}}`, "s", "", "", false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			m := snowclaw.DecodeMemory(tc.content)
-			if m.Summary != tc.summary || m.Detail != tc.detail || m.Context != tc.context || m.IsEmpty() != tc.empty {
-				t.Fatalf("DecodeMemory(%q) = %+v (empty %v)", tc.content, m, m.IsEmpty())
-			}
-			if tc.empty {
-				return
-			}
-			s, err := m.Encode()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if back := snowclaw.DecodeMemory(s); back.Summary != m.Summary || back.Detail != m.Detail || back.Context != m.Context {
-				t.Fatalf("DecodeMemory(Encode()) = %+v, want %+v", back, m)
-			}
-		})
+	type mc = snowclaw.MemoryContent
+	want := map[string]mc{
+		`{"summary":"s","detail":"d","context":"c"}`: {Summary: "s", Detail: "d", Context: "c"},
+		"  use badger \n": {Summary: "use badger"}, // plain text is the summary
+		`{"detail":"d"}`:  {Summary: "d"},          // a detail alone is the summary
+		`{"summary":"","detail":"d","context":"c"}`: {Summary: "d", Context: "c"},  // so is one beside an empty summary
+		` {"summary":"","context":"c"}`:             {Context: "c"},                // a context alone stays a context
+		`{"notes":["x"]}`:                           {},                            // an app's record has no text
+		`{"summary": oops`:                          {Summary: `{"summary": oops`}, // not JSON after all
+		`{"summary":3}`:                             {Summary: `{"summary":3}`},    // nor this
+		"  ":                                        {},                            // empty
+		`{"summary":"s","snowclaw":{"id":"x"}}`:     {Summary: "s"},                // bookkeeping stays out of the text
+	}
+	for content, w := range want {
+		m := snowclaw.DecodeMemory(content)
+		if m.Summary != w.Summary || m.Detail != w.Detail || m.Context != w.Context || m.IsEmpty() != w.IsEmpty() {
+			t.Errorf("DecodeMemory(%q) = %+v, want %+v", content, m, w)
+			continue
+		}
+		if w.IsEmpty() {
+			continue
+		}
+		s, err := m.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if back := snowclaw.DecodeMemory(s); back.Summary != m.Summary || back.Detail != m.Detail || back.Context != m.Context {
+			t.Errorf("DecodeMemory(Encode()) = %+v, want %+v", back, m)
+		}
 	}
 }
 
