@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"regexp"
 	"strings"
 
@@ -49,18 +48,9 @@ func isChat(evt *nostr.Event) bool {
 // for anyone else the store only caches it in RAM until they interact
 // (memory.Store.SeeName), so profile spam creates no records.
 func (a *Agent) seeProfile(evt *nostr.Event) {
-	var p struct {
-		Name        string `json:"name"`
-		DisplayName string `json:"display_name"`
-	}
-	if json.Unmarshal([]byte(evt.Content), &p) != nil {
-		return
-	}
-	name := strings.TrimSpace(p.DisplayName)
-	if name == "" {
-		name = strings.TrimSpace(p.Name)
-	}
-	if name == "" {
+	p, err := snowclaw.ProfileOf(evt)
+	name := p.Shown()
+	if err != nil || name == "" {
 		return
 	}
 	name = a.keys.Sanitize(name).Text

@@ -140,9 +140,7 @@ func (s *Service) selfEntry(a AgentEntry) AgentEntry {
 // no model, i.e. it is not an agent's.
 func agentProfile(evt *nostr.Event) (AgentEntry, bool) {
 	var c struct {
-		Name         string          `json:"name"`
-		DisplayName  string          `json:"display_name"`
-		About        string          `json:"about"`
+		snowclaw.Profile
 		Model        string          `json:"snow:model"`
 		Version      string          `json:"snow:version"`
 		Capabilities json.RawMessage `json:"snow:capabilities"`

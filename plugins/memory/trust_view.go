@@ -2,7 +2,6 @@ package memory
 
 import (
 	"context"
-	"encoding/json"
 	"sort"
 	"strings"
 
@@ -170,15 +169,8 @@ func (s *Service) profileNames(ctx context.Context, reader string, keys []string
 
 // profileName is a kind 0's display name, else its name.
 func profileName(evt *nostr.Event) string {
-	var p struct {
-		Name        string `json:"name"`
-		DisplayName string `json:"display_name"`
-	}
-	json.Unmarshal([]byte(evt.Content), &p)
-	if p.DisplayName != "" {
-		return p.DisplayName
-	}
-	return p.Name
+	p, _ := snowclaw.ProfileOf(evt)
+	return p.Shown()
 }
 
 func keysOf(m map[string]float64) []string {
