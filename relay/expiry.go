@@ -19,7 +19,8 @@ import (
 // runs every interval.
 type expiry struct {
 	mu       sync.Mutex
-	due      expiringHeap
+	due      expiringHeap               // may hold entries forgotten since
+	live     map[string]nostr.Timestamp // what is still tracked, by id
 	scanned  bool
 	interval time.Duration
 }
@@ -42,7 +43,9 @@ func (h *expiringHeap) Pop() any {
 	return x
 }
 
-func newExpiry() *expiry { return &expiry{interval: time.Hour} }
+func newExpiry() *expiry {
+	return &expiry{live: make(map[string]nostr.Timestamp), interval: time.Hour}
+}
 
 // track notes a stored event's expiration, if it has one.
 func (x *expiry) track(evt *nostr.Event) {
@@ -51,20 +54,21 @@ func (x *expiry) track(evt *nostr.Event) {
 		return
 	}
 	x.mu.Lock()
+	defer x.mu.Unlock()
+	if _, ok := x.live[evt.ID]; ok {
+		return // the first sweep's scan meets events tracked on save
+	}
+	x.live[evt.ID] = at
 	heap.Push(&x.due, expiring{id: evt.ID, at: at})
-	x.mu.Unlock()
 }
 
-// forget drops a deleted event.
+// forget drops a deleted event. It runs on every Delete, so it only
+// unmarks the event (O(1)); its heap entry is skipped when it comes due
+// rather than searched for.
 func (x *expiry) forget(id string) {
 	x.mu.Lock()
-	defer x.mu.Unlock()
-	for i := range x.due {
-		if x.due[i].id == id {
-			heap.Remove(&x.due, i)
-			return
-		}
-	}
+	delete(x.live, id)
+	x.mu.Unlock()
 }
 
 // run sweeps every interval until ctx ends.
@@ -115,7 +119,11 @@ func (x *expiry) expired(now nostr.Timestamp) []string {
 	defer x.mu.Unlock()
 	var ids []string
 	for x.due.Len() > 0 && x.due[0].at <= now {
-		ids = append(ids, heap.Pop(&x.due).(expiring).id)
+		e := heap.Pop(&x.due).(expiring)
+		if at, ok := x.live[e.id]; ok && at == e.at {
+			delete(x.live, e.id)
+			ids = append(ids, e.id)
+		}
 	}
 	return ids
 }

@@ -66,3 +66,30 @@ func TestExpiry_Sweep(t *testing.T) {
 		t.Errorf("left in the store: %q", left)
 	}
 }
+
+// TestExpiry_ForgetAndTrackOnce: a deleted event is not swept later, and
+// an event tracked twice (on save, then by the first sweep's scan) comes
+// due once.
+func TestExpiry_ForgetAndTrackOnce(t *testing.T) {
+	x := newExpiry()
+	now := nostr.Now()
+	mk := func(id string, at nostr.Timestamp) *nostr.Event {
+		return &nostr.Event{ID: id, Tags: nostr.Tags{{"expiration", strconv.FormatInt(int64(at), 10)}}}
+	}
+	x.track(mk("gone", now-5))
+	x.track(mk("twice", now-3))
+	x.track(mk("twice", now-3))
+	x.track(mk("later", now+60))
+	x.forget("gone")
+	if got := x.expired(now); !slices.Equal(got, []string{"twice"}) {
+		t.Fatalf("expired now = %q, want [twice]", got)
+	}
+	if got := x.expired(now + 30); len(got) != 0 {
+		t.Fatalf("expired again = %q", got)
+	}
+	x.forget("later")
+	x.track(mk("later", now+60)) // stored again after a deletion
+	if got := x.expired(now + 60); !slices.Equal(got, []string{"later"}) {
+		t.Fatalf("expired at +60 = %q, want [later] once", got)
+	}
+}
