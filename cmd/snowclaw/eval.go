@@ -34,7 +34,7 @@ func runEval(ctx context.Context, args, environ []string, stdout, stderr io.Writ
 	var fl serveFlags
 	fs.StringVar(&fl.config, "config", "", "TOML config whose [search] and [memory] settings are evaluated")
 	if err := fs.Parse(args[1:]); err != nil {
-		return errUsageShown
+		return usageFailed(err)
 	}
 	convs, err := locomo.Load(*data)
 	if err != nil {

@@ -11,7 +11,19 @@ import (
 	"github.com/snowclaw/snowclaw/relay"
 )
 
-func runKeygen(stdout io.Writer) error {
+func runKeygen(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("keygen", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: snowclaw keygen\n\nprints a new key pair (nsec, npub and their hex); it stores nothing")
+	}
+	if err := fs.Parse(args); err != nil {
+		return usageFailed(err)
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return errUsageShown
+	}
 	sk := nostr.GeneratePrivateKey()
 	pk, err := nostr.GetPublicKey(sk)
 	if err != nil {
@@ -48,7 +60,7 @@ func dataDirKeys(name string, args, environ []string, stderr io.Writer) (Config,
 	fs.StringVar(&fl.data, "data", "", "data directory (default ./snowclaw-data)")
 	fs.StringVar(&fl.config, "config", "", "TOML config file")
 	if err := fs.Parse(args); err != nil {
-		return Config{}, relay.Keys{}, errUsageShown
+		return Config{}, relay.Keys{}, usageFailed(err)
 	}
 	cfg, err := resolveConfig(&fl, environ)
 	if err != nil {

@@ -16,6 +16,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -39,6 +40,11 @@ func main() {
 
 var errUsageShown = errors.New("usage shown")
 
+// usageFailed is a command line its flag set refused, the usage already
+// printed. With -h or --help it wraps flag.ErrHelp, which run turns into
+// success: asking for help is not an error.
+func usageFailed(err error) error { return fmt.Errorf("%w: %w", errUsageShown, err) }
+
 const usage = `snowclaw: a Nostr relay with NIP-29 groups and an agent memory
 
 usage:
@@ -59,14 +65,25 @@ See config.example.toml for every key.
 `
 
 func run(ctx context.Context, args, environ []string, stdout, stderr io.Writer) error {
+	err := dispatch(ctx, args, environ, stdout, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	return err
+}
+
+func dispatch(ctx context.Context, args, environ []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		args = []string{"serve"}
+		// a bare command shows what it can do; starting a server (and
+		// creating ./snowclaw-data) is asked for with "serve"
+		fmt.Fprint(stderr, usage)
+		return errUsageShown
 	}
 	switch args[0] {
 	case "serve":
 		return runServe(ctx, args[1:], environ, stdout, stderr)
 	case "keygen":
-		return runKeygen(stdout)
+		return runKeygen(args[1:], stdout, stderr)
 	case "keys":
 		return runKeys(args[1:], environ, stdout, stderr)
 	case "reindex":

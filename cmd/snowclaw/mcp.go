@@ -30,7 +30,7 @@ func runMCP(ctx context.Context, args, environ []string, stdout, stderr io.Write
 	sec := fs.String("sec", "", "nsec or hex secret the tools act as (default $SNOWCLAW_SEC)")
 	logLevel := fs.String("log-level", "warn", "debug, info, warn or error (logs go to stderr)")
 	if err := fs.Parse(args); err != nil {
-		return errUsageShown
+		return usageFailed(err)
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("mcp: unexpected argument %q (it takes only flags)", fs.Arg(0))

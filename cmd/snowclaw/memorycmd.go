@@ -28,7 +28,7 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, errUsageShown
+			return nil, usageFailed(err)
 		}
 		if fs.NArg() == 0 {
 			return pos, nil

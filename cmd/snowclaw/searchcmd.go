@@ -30,7 +30,7 @@ func runSearch(ctx context.Context, args, environ []string, stdout, stderr io.Wr
 	rest := args
 	for len(rest) > 0 {
 		if err := fs.Parse(rest); err != nil {
-			return errUsageShown
+			return usageFailed(err)
 		}
 		if fs.NArg() == 0 {
 			break

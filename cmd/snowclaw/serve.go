@@ -46,7 +46,7 @@ func runServe(ctx context.Context, args, environ []string, stdout, stderr io.Wri
 	fs.SetOutput(stderr)
 	fl.register(fs)
 	if err := fs.Parse(args); err != nil {
-		return errUsageShown
+		return usageFailed(err)
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
