@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -150,6 +151,10 @@ func TestCLI_MemoryAndConfig(t *testing.T) {
 	out, err = cli(t, env, "memory", "lessons", "list", "--relay", c.url)
 	if err != nil || !strings.Contains(out, "no lessons") {
 		t.Fatalf("lessons list: %v\n%s", err, out)
+	}
+	// the relay may come from the environment instead of --relay
+	if out, err = cli(t, append(slices.Clone(env), "SNOWCLAW_RELAY="+c.url), "memory", "lessons", "list"); err != nil || !strings.Contains(out, "no lessons") {
+		t.Fatalf("lessons list with $SNOWCLAW_RELAY: %v\n%s", err, out)
 	}
 	if out, err = cli(t, env, "memory", "flush", "--relay", c.url); err != nil {
 		t.Fatalf("memory flush: %v\n%s", err, out)

@@ -32,7 +32,7 @@ type ownerClient struct {
 // ownerFlags registers --relay and --sec and returns a constructor that
 // resolves them (the secret may come from $SNOWCLAW_SEC).
 func ownerFlags(fs *flag.FlagSet, environ []string) func() (*ownerClient, error) {
-	relayURL := fs.String("relay", "ws://127.0.0.1:3334", "relay URL")
+	relayURL := relayFlag(fs, environ, "relay URL")
 	sec := fs.String("sec", "", "owner's nsec or hex secret (default $SNOWCLAW_SEC)")
 	return func() (*ownerClient, error) {
 		s := *sec
@@ -48,6 +48,16 @@ func ownerFlags(fs *flag.FlagSet, environ []string) func() (*ownerClient, error)
 		}
 		return &ownerClient{relay: *relayURL, sk: sk, http: &http.Client{Timeout: time.Minute}}, nil
 	}
+}
+
+// relayFlag registers --relay, the relay a client command talks to: by
+// default $SNOWCLAW_RELAY, else the address serve listens on by default.
+func relayFlag(fs *flag.FlagSet, environ []string, usage string) *string {
+	def := envValue(environ, "SNOWCLAW_RELAY")
+	if def == "" {
+		def = "ws://127.0.0.1:3334"
+	}
+	return fs.String("relay", def, usage+" (default $SNOWCLAW_RELAY)")
 }
 
 func envValue(environ []string, name string) string {

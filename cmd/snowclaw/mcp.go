@@ -26,7 +26,7 @@ import (
 func runMCP(ctx context.Context, args, environ []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	relayURL := fs.String("relay", "ws://127.0.0.1:3334", "relay URL (ws://, wss://, http:// or https://)")
+	relayURL := relayFlag(fs, environ, "relay URL (ws://, wss://, http:// or https://)")
 	sec := fs.String("sec", "", "nsec or hex secret the tools act as (default $SNOWCLAW_SEC)")
 	logLevel := fs.String("log-level", "warn", "debug, info, warn or error (logs go to stderr)")
 	if err := fs.Parse(args); err != nil {

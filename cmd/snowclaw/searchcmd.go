@@ -20,7 +20,7 @@ import (
 func runSearch(ctx context.Context, args, environ []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("search", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	url := fs.String("relay", "ws://127.0.0.1:3334", "relay URL")
+	url := relayFlag(fs, environ, "relay URL")
 	sec := fs.String("sec", "", "nsec or hex secret to authenticate with (default $SNOWCLAW_SEC)")
 	limit := fs.Int("limit", 10, "number of results")
 	asJSON := fs.Bool("json", false, "print the events as JSON lines")
