@@ -50,9 +50,11 @@ func checkContextHistory(n int) error {
 }
 
 // Settings are the effective values for one message: every field is set.
+// Its JSON keys are the ones `snowclaw config set` and the config events
+// take, so what `config get` prints can be set back as it reads.
 type Settings struct {
-	RespondMode    RespondMode
-	ContextHistory int
+	RespondMode    RespondMode `json:"respond_mode"`
+	ContextHistory int         `json:"context_history"`
 }
 
 // The built-in defaults live in constants so that Resolve does not depend on

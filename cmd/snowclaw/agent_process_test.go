@@ -169,8 +169,8 @@ func TestCLI_MemoryAndConfig(t *testing.T) {
 	}
 	var view struct {
 		Effective struct {
-			RespondMode    string
-			ContextHistory int
+			RespondMode    string `json:"respond_mode"`
+			ContextHistory int    `json:"context_history"`
 		}
 	}
 	for i := 0; i < 100; i++ {
@@ -184,7 +184,7 @@ func TestCLI_MemoryAndConfig(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if view.Effective.RespondMode != "all" || view.Effective.ContextHistory != 5 {
+	if view.Effective.RespondMode != "all" || view.Effective.ContextHistory != 5 || !strings.Contains(out, `"respond_mode": "all"`) {
 		t.Fatalf("config get after set: %s", out)
 	}
 	// a second set keeps the key it does not change
