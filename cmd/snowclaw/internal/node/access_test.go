@@ -266,13 +266,7 @@ func TestAccess_Live(t *testing.T) {
 	sentinel := w.mustPublish(w.connect(nil), mkEvent(newUser(), 1, nil, "sentinel"))
 	for reader, rc := range conns {
 		for _, sub := range []string{"live", "zero"} {
-			deadline := time.Now().Add(3 * time.Second)
-			for !rc.eventIDs(sub)[sentinel.ID] {
-				if time.Now().After(deadline) {
-					t.Fatalf("%s/%s: sentinel never arrived", reader, sub)
-				}
-				time.Sleep(10 * time.Millisecond)
-			}
+			waitEvent(t, rc.Client, sub, sentinel.ID)
 			got := rc.eventIDs(sub)
 			for name, evt := range fresh {
 				t.Run(fmt.Sprintf("%s/%s/%s", name, reader, sub), func(t *testing.T) {

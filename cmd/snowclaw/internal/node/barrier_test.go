@@ -1,20 +1,23 @@
 package node_test
 
 import (
+	"testing"
 	"time"
+
+	"github.com/snowclaw/snowclaw/internal/wsclient"
 )
 
-// waitEvent waits until subscription sub of rc has received event id. It
+// waitEvent waits until subscription sub of c has received event id. It
 // is the barrier before asserting that an earlier event was NOT
 // delivered: the relay writes to one connection in order, so once a
 // sentinel published later has arrived, anything broadcast before it has
 // arrived too (no sleep that hopes the relay was fast enough).
-func (rc *rawConn) waitEvent(sub, id string) {
-	rc.t.Helper()
+func waitEvent(t testing.TB, c *wsclient.Client, sub, id string) {
+	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
-	for !rc.eventIDs(sub)[id] {
+	for !c.EventIDs(sub)[id] {
 		if time.Now().After(deadline) {
-			rc.t.Fatalf("event %s never reached subscription %q", id[:8], sub)
+			t.Fatalf("event %s never reached subscription %q", id[:8], sub)
 		}
 		// the client's receive buffer fills from its own goroutine
 		time.Sleep(5 * time.Millisecond)

@@ -186,7 +186,7 @@ func TestGroups_LiveMessageToMembersOnly(t *testing.T) {
 		t.Fatal("member did not get the live message")
 	}
 	// a public note after it is the barrier on the outsider's connection
-	outsider.waitEvent("s", e.mustPublish(c, mkEvent(bob, 9, nil, "public, after")).ID)
+	waitEvent(t, outsider.Client, "s", e.mustPublish(c, mkEvent(bob, 9, nil, "public, after")).ID)
 	if outsider.eventIDs("s")[msg.ID] {
 		t.Fatal("non-member got the live message")
 	}

@@ -86,7 +86,7 @@ func TestReplaceable_OlderVersionNeitherStoredNorBroadcast(t *testing.T) {
 	}
 	// a later event of alice's is the barrier: it is broadcast after the
 	// refused older version would have been
-	watcher.waitEvent("w", e.mustPublish(c, mkEvent(alice, 30078, nostr.Tags{{"d", "snow:memory:barrier"}}, "later")).ID)
+	waitEvent(t, watcher.Client, "w", e.mustPublish(c, mkEvent(alice, 30078, nostr.Tags{{"d", "snow:memory:barrier"}}, "later")).ID)
 	if seen := watcher.eventIDs("w"); seen[older.ID] || !seen[newer.ID] {
 		t.Fatalf("broadcast %v: want the newer only", seen)
 	}

@@ -278,10 +278,7 @@ func TestSearch_LiveSubscription(t *testing.T) {
 	match := e.mustPublish(c, memory(a, "ops/k8s", "kubernetes pods restart on OOM"))
 	other := e.mustPublish(c, memory(a, "ops/dns", "dns caches expire after the ttl"))
 	sentinel := e.mustPublish(c, memory(a, "ops/k8s-2", "kubernetes sentinel"))
-	deadline := time.Now().Add(3 * time.Second)
-	for !rc.eventIDs("s")[sentinel.ID] && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitEvent(t, rc.Client, "s", sentinel.ID)
 	got := rc.eventIDs("s")
 	if !got[match.ID] || got[other.ID] {
 		t.Fatalf("live search got %v: want the kubernetes memories only", got)
