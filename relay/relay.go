@@ -30,6 +30,11 @@ type Options struct {
 	Icon        string
 	Version     string
 
+	// InstanceID names this process among several sharing one store
+	// (docs/scaling.md): metrics carry it as their instance label.
+	// cmd/snowclaw defaults it to the host name.
+	InstanceID string
+
 	Owner string // hex; may be empty
 	Keys  Keys
 

@@ -1,0 +1,83 @@
+package store
+
+import (
+	"context"
+	"errors"
+
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// A shared store (PostgreSQL) is written by several relay instances at
+// once. Each of them must see what the others stored and deleted: to
+// fan it out to its own live subscribers, keep its own derived state
+// (group membership, tombstones, the search index) and let nothing
+// instance-local decide access. The store therefore keeps a change log,
+// written in the same transaction as the change itself, numbered in
+// commit order; a Feed reads it. A single-process store (badger) has no
+// Feed: nobody else writes to it.
+
+// Op is what happened to an event.
+type Op uint8
+
+const (
+	// Saved: the event was stored (for a replaceable or addressable
+	// kind, it replaced the older versions of its address).
+	Saved Op = 1
+	// Deleted: the event was removed from the store.
+	Deleted Op = 2
+)
+
+func (o Op) String() string {
+	switch o {
+	case Saved:
+		return "saved"
+	case Deleted:
+		return "deleted"
+	}
+	return "unknown"
+}
+
+// Change is one entry of the change log.
+type Change struct {
+	Seq    int64  // position in the log: strictly increasing in commit order
+	Op     Op     // what happened
+	Origin string // the instance that made the change (Feed.Origin of its store)
+	Event  *nostr.Event
+}
+
+// ErrFeedTruncated is returned by Follow when the entries right after the
+// requested position have been pruned from the log: whoever follows can
+// no longer catch up change by change and must rebuild from the store.
+var ErrFeedTruncated = errors.New("store: the change log no longer holds the entries after this position; rebuild from the store")
+
+// Feed is a store's change log.
+type Feed interface {
+	// Origin is this process's own id in the log: the changes it made
+	// itself carry it.
+	Origin() string
+	// Head is the position of the newest entry (0 for an empty log): a
+	// follower that has just read the whole store starts there.
+	Head(ctx context.Context) (int64, error)
+	// Follow calls fn for every entry after position `after`, in order,
+	// and then for each new one as it is committed, until ctx ends or fn
+	// returns an error (which Follow returns). Entries arrive within a
+	// few milliseconds of their commit (PostgreSQL LISTEN/NOTIFY), and
+	// none is skipped: a lost notification or a broken connection only
+	// delays them. ErrFeedTruncated: see there.
+	Follow(ctx context.Context, after int64, fn func(Change) error) error
+}
+
+// FeedOf returns store's change log, or nil when it has none (a store
+// only this process writes).
+func FeedOf(s any) Feed {
+	for {
+		if f, ok := s.(Feed); ok {
+			return f
+		}
+		u, ok := s.(unwrapper)
+		if !ok {
+			return nil
+		}
+		s = u.Unwrap()
+	}
+}
