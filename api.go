@@ -36,7 +36,7 @@ type MemoryView struct {
 }
 
 // SearchRequest is a NIP-50 search as the API and MCP take it. Query may
-// carry the extensions of DESIGN.md §4 (tier:, t:, group:, …).
+// carry the extensions of docs/design.md "Search" (tier:, t:, group:, …).
 type SearchRequest struct {
 	Query   string `json:"q"`
 	Limit   int    `json:"limit,omitempty"`

@@ -5,7 +5,7 @@ import "context"
 // MemoryBackend is the memory as one reader sees it: the one interface the
 // HTTP API, MCP (in-process for `snowclaw serve`, over HTTP for `snowclaw
 // mcp`) and the CLI share. Every method obeys the relay's read and write
-// rules for that reader (DESIGN.md §3); errors carry a NIP-01 prefix
+// rules for that reader (docs/access.md); errors carry a NIP-01 prefix
 // ("invalid:", "restricted:", "not-found:", …).
 type MemoryBackend interface {
 	Search(ctx context.Context, req SearchRequest) (SearchResponse, error)

@@ -5,7 +5,7 @@
 // an event.
 package snowclaw
 
-// Event kinds the relay gives meaning to (DESIGN.md §2).
+// Event kinds the relay gives meaning to (docs/events.md).
 const (
 	KindProfile       = 0
 	KindDeletion      = 5

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// MemoryContent is the content of a memory item (DESIGN.md §2): what the
+// MemoryContent is the content of a memory item (docs/events.md): what the
 // list, the export, the search index and the agent all read out of one
 // event, so that one memory says the same thing in every view.
 type MemoryContent struct {

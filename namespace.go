@@ -6,7 +6,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 )
 
-// d-tag prefixes of kind 30078 (DESIGN.md §2).
+// d-tag prefixes of kind 30078 (docs/events.md).
 const (
 	PrefixConfig      = "snowclaw:config:"
 	PrefixMemory      = "snowclaw:memory:"

@@ -49,7 +49,7 @@ func ParseSecret(s string) (string, error) {
 
 // NpubMatches reports whether a d-tag subject names this hex pubkey in any
 // of the accepted forms: bech32 npub (canonical), full hex, or the legacy
-// 32-char hex prefix (DESIGN.md §2).
+// 32-char hex prefix (docs/events.md).
 func NpubMatches(subject, pubkeyHex string) bool {
 	if subject == "" || pubkeyHex == "" {
 		return false

@@ -19,7 +19,7 @@ var (
 )
 
 // Encrypted memories and the agent's records are NIP-44 conversations
-// between two keys (DESIGN.md §2): a private one between the agent and its
+// between two keys (docs/events.md): a private one between the agent and its
 // person, an internal one between the agent and itself. Seal and Open are
 // the one rule of who talks to whom; every reader of such content (the
 // agent, the views, the export, the search index) opens it here.

@@ -2,7 +2,7 @@ package snowclaw
 
 import "github.com/nbd-wtf/go-nostr"
 
-// Tier is the visibility tier of a memory (DESIGN.md §2).
+// Tier is the visibility tier of a memory (docs/events.md).
 type Tier string
 
 const (

@@ -235,7 +235,7 @@ func (a *Agent) Stats() Stats {
 }
 
 // Close stops taking events, handles what is queued, waits for replies
-// being written and flushes every dirty record (DESIGN.md §5: always on
+// being written and flushes every dirty record (docs/design.md "The agent": always on
 // shutdown).
 func (a *Agent) Close(ctx context.Context) error {
 	if !a.closed.CompareAndSwap(false, true) {

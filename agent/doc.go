@@ -1,4 +1,4 @@
-// Package agent is the resident agent (DESIGN.md §5): a subscriber inside
+// Package agent is the resident agent (docs/design.md "The agent"): a subscriber inside
 // the relay process that is fed every stored and ephemeral event through a
 // bounded queue, keeps per-person and per-group memory, ring buffers and
 // dynamic config in RAM, assembles the LLM context, replies when its

@@ -11,7 +11,7 @@ import (
 	"github.com/snowclaw/snowclaw/agent/memory"
 )
 
-// flushLoop is the debounce of DESIGN.md §5: dirty records are written
+// flushLoop is the debounce of docs/design.md "The agent": dirty records are written
 // when FlushEvery of them wait or FlushInterval has passed, whichever
 // comes first. A crash loses at most FlushInterval of ordinary updates;
 // explicit requests are flushed before the next message is handled.

@@ -23,8 +23,8 @@ const (
 var secretPattern = regexp.MustCompile(`(?i)(ncryptsec1|nsec1)[qpzry9x8gf2tvdw0s3jn54khce6mua7l]{10,}`)
 
 // KeyFilter sanitizes text before the agent stores it in a ring buffer or
-// shows it to a model, and before the search index keeps it (DESIGN.md
-// §5). A 64-character hex string looks exactly like a hex secret key, and
+// shows it to a model, and before the search index keeps it (docs/design.md
+// "The agent"). A 64-character hex string looks exactly like a hex secret key, and
 // nothing in the text tells a public key from a secret one, so only keys the agent already knows as public (its own, the
 // owner's, configured ones, group members it has seen) pass unchanged.
 type KeyFilter struct {

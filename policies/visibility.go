@@ -8,7 +8,7 @@ import (
 	"github.com/snowclaw/snowclaw"
 )
 
-// Visibility is the one read rule of DESIGN.md §3. Every path that hands an
+// Visibility is the one read rule of docs/access.md. Every path that hands an
 // event (or part of one) to a reader asks CanRead: stored REQ results, live
 // broadcasts, COUNT, search, HTTP and exports.
 type Visibility struct {

@@ -5,7 +5,7 @@ import (
 	"github.com/snowclaw/snowclaw"
 )
 
-// WriteRules are the write rules of DESIGN.md §2–3 that depend on who the
+// WriteRules are the write rules of docs/events.md, docs/access.md that depend on who the
 // author is: namespaces, tiers, relay-signed kinds and group membership.
 // NIP-29 moderation and join/leave requests are judged by the groups
 // plugin, which knows roles and invite codes.

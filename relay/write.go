@@ -8,7 +8,7 @@ import (
 	"github.com/snowclaw/snowclaw/policies"
 )
 
-// RejectDeleted keeps deleted events deleted (DESIGN.md §3).
+// RejectDeleted keeps deleted events deleted (docs/access.md).
 func (r *Relay) RejectDeleted(_ context.Context, evt *nostr.Event) error {
 	return r.tombs.refusal(evt)
 }

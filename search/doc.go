@@ -1,4 +1,4 @@
-// Package search is the memory search engine of DESIGN.md §4.
+// Package search is the memory search engine of docs/design.md "Search".
 //
 // An Index keeps docs (derived from stored events) in partitions by read
 // scope (Doc.Scope, parts.go), each with its own BM25 inverted index in

@@ -12,7 +12,7 @@ import (
 )
 
 // ParsedQuery is a NIP-50 search string split into free text and the
-// extensions of DESIGN.md §4. Values of one key are alternatives (OR);
+// extensions of docs/design.md "Search". Values of one key are alternatives (OR);
 // different keys must all hold (AND).
 type ParsedQuery struct {
 	Text              string   // free text, extensions removed

@@ -11,7 +11,7 @@ import (
 )
 
 // DefaultLimit is the number of results of a search without a limit
-// (DESIGN.md §4).
+// (docs/design.md "Search").
 const DefaultLimit = 20
 
 // minCandidates is the first depth pulled from each list; Search digs

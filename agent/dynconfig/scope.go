@@ -64,7 +64,7 @@ func ParseScope(s string) (Scope, error) {
 
 // ScopeOfD reads the scope from a config d tag. Besides the canonical npub
 // form it accepts the legacy 64-char hex and 32-char hex prefix forms
-// (DESIGN.md §2).
+// (docs/events.md).
 func ScopeOfD(d string) (Scope, error) {
 	ns, rest := snowclaw.ClassifyD(d)
 	if ns != snowclaw.NamespaceConfig {

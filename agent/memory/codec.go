@@ -204,7 +204,7 @@ func (c *Codec) encodeLesson(l *Lesson) (nostr.Event, error) {
 }
 
 // memoryEvent builds a seed 003 memory event with the tier markers the
-// relay enforces (DESIGN.md §2): h for group, p plus encryption for
+// relay enforces (docs/events.md): h for group, p plus encryption for
 // private, encryption to the agent itself for internal.
 func (c *Codec) memoryEvent(topic string, tier snowclaw.Tier, group, subject string, confidence float64, body snowclaw.MemoryContent) (nostr.Event, error) {
 	content, err := body.Encode()
@@ -237,7 +237,7 @@ func (c *Codec) memoryEvent(topic string, tier snowclaw.Tier, group, subject str
 	return nostr.Event{Content: content, Tags: tags}, nil
 }
 
-// TierMarkers are the tags that put a memory in its tier (DESIGN.md §2):
+// TierMarkers are the tags that put a memory in its tier (docs/events.md):
 // h for group, p plus encryption for private, encryption alone for
 // internal. They are what the relay's read rule judges, so the agent asks
 // that rule about an item it holds in RAM by these markers (Probe).

@@ -29,7 +29,7 @@ var (
 // Encode, and lenient about older writers. It accepts the legacy d forms of
 // a person's record (64 hex and the 32-hex prefix, completed from the p
 // tag), plain JSON person records of seed 000, and plain-text memory items,
-// taken as the summary (DESIGN.md §2). The event's created_at is noted so a
+// taken as the summary (docs/events.md). The event's created_at is noted so a
 // later Encode of the same d tag is newer.
 func (c *Codec) Decode(evt *nostr.Event) (Record, error) {
 	ns, rest := snowclaw.NamespaceOf(evt)

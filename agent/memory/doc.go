@@ -1,5 +1,5 @@
 // Package memory holds what the agent remembers, in RAM, and the kind 30078
-// event form of each record (DESIGN.md §2, §5; seeds 000, 002, 003).
+// event form of each record (docs/events.md, docs/design.md; seeds 000, 002, 003).
 //
 // The Store is the turn-time source of truth: reads never touch disk or the
 // relay. Every change marks its record dirty; a flusher elsewhere takes the

@@ -88,7 +88,7 @@ func (it Item) Valid() error {
 }
 
 // DefaultTopic is where an item lives when its writer named no topic
-// (DESIGN.md §2): a person's notes, a group's facts, general facts, or the
+// (docs/events.md): a person's notes, a group's facts, general facts, or the
 // agent's own notes. It ends in the id so that every item has its own d tag:
 // two items sharing a d tag would overwrite each other on the relay.
 func DefaultTopic(it Item) string {

@@ -56,7 +56,7 @@ type HTTPConfig struct {
 	MCPIdentity  string `toml:"mcp_identity"`
 }
 
-// AgentConfig is the resident agent (DESIGN.md §5, seed 000).
+// AgentConfig is the resident agent (docs/design.md "The agent", seed 000).
 type AgentConfig struct {
 	Enabled        bool     `toml:"enabled"`
 	Name           string   `toml:"name"`

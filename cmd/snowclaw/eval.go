@@ -18,23 +18,30 @@ import (
 	"github.com/snowclaw/snowclaw/relay"
 )
 
-// runEval is `snowclaw eval locomo --data FILE`: the retrieval metric of
-// ../shared/eval/README.md measured against a real relay. Every dialogue
+// runEval is `snowclaw eval locomo --data FILE`: LoCoMo's retrieval
+// metric (recall@5/10 and NDCG@10 of the evidence turns) measured against a
+// real relay. Every dialogue
 // turn is published over websocket as a group chat message (one NIP-29
 // group per conversation, so a query only sees its own conversation) and
 // every question is a NIP-50 REQ. It runs twice: BM25 alone, then the full
 // ranking of the configuration.
 func runEval(ctx context.Context, args, environ []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "locomo" {
-		return fmt.Errorf(`eval: the one benchmark is "locomo": snowclaw eval locomo --data ../shared/eval/locomo-dev.json`)
+		return fmt.Errorf(`eval: the one benchmark is "locomo": snowclaw eval locomo --data FILE (a LoCoMo JSON file)`)
 	}
 	fs := flag.NewFlagSet("eval locomo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	data := fs.String("data", "../shared/eval/locomo-dev.json", "LoCoMo JSON file")
+	// no default: the data set is not part of the repository, and a path
+	// guessed outside it would fail with a confusing "no such file"
+	data := fs.String("data", "", "LoCoMo JSON file (required)")
 	var fl serveFlags
 	fs.StringVar(&fl.config, "config", "", "TOML config whose [search] and [memory] settings are evaluated")
 	if err := fs.Parse(args[1:]); err != nil {
 		return usageFailed(err)
+	}
+	if *data == "" {
+		fs.Usage()
+		return fmt.Errorf("eval locomo: --data FILE is required (a LoCoMo JSON file, e.g. locomo10.json from the LoCoMo release)")
 	}
 	convs, err := locomo.Load(*data)
 	if err != nil {

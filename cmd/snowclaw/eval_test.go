@@ -57,3 +57,23 @@ func TestEval_LocomoOverRelay(t *testing.T) {
 		t.Fatalf("no per-category lines:\n%s", text)
 	}
 }
+
+// TestEval_DataRequired: the data set is not in the repository, so eval
+// names no default path; without --data it says what it needs and fails.
+func TestEval_DataRequired(t *testing.T) {
+	t.Chdir(t.TempDir())
+	for _, args := range [][]string{{"eval", "locomo"}, {"eval", "locomo", "--data", ""}} {
+		var out, errOut bytes.Buffer
+		err := run(context.Background(), args, nil, &out, &errOut)
+		if err == nil || !strings.Contains(err.Error(), "--data FILE is required") {
+			t.Fatalf("%q: err = %v, want the missing --data refusal", args, err)
+		}
+		if out.Len() != 0 {
+			t.Fatalf("%q: ran anyway:\n%s", args, out.String())
+		}
+	}
+	var out, errOut bytes.Buffer
+	if err := run(context.Background(), []string{"eval", "locomo", "--data", "no-such.json"}, nil, &out, &errOut); err == nil || !strings.Contains(err.Error(), "no-such.json") {
+		t.Fatalf("a missing file: err = %v, want one naming it", err)
+	}
+}

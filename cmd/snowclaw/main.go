@@ -53,7 +53,7 @@ usage:
   snowclaw keys    [--data DIR]  print the relay's and the agent's public keys
   snowclaw reindex [--data DIR]  rebuild the search index from the events (relay stopped)
   snowclaw search  "query" [--relay URL] [--sec KEY] [--explain] [--limit N]  NIP-50 search on a relay
-  snowclaw eval locomo [--data FILE]  retrieval metric against a real relay
+  snowclaw eval locomo --data FILE  retrieval metric (LoCoMo JSON) against a real relay
   snowclaw memory  get|set|list|items|delete|flush|compact|lessons …  the agent's memory (owner)
   snowclaw config  get|set <global|group:ID|npub:X> [key=value…]  dynamic config (owner)
   snowclaw privacy export|forget|freeze|unfreeze|destroy <npub>, audit [npub]  a person's rights (owner)

@@ -10,7 +10,7 @@ import (
 )
 
 const privacyUsage = `usage: snowclaw privacy <command> <npub> [flags] [--relay URL] [--sec OWNER_KEY]
-  export <npub> [--markdown]         everything held about the person (seed 004 JSON, or markdown)
+  export <npub> [--markdown]         everything held about the person (JSON, or markdown)
   forget <npub> --id ID… | --topic PREFIX | --tag T… | --before YYYY-MM-DD | --query TEXT [--confirm TOKEN]
                                      a query first lists its matches and a token; run again with --confirm
   rectify <npub> ID|WORDS --text T  correct a memory: a new version supersedes the old one

@@ -1,6 +1,5 @@
 // Package locomo turns the LoCoMo conversational-memory benchmark into
-// search docs and queries and scores rankings the way shared/eval/README.md
-// defines, so retrieval changes can be measured against one fixed number.
+// search docs and queries and scores rankings by recall@5/10 and NDCG@10 of the evidence turns, so retrieval changes can be measured against one fixed number.
 // The data file itself is not part of the project (its licence allows
 // evaluation only); callers pass its path.
 package locomo

@@ -142,6 +142,6 @@ func (g *Group) applyMetadataTags(tags nostr.Tags) {
 			g.Closed = false
 		}
 	}
-	// writes are always members-only here (DESIGN.md §3)
+	// writes are always members-only here (docs/access.md)
 	g.Restricted = true
 }

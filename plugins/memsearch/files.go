@@ -1,6 +1,6 @@
 package memsearch
 
-// Workspace file indexing (seed 001 §6, DESIGN.md §4): files matching the
+// Workspace file indexing (seed 001 §6, docs/design.md "Search"): files matching the
 // configured globs under a base directory are cut into chunks of about 512
 // tokens, each chunk is indexed as a search.Doc, and a periodic scan
 // re-indexes changed files and drops deleted ones.

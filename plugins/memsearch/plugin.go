@@ -32,7 +32,7 @@ type Options struct {
 	AgentPubkey  string
 	AgentSecret  string // decrypts private and internal memories into RAM
 	Store        eventstore.Store
-	// CanRead is the relay's read rule (DESIGN.md §3).
+	// CanRead is the relay's read rule (docs/access.md).
 	CanRead func(reader string, evt *nostr.Event) bool
 	// Progress, when set, hears how far a rebuild got.
 	Progress func(done, total int)

@@ -11,7 +11,7 @@
 // confirmation that guards the irreversible operations, and the export
 // document. The service (rights.go, collect.go, ops.go, change.go,
 // commands.go) gathers the events and memories, decides who may see them
-// (DESIGN.md §3 applies to exports too), and uses those pieces to record,
+// (docs/access.md applies to exports too), and uses those pieces to record,
 // confirm, select and render.
 //
 // The two files written here (audit log and erasure list) hold hashes and

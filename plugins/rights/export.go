@@ -48,7 +48,7 @@ type Category struct {
 // counts right, merge duplicates and keep records sorted; then marshal it
 // as JSON or render it with Markdown. It is not safe for concurrent use.
 //
-// Who may see what is the caller's decision (DESIGN.md §3). As a last line
+// Who may see what is the caller's decision (docs/access.md). As a last line
 // of defence the Add methods refuse data the tier rules keep from this
 // person: someone else's record or private memories, and encrypted events
 // neither written by nor addressed to them.

@@ -82,7 +82,7 @@ func (s *Service) check(r Request) error {
 }
 
 // Blocks tells the relay to refuse an event that a forget or destroy
-// erased (DESIGN.md §3: deleted stays deleted).
+// erased (docs/access.md: deleted stays deleted).
 func (s *Service) Blocks(evt *nostr.Event) bool { return s.o.Erased.Blocks(evt) }
 
 // Audit lists the audit trail: the owner sees everyone's (or one

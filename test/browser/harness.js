@@ -103,7 +103,7 @@ export function publish(relay, evt, what) {
   return withTimeout(relay.publish(evt), STEP_MS, `publish ${what || 'kind ' + evt.kind}`)
 }
 
-// memory builds a kind 30078 memory item (DESIGN.md §2).
+// memory builds a kind 30078 memory item (docs/events.md).
 export function memory(sk, topic, summary, { tier = 'public', model, confidence = 0.8, source, tags = [], detail, createdAt } = {}) {
   const t = [['d', `snow:memory:${topic}`], ['snow:tier', tier], ['snow:confidence', String(confidence)],
     ['snow:source', source || npubEncode(getPublicKey(sk))], ...tags]

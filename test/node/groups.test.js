@@ -1,7 +1,7 @@
 // An independent client's view of the relay: nostr-tools over ws, against
 // a real `snowclaw serve` child process. It checks NIP-42 auth, NIP-29 group
 // creation and joins, live delivery of group chat, and the refusals a
-// non-member and an anonymous reader get (DESIGN.md §3).
+// non-member and an anonymous reader get (docs/access.md).
 //
 //   SNOWCLAW_BIN=/path/to/snowclaw node --test
 //

@@ -60,7 +60,7 @@ func buildWorldWith(t *testing.T, mods ...func(*node.Options)) *world {
 	return w
 }
 
-// visibleTo is the expected read matrix of DESIGN.md §3.
+// visibleTo is the expected read matrix of docs/access.md.
 var visibleTo = map[string][]string{
 	"chat-private-group":        {"member", "owner", "agent"},
 	"reply-private-group":       {"member", "owner", "agent"},

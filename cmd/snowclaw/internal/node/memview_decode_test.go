@@ -28,7 +28,7 @@ func TestMemoryViews_OneReading(t *testing.T) {
 		return ct
 	}
 	private := []nostr.Tag{{"p", e.alice.pk}, {"encrypted", "nip44"}}
-	// a detail without a summary: the detail is the summary (DESIGN.md §2)
+	// a detail without a summary: the detail is the summary (docs/events.md)
 	clear := e.mustPublish(e.ac, memory(e.alice, "user/alice/clear", `{"detail":"quokka habits"}`))
 	sealed := e.mustPublish(e.ac, memory(e.alice, "user/alice/sealed", seal(e.alice.sk, e.agent.pk, `{"detail":"wombat habits"}`), private...))
 	// an empty summary beside a context: readable, just without a summary

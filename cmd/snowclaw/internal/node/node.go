@@ -39,7 +39,7 @@ type Options struct {
 	// Search, when Enabled, answers NIP-50 filters from an index in
 	// Search.Search.Dir (default <data>/search).
 	Search SearchOptions
-	// Agent configures the resident agent (DESIGN.md §5).
+	// Agent configures the resident agent (docs/design.md "The agent").
 	Agent AgentOptions
 
 	GroupCreators    []string // hex
