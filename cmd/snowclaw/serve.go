@@ -7,7 +7,9 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"sort"
 
 	"github.com/snowclaw/snowclaw"
@@ -22,6 +24,7 @@ import (
 // serveFlags are the command-line overrides; empty means "not given".
 type serveFlags struct {
 	addr, data, owner, config, logLevel string
+	cpuprofile                          string // not a setting: a measuring aid, so not in the config
 }
 
 func (f *serveFlags) register(fs *flag.FlagSet) {
@@ -30,6 +33,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.owner, "owner", "", "owner public key, npub or hex")
 	fs.StringVar(&f.config, "config", "", "TOML config file")
 	fs.StringVar(&f.logLevel, "log-level", "", "debug, info, warn or error")
+	fs.StringVar(&f.cpuprofile, "cpuprofile", "", "write a CPU profile of the relay to this file until it stops (cmd/snowbench uses it)")
 }
 
 func (f *serveFlags) apply(c *Config) {
@@ -56,6 +60,13 @@ func runServe(ctx context.Context, args, environ []string, stdout, stderr io.Wri
 		return err
 	}
 	logger := newLogger(stderr, cfg.LogLevel)
+	if fl.cpuprofile != "" {
+		stop, err := startCPUProfile(fl.cpuprofile)
+		if err != nil {
+			return fmt.Errorf("--cpuprofile: %w", err)
+		}
+		defer stop()
+	}
 
 	keys, err := relay.LoadKeys(cfg.Data, true)
 	if err != nil {
@@ -197,4 +208,18 @@ func modelTiers(m WeightMap) []search.ModelTier {
 		return out[i].Pattern < out[j].Pattern
 	})
 	return out
+}
+
+// startCPUProfile profiles the process into path until the returned
+// function runs (at shutdown, after the node has closed).
+func startCPUProfile(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
