@@ -24,9 +24,16 @@ const (
 // Chat kinds that carry conversation (NIP-29 chat, threads, replies).
 var chatKinds = map[int]bool{snowclaw.KindChat: true, 11: true, 12: true, 1: true, 1111: true}
 
-// chatDecision: mentions of the agent and substantial messages are
+// chatDecision: mentions of the agent and substantial group messages are
 // indexed; short ones are kept for keywords; reactions, reposts, very
-// short messages and the agent's own words are skipped.
+// short messages and the agent's own words are skipped. A kind 1 note
+// outside any group is kept for keywords unless it mentions the agent:
+// seed 001 §5 embeds the conversations the agent takes part in, not the
+// public timeline, where anyone with a fresh key can post at wire speed.
+// An embedding and its place in the vector graph cost several times what
+// storing the note does (snowbench ingest: with every note embedded the
+// relay took about twice the CPU per event of a bare relay), and each
+// vector holds a couple of KB of RAM for as long as the note is indexed.
 func (p *Plugin) chatDecision(evt *nostr.Event) decision {
 	if !chatKinds[evt.Kind] || evt.PubKey == p.opts.AgentPubkey {
 		return skip
@@ -40,7 +47,11 @@ func (p *Plugin) chatDecision(evt *nostr.Event) decision {
 	switch {
 	case n < 4:
 		return skip
-	case mentions || n >= 40:
+	case mentions:
+		return index
+	case evt.Kind == 1 && snowclaw.GroupOf(evt) == "":
+		return keywordOnly
+	case n >= 40:
 		return index
 	default:
 		return keywordOnly

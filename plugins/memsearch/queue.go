@@ -3,21 +3,33 @@ package memsearch
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/snowclaw/snowclaw/search"
 )
 
-// queue batches index updates. Indexing one event at a time costs a bleve
-// disk sync each (about 340 a second); the write path only enqueues, a
-// worker applies whatever has piled up as one batch, and every search
-// first applies what is pending, so a reader still sees every event whose
-// OK went out before its REQ.
+// queue takes index updates off the write path. OnEventSaved only
+// enqueues; a worker applies what has piled up as one batch, so that under
+// load the per-batch costs (the doc log write, the embedder call, the
+// parallel analysis) are paid once per hundreds of events instead of once
+// per event. Every search first applies what is pending itself, so a
+// reader still finds every event whose OK went out before its REQ; with
+// no reader the worker applies a batch within batchWait of its first
+// update, well inside the second DESIGN.md §4 allows.
+//
+// The queue is bounded: at maxPending updates push waits for the worker
+// (back-pressure on the publishers, whose OKs slow down) instead of
+// holding an unbounded backlog in RAM.
 type queue struct {
 	mu      sync.Mutex
 	ops     []op
-	kick    chan struct{}
-	applyMu sync.Mutex // one batch at a time, in order
-	done    chan struct{}
+	kick    chan struct{} // the first update of a batch arrived
+	full    chan struct{} // batchMax updates are waiting: apply now
+	room    chan struct{} // one token per pending update
+	applyMu sync.Mutex    // one batch at a time, in order
+	done    chan struct{} // closed when the worker has stopped
+	wait    time.Duration
+	max     int
 }
 
 // op is one index update: remove ids, then index doc (if any).
@@ -26,31 +38,82 @@ type op struct {
 	doc    *search.Doc
 }
 
+const (
+	// batchWait is how long the worker lets a batch gather after its
+	// first update.
+	batchWait = 50 * time.Millisecond
+	// batchMax updates are applied at once without waiting longer.
+	batchMax = 1000
+	// maxPending bounds the backlog (a few KB per doc).
+	maxPending = 16 * batchMax
+)
+
 func newQueue() *queue {
-	return &queue{kick: make(chan struct{}, 1), done: make(chan struct{})}
+	return &queue{kick: make(chan struct{}, 1), full: make(chan struct{}, 1), room: make(chan struct{}, maxPending),
+		done: make(chan struct{}), wait: batchWait, max: batchMax}
 }
 
+// push enqueues o, waiting while maxPending updates are pending. Once the
+// worker has stopped (Close) nothing waits: the index is closing anyway.
 func (q *queue) push(o op) {
+	select {
+	case q.room <- struct{}{}:
+	case <-q.done:
+	}
 	q.mu.Lock()
 	q.ops = append(q.ops, o)
+	n := len(q.ops)
 	q.mu.Unlock()
+	signal := q.kick
+	if n >= q.max {
+		signal = q.full
+	}
 	select {
-	case q.kick <- struct{}{}:
+	case signal <- struct{}{}:
 	default:
 	}
 }
 
-// run applies batches until stop is closed, then applies what is left.
+// take removes and returns every pending update, freeing their room.
+func (q *queue) take() []op {
+	q.mu.Lock()
+	ops := q.ops
+	q.ops = nil
+	q.mu.Unlock()
+	for range ops {
+		select {
+		case <-q.room:
+		default: // pushed after the worker stopped, without a token
+		}
+	}
+	return ops
+}
+
+// runQueue applies batches until stop is closed, then applies what is
+// left.
 func (p *Plugin) runQueue(stop <-chan struct{}) {
 	defer close(p.q.done)
+	t := time.NewTimer(0)
+	<-t.C
 	for {
 		select {
 		case <-p.q.kick:
-			p.flush(context.Background())
+			t.Reset(p.q.wait)
+			select {
+			case <-t.C:
+			case <-p.q.full:
+				t.Stop()
+			case <-stop:
+				t.Stop()
+				p.flush(context.Background())
+				return
+			}
+		case <-p.q.full:
 		case <-stop:
 			p.flush(context.Background())
 			return
 		}
+		p.flush(context.Background())
 	}
 }
 
@@ -59,10 +122,7 @@ func (p *Plugin) runQueue(stop <-chan struct{}) {
 func (p *Plugin) flush(ctx context.Context) {
 	p.q.applyMu.Lock()
 	defer p.q.applyMu.Unlock()
-	p.q.mu.Lock()
-	ops := p.q.ops
-	p.q.ops = nil
-	p.q.mu.Unlock()
+	ops := p.q.take()
 	var batch []search.Doc
 	apply := func() {
 		if len(batch) > 0 {

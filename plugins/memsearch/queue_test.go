@@ -1,0 +1,106 @@
+package memsearch
+
+import (
+	"context"
+	"log/slog"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/snowclaw/snowclaw/search"
+)
+
+// A full queue makes the publisher wait (back-pressure) until the pending
+// updates are taken, instead of growing without bound.
+func TestQueue_FullQueueBlocksPushUntilDrained(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := newQueue()
+		for i := range maxPending {
+			q.push(op{remove: []string{strconv.Itoa(i)}})
+		}
+		var pushed atomic.Bool
+		go func() {
+			q.push(op{remove: []string{"one too many"}})
+			pushed.Store(true)
+		}()
+		synctest.Wait()
+		if pushed.Load() {
+			t.Fatalf("push returned with %d updates already pending", maxPending)
+		}
+		if got := len(q.take()); got != maxPending {
+			t.Fatalf("took %d updates, want %d", got, maxPending)
+		}
+		synctest.Wait()
+		if !pushed.Load() {
+			t.Fatal("push still waiting after the queue was drained")
+		}
+		if got := len(q.take()); got != 1 {
+			t.Fatalf("took %d updates after the drain, want the 1 that waited", got)
+		}
+	})
+}
+
+// With no reader forcing it, the worker applies an update batchWait after
+// it arrives — not before (updates gather into batches), and not later
+// (DESIGN.md §4: searchable within a second of the OK); batchMax updates
+// are applied at once.
+func TestQueue_WorkerAppliesWithinBatchWait(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ix, err := search.Open(search.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ix.Close()
+		p := &Plugin{q: newQueue(), ix: ix, log: slog.New(slog.DiscardHandler)}
+		stop := make(chan struct{})
+		go p.runQueue(stop)
+		defer func() { close(stop); <-p.q.done }()
+
+		doc := func(id string) *search.Doc {
+			return &search.Doc{ID: id, Kind: 1, Text: "lighthouse keeper notes " + id}
+		}
+		p.q.push(op{doc: doc("first")})
+		time.Sleep(batchWait - time.Millisecond)
+		synctest.Wait()
+		if _, ok := ix.Get("first"); ok {
+			t.Fatal("applied before the batch window closed: no batching")
+		}
+		time.Sleep(time.Millisecond)
+		synctest.Wait()
+		if _, ok := ix.Get("first"); !ok {
+			t.Fatalf("not applied %s after its update", batchWait)
+		}
+
+		began := time.Now()
+		for i := range batchMax {
+			p.q.push(op{doc: doc("burst" + strconv.Itoa(i))})
+		}
+		synctest.Wait()
+		if _, ok := ix.Get("burst" + strconv.Itoa(batchMax-1)); !ok || time.Since(began) != 0 {
+			t.Fatalf("a full batch waited for the window (applied %v after %s)", ok, time.Since(began))
+		}
+	})
+}
+
+// flush is also what a reader runs: pending updates are applied in order,
+// so a removal after an addition of the same id leaves nothing.
+func TestQueue_FlushAppliesInOrder(t *testing.T) {
+	ix, err := search.Open(search.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	p := &Plugin{q: newQueue(), ix: ix, log: slog.New(slog.DiscardHandler)}
+	p.q.push(op{doc: &search.Doc{ID: "a", Kind: 1, Text: "first version"}})
+	p.q.push(op{remove: []string{"a"}})
+	p.q.push(op{doc: &search.Doc{ID: "b", Kind: 1, Text: "kept"}})
+	p.flush(context.Background())
+	if _, ok := ix.Get("a"); ok {
+		t.Fatal("a was removed after it was added, but is indexed")
+	}
+	if _, ok := ix.Get("b"); !ok {
+		t.Fatal("b is not indexed after flush")
+	}
+}
