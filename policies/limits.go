@@ -19,6 +19,13 @@ type Limits struct {
 	MaxFilterValues  int   // ids + authors + kinds + tag values of one filter
 	MaxLimit         int   // a larger limit is clamped to this
 	DefaultLimit     int   // limit when the filter gives none
+
+	// Per connection: a REQ or COUNT with more filters, a subscription
+	// id longer than MaxSubIDLength, or one subscription more than
+	// MaxSubscriptions open at once is refused with CLOSED.
+	MaxFilters       int
+	MaxSubscriptions int
+	MaxSubIDLength   int
 }
 
 // DefaultLimits are the limits of a relay with no configuration.
@@ -32,6 +39,9 @@ func DefaultLimits() Limits {
 		MaxFilterValues:  1000,
 		MaxLimit:         500,
 		DefaultLimit:     100,
+		MaxFilters:       10,
+		MaxSubscriptions: 50,
+		MaxSubIDLength:   64,
 	}
 }
 

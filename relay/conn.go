@@ -18,12 +18,9 @@ import (
 )
 
 const (
-	writeWait    = 10 * time.Second
-	pongWait     = 60 * time.Second
-	pingPeriod   = 30 * time.Second
-	maxSubIDLen  = 64
-	maxFilters   = 10 // per REQ or COUNT
-	maxSubsPerWS = 50
+	writeWait  = 10 * time.Second
+	pongWait   = 60 * time.Second
+	pingPeriod = 30 * time.Second
 )
 
 // client is one websocket connection speaking NIP-01.
@@ -220,8 +217,10 @@ func (c *client) handleReq(id string, filters nostr.Filters) {
 		c.closed(id, err)
 		return
 	}
-	if c.r.subs.count(c) >= maxSubsPerWS {
-		c.closed(id, snowclaw.Blocked("at most %d open subscriptions per connection; close some first", maxSubsPerWS))
+	// a REQ reusing an open id replaces that subscription (NIP-01), so
+	// it does not count against the limit
+	if max := c.r.opts.Limits.MaxSubscriptions; !c.r.subs.has(c, id) && c.r.subs.count(c) >= max {
+		c.closed(id, snowclaw.Blocked("at most %d open subscriptions per connection; close some first", max))
 		return
 	}
 	// listen first, then read the store: an event stored in between is
@@ -264,11 +263,12 @@ func (c *client) handleReq(id string, filters nostr.Filters) {
 
 // checkFilters is the CLOSED refusal, or nil when every filter may run.
 func (c *client) checkFilters(id string, filters nostr.Filters) error {
-	if id == "" || len(id) > maxSubIDLen {
-		return snowclaw.Invalid("subscription ids are 1-%d characters", maxSubIDLen)
+	l := c.r.opts.Limits
+	if id == "" || len(id) > l.MaxSubIDLength {
+		return snowclaw.Invalid("subscription ids are 1-%d characters", l.MaxSubIDLength)
 	}
-	if len(filters) == 0 || len(filters) > maxFilters {
-		return snowclaw.Invalid("a request carries 1-%d filters", maxFilters)
+	if len(filters) == 0 || len(filters) > l.MaxFilters {
+		return snowclaw.Invalid("a request carries 1-%d filters", l.MaxFilters)
 	}
 	for _, f := range filters {
 		for _, reject := range c.r.RejectFilter {

@@ -5,17 +5,11 @@ import (
 	"fmt"
 	"net/http"
 
+	"mime"
+	"strings"
+
 	"github.com/fasthttp/websocket"
-
-	"github.com/nbd-wtf/go-nostr/nip11"
 )
-
-// infoDocument is NIP-11 with the "self" field (the relay's own key, which
-// signs group metadata) that go-nostr's struct lacks.
-type infoDocument struct {
-	nip11.RelayInformationDocument
-	Self string `json:"self"`
-}
 
 // Handler is the relay's HTTP handler: websocket upgrades and everything
 // else the routes of r.mux, our NIP-11 document, and a plain page for browsers.
@@ -24,7 +18,12 @@ func (r *Relay) Handler() http.Handler {
 		switch {
 		case websocket.IsWebSocketUpgrade(req):
 			r.serveWS(w, req)
-		case req.Header.Get("Accept") == "application/nostr+json":
+		case req.Method == http.MethodOptions && (req.URL.Path == "/" || wantsNIP11(req)):
+			// a browser's preflight before fetching NIP-11: it does not
+			// send the Accept header it is asking permission for
+			setNIP11CORS(w)
+			w.WriteHeader(http.StatusNoContent)
+		case wantsNIP11(req):
 			r.serveNIP11(w, req)
 		default:
 			r.mux.ServeHTTP(w, req)
@@ -42,10 +41,44 @@ func (r *Relay) routes() {
 	})
 }
 
-func (r *Relay) serveNIP11(w http.ResponseWriter, _ *http.Request) {
+// wantsNIP11 reports whether the request accepts application/nostr+json
+// among its media ranges ("application/nostr+json", or listed with
+// others and quality values).
+func wantsNIP11(req *http.Request) bool {
+	for _, v := range req.Header.Values("Accept") {
+		for _, part := range strings.Split(v, ",") {
+			if mt, _, err := mime.ParseMediaType(strings.TrimSpace(part)); err == nil && mt == "application/nostr+json" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// setNIP11CORS sets the headers NIP-11 asks for, so that web clients on
+// any origin can read the document.
+func setNIP11CORS(w http.ResponseWriter) {
+	h := w.Header()
+	h.Set("Access-Control-Allow-Origin", "*")
+	h.Set("Access-Control-Allow-Headers", "Accept, Content-Type, Authorization")
+	h.Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
+	h.Set("Access-Control-Max-Age", "86400")
+}
+
+func (r *Relay) serveNIP11(w http.ResponseWriter, req *http.Request) {
+	if req.Method != http.MethodGet && req.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD, OPTIONS")
+		http.Error(w, "invalid: NIP-11 is served to GET", http.StatusMethodNotAllowed)
+		return
+	}
+	b, err := json.Marshal(r.information())
+	if err != nil {
+		http.Error(w, "error: could not build the relay information", http.StatusInternalServerError)
+		return
+	}
+	setNIP11CORS(w)
 	w.Header().Set("Content-Type", "application/nostr+json")
-	w.Header().Set("Access-Control-Allow-Origin", "*")
-	json.NewEncoder(w).Encode(infoDocument{RelayInformationDocument: *r.info, Self: r.ids.Relay})
+	w.Write(b)
 }
 
 func (r *Relay) serveHome(w http.ResponseWriter, req *http.Request) {
@@ -54,7 +87,7 @@ func (r *Relay) serveHome(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	fmt.Fprintf(w, "%s: a Nostr relay with NIP-29 groups and an agent memory.\nConnect a Nostr client to this address over websocket.\nRelay information: send Accept: application/nostr+json.\n", r.info.Name)
+	fmt.Fprintf(w, "%s: a Nostr relay with NIP-29 groups and an agent memory.\nConnect a Nostr client to this address over websocket.\nRelay information: send Accept: application/nostr+json.\n", r.information().Name)
 }
 
 // Mux is where the components built around the relay register their

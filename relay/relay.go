@@ -13,7 +13,6 @@ import (
 	"net/http"
 
 	"github.com/nbd-wtf/go-nostr"
-	"github.com/nbd-wtf/go-nostr/nip11"
 	"github.com/snowclaw/snowclaw/policies"
 	"github.com/snowclaw/snowclaw/relay/store"
 )
@@ -28,7 +27,13 @@ type Options struct {
 	Description string
 	Contact     string
 	Icon        string
+	Banner      string
 	Version     string
+	// PostingPolicy, PrivacyPolicy and TermsOfService are URLs shown in
+	// NIP-11; empty ones are left out.
+	PostingPolicy  string
+	PrivacyPolicy  string
+	TermsOfService string
 
 	// InstanceID names this process among several sharing one store
 	// (docs/scaling.md): metrics carry it as their instance label.
@@ -68,7 +73,6 @@ type Relay struct {
 	opts   Options
 	log    *slog.Logger
 	mux    *http.ServeMux // every plain HTTP route (http.go)
-	info   *nip11.RelayInformationDocument
 	expiry *expiry
 	stop   context.CancelFunc // ends the expiry sweep
 	store  *store.Exact       // badger, answering exactly (store/exact.go)
@@ -93,6 +97,7 @@ func New(ctx context.Context, st *store.Exact, opts Options) (*Relay, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
+	opts.Limits = withConnDefaults(opts.Limits)
 	ids, err := opts.Keys.Identities(opts.Owner)
 	if err != nil {
 		return nil, err
@@ -113,7 +118,6 @@ func New(ctx context.Context, st *store.Exact, opts Options) (*Relay, error) {
 	if r.maxMessage <= 0 {
 		r.maxMessage = 512 * 1024
 	}
-	r.info = r.infoDocument()
 	r.routes()
 	r.connLimit = policies.ConnectionRateLimit(r.opts.ConnRateIP)
 	if err := r.tombs.load(ctx, r); err != nil {

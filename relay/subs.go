@@ -54,6 +54,14 @@ func (g *registry) count(c *client) int {
 	return len(g.clients[c])
 }
 
+// has reports whether c has subscription id open.
+func (g *registry) has(c *client, id string) bool {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	_, ok := g.clients[c][id]
+	return ok
+}
+
 func (g *registry) all() []*client {
 	g.mu.RLock()
 	defer g.mu.RUnlock()

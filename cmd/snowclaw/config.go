@@ -129,7 +129,13 @@ type RelayConfig struct {
 	Description string `toml:"description"`
 	Contact     string `toml:"contact"`
 	Icon        string `toml:"icon"`
-	ServiceURL  string `toml:"service_url"`
+	// Banner, PostingPolicy, PrivacyPolicy and TermsOfService are http(s)
+	// URLs shown in NIP-11.
+	Banner         string `toml:"banner"`
+	PostingPolicy  string `toml:"posting_policy"`
+	PrivacyPolicy  string `toml:"privacy_policy"`
+	TermsOfService string `toml:"terms_of_service"`
+	ServiceURL     string `toml:"service_url"`
 	// TrustedProxies may set X-Forwarded-For, -Host and -Proto: CIDRs or
 	// single addresses.
 	TrustedProxies []string `toml:"trusted_proxies"`
@@ -145,6 +151,9 @@ type LimitsConfig struct {
 	MaxFilterValues  int `toml:"max_filter_values"`
 	MaxLimit         int `toml:"max_limit"`
 	DefaultLimit     int `toml:"default_limit"`
+	MaxFilters       int `toml:"max_filters"`
+	MaxSubscriptions int `toml:"max_subscriptions"`
+	MaxSubIDLength   int `toml:"max_subid_length"`
 }
 
 type RateConfig struct {
@@ -202,6 +211,9 @@ func DefaultConfig() Config {
 			MaxFilterValues:  l.MaxFilterValues,
 			MaxLimit:         l.MaxLimit,
 			DefaultLimit:     l.DefaultLimit,
+			MaxFilters:       l.MaxFilters,
+			MaxSubscriptions: l.MaxSubscriptions,
+			MaxSubIDLength:   l.MaxSubIDLength,
 		},
 		RateLimits: RateConfig{
 			EventsPerSecondIP: 50, EventsBurstIP: 200,
@@ -426,6 +438,13 @@ func (c *Config) Validate() error {
 			bad("relay.service_url", "%q is not a ws:// or wss:// URL", c.Relay.ServiceURL)
 		}
 	}
+	for key, v := range map[string]string{"relay.icon": c.Relay.Icon, "relay.banner": c.Relay.Banner,
+		"relay.posting_policy": c.Relay.PostingPolicy, "relay.privacy_policy": c.Relay.PrivacyPolicy,
+		"relay.terms_of_service": c.Relay.TermsOfService} {
+		if u, err := url.Parse(v); v != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
+			bad(key, "%q is not an http:// or https:// URL", v)
+		}
+	}
 	if _, err := relay.ParseTrustedProxies(c.Relay.TrustedProxies); err != nil {
 		bad("relay.trusted_proxies", "%v", err)
 	}
@@ -435,7 +454,8 @@ func (c *Config) Validate() error {
 		"limits.max_content_bytes": l.MaxContentBytes, "limits.max_tags": l.MaxTags,
 		"limits.max_tag_value_bytes": l.MaxTagValueBytes, "limits.max_future_seconds": l.MaxFutureSeconds,
 		"limits.max_filter_values": l.MaxFilterValues, "limits.max_limit": l.MaxLimit,
-		"limits.default_limit": l.DefaultLimit,
+		"limits.default_limit": l.DefaultLimit, "limits.max_filters": l.MaxFilters,
+		"limits.max_subscriptions": l.MaxSubscriptions, "limits.max_subid_length": l.MaxSubIDLength,
 	} {
 		if v <= 0 {
 			bad(key, "must be positive, got %d", v)

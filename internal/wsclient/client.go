@@ -89,6 +89,14 @@ func (c *Client) Send(v ...any) error {
 	return c.conn.WriteJSON(v)
 }
 
+// SendRaw writes one text frame exactly as given: malformed or
+// hand-built messages a marshaller would not produce.
+func (c *Client) SendRaw(b []byte) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	return c.conn.WriteMessage(websocket.TextMessage, b)
+}
+
 // Frames returns every message received so far.
 func (c *Client) Frames() []json.RawMessage {
 	c.mu.Lock()

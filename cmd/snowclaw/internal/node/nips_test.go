@@ -140,60 +140,6 @@ func TestNIP45_Count(t *testing.T) {
 	}
 }
 
-func TestNIP11_Document(t *testing.T) {
-	e := startEnv(t)
-	req, _ := http.NewRequest("GET", e.srv.URL, nil)
-	req.Header.Set("Accept", "application/nostr+json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var doc struct {
-		Name          string `json:"name"`
-		PubKey        string `json:"pubkey"`
-		Self          string `json:"self"`
-		SupportedNIPs []int  `json:"supported_nips"`
-		Software      string `json:"software"`
-		Version       string `json:"version"`
-		Limitation    struct {
-			AuthRequired     *bool `json:"auth_required"`
-			RestrictedWrites bool  `json:"restricted_writes"`
-			MaxLimit         int   `json:"max_limit"`
-			MaxMessageLength int   `json:"max_message_length"`
-			MaxContentLength int   `json:"max_content_length"`
-		} `json:"limitation"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
-		t.Fatal(err)
-	}
-	if doc.PubKey != e.owner.pk || doc.Self != e.relay.pk {
-		t.Fatalf("pubkey %q self %q; want owner and relay keys", doc.PubKey, doc.Self)
-	}
-	for _, want := range []int{1, 9, 11, 29, 40, 42, 45} {
-		found := false
-		for _, n := range doc.SupportedNIPs {
-			found = found || n == want
-		}
-		if !found {
-			t.Errorf("supported_nips %v lacks %d", doc.SupportedNIPs, want)
-		}
-	}
-	for _, n := range doc.SupportedNIPs {
-		if n == 50 || n == 77 || n == 86 {
-			t.Errorf("supported_nips claims %d, which does not work here", n)
-		}
-	}
-	l := doc.Limitation
-	if l.AuthRequired == nil || *l.AuthRequired || !l.RestrictedWrites || l.MaxLimit != e.opts.Limits.MaxLimit ||
-		l.MaxMessageLength != int(e.opts.MaxMessageBytes) || l.MaxContentLength != e.opts.Limits.MaxContentBytes {
-		t.Fatalf("limitation %+v does not match the options", l)
-	}
-	if doc.Software == "" || doc.Version != "test" || doc.Name != "snowclaw-test" {
-		t.Fatalf("software %q version %q name %q", doc.Software, doc.Version, doc.Name)
-	}
-}
-
 // TestNIP42_ServiceURL: behind a TLS proxy the relay must check the auth
 // event's relay tag against its public URL, not the address it sees.
 func TestNIP42_ServiceURL(t *testing.T) {
