@@ -130,16 +130,6 @@ func (a *Agent) DeleteRecord(ctx context.Context, s Subject) error {
 	return a.flush(ctx)
 }
 
-// Compact deduplicates and caps the long-term items, deleting the events
-// of those removed.
-func (a *Agent) Compact(ctx context.Context, max int) (int, error) {
-	if max <= 0 {
-		max = a.o.MaxItems
-	}
-	n := len(a.mem.Compact(max))
-	return n, a.flush(ctx)
-}
-
 // Lessons lists the lessons; SetLessonEnabled and DeleteLesson change them.
 func (a *Agent) Lessons() []memory.Lesson { return a.mem.Lessons() }
 

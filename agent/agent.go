@@ -12,6 +12,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/agent/dynconfig"
+	"github.com/snowclaw/snowclaw/agent/extract"
 	"github.com/snowclaw/snowclaw/agent/llm"
 	"github.com/snowclaw/snowclaw/agent/memory"
 	"github.com/snowclaw/snowclaw/agent/prompt"
@@ -62,6 +63,13 @@ type Options struct {
 	ReplyTimeout  time.Duration // one reply, model call included; 0 = 3m
 	MaxReplies    int           // replies written side by side; 0 = 2
 
+	// Learning is learning from conversation and consolidation (issue
+	// 15); it needs LLM to answer structured JSON (llm.Structured).
+	Learning LearningOptions
+	// Profile is what the agent says of itself in its kind 0 and relay
+	// list (seed 003); published at Start when it changed.
+	Profile ProfileOptions
+
 	Logger *slog.Logger
 	Now    func() time.Time
 }
@@ -85,6 +93,23 @@ type Stats struct {
 	Dropped, Handled     uint64
 	Replies, LLMErrors   uint64
 	Flushed, FlushErrors uint64
+
+	// Learning from conversation (zero when it is off).
+	Learning LearningStats
+}
+
+// LearningStats are learning's counters: what the model calls cost and
+// what they wrote.
+type LearningStats struct {
+	Enabled bool `json:"enabled"`
+	extract.Stats
+	Pending       int    `json:"pending"` // messages waiting to be read
+	Added         uint64 `json:"added"`
+	Updated       uint64 `json:"updated"`
+	Ignored       uint64 `json:"ignored"`
+	FrozenSkipped uint64 `json:"frozen_skipped"`
+	Dropped       uint64 `json:"dropped_batches"`
+	Compactions   uint64 `json:"compactions"`
 }
 
 // Agent is the resident agent. Feed it events; it does the rest in its
@@ -114,6 +139,11 @@ type Agent struct {
 	fed, dropped, handled, replied, llmErr, flushed, flushErr atomic.Uint64
 
 	replying atomic.Int64 // replies queued or being written (Idle)
+
+	learner  *extract.Learner       // nil: learning is off
+	lq       *learnQueue            // conversations waiting to be read
+	ls       learnStats             // what learning wrote
+	contexts map[string]ContextView // last prompt per conversation (LastContext)
 
 	stop    chan struct{}
 	done    sync.WaitGroup
@@ -155,6 +185,13 @@ func New(o Options) (*Agent, error) {
 		rings:   make(map[string]*memory.Ring),
 		last:    make(map[string]int64),
 		stop:    make(chan struct{}),
+
+		lq:       newLearnQueue(),
+		contexts: make(map[string]ContextView),
+	}
+	a.learner, err = newLearner(o, func(s string) string { return a.keys.Sanitize(s).Text })
+	if err != nil {
+		return nil, err
 	}
 	return a, nil
 }
@@ -183,6 +220,7 @@ func setDefaults(o *Options) {
 	if o.ReplyTimeout <= 0 {
 		o.ReplyTimeout = 3 * time.Minute
 	}
+	o.Learning.defaults()
 }
 
 // Pubkey is the agent's public key, hex.
@@ -199,6 +237,17 @@ func (a *Agent) Start(ctx context.Context) error {
 	a.done.Add(2)
 	go a.work()
 	go a.flushLoop()
+	// the background loops of learning (a leader gate must cover them):
+	// learnLoop reads debounced conversations, compactLoop consolidates
+	if a.learner != nil {
+		a.done.Add(1)
+		go a.learnLoop()
+	}
+	if a.learner != nil && a.o.Learning.CompactEvery > 0 {
+		a.done.Add(1)
+		go a.compactLoop()
+	}
+	a.publishProfile(ctx)
 	for i := 0; i < a.o.MaxReplies; i++ {
 		go a.replyWriter()
 	}
@@ -231,6 +280,18 @@ func (a *Agent) Stats() Stats {
 		Dropped: a.dropped.Load(), Handled: a.handled.Load(),
 		Replies: a.replied.Load(), LLMErrors: a.llmErr.Load(),
 		Flushed: a.flushed.Load(), FlushErrors: a.flushErr.Load(),
+		Learning: a.learningStats(),
+	}
+}
+
+func (a *Agent) learningStats() LearningStats {
+	if a.learner == nil {
+		return LearningStats{}
+	}
+	return LearningStats{
+		Enabled: true, Stats: a.learner.Stats(), Pending: a.lq.size(),
+		Added: a.ls.added.Load(), Updated: a.ls.updated.Load(), Ignored: a.ls.ignored.Load(),
+		FrozenSkipped: a.ls.frozenSkipped.Load(), Dropped: a.ls.dropped.Load(), Compactions: a.ls.compactions.Load(),
 	}
 }
 
@@ -240,6 +301,9 @@ func (a *Agent) Stats() Stats {
 func (a *Agent) Close(ctx context.Context) error {
 	if !a.closed.CompareAndSwap(false, true) {
 		return nil
+	}
+	if n := a.lq.close(); n > 0 {
+		a.log.Info("learning: unread messages left at shutdown", "messages", n)
 	}
 	if a.started.Load() {
 		close(a.stop)
@@ -278,5 +342,5 @@ func (a *Agent) work() {
 func (a *Agent) Idle() bool {
 	// replying is raised before handled (reply runs inside handle), so
 	// once every fed event is handled it counts every queued reply
-	return a.fed.Load() == a.handled.Load() && a.replying.Load() == 0
+	return a.fed.Load() == a.handled.Load() && a.replying.Load() == 0 && a.lq.idle()
 }

@@ -121,6 +121,7 @@ func (a *Agent) seeGroupMessage(evt *nostr.Event) {
 	if addressed || a.cfg.Resolve(evt.PubKey, group).RespondMode == "all" {
 		turn.note = a.learn(turn)
 	}
+	a.queueLearn(turn)
 	if a.shouldReply(evt.PubKey, group, addressed) {
 		a.reply(turn)
 	}
@@ -163,6 +164,7 @@ func (a *Agent) seeGiftWrap(evt *nostr.Event) {
 	a.ring(key).Push(msg)
 	t := turn{sender: pm.From, msg: msg, history: history, private: true}
 	t.note = a.learn(t)
+	a.queueLearn(t)
 	if a.shouldReply(pm.From, "", true) {
 		a.reply(t)
 	}

@@ -119,6 +119,7 @@ func (a *Agent) buildPrompt(t turn) prompt.Prompt {
 	if n := settings.ContextHistory; len(hist) > n {
 		hist = hist[len(hist)-n:]
 	}
+	var ids []string
 	in := prompt.Input{
 		AgentName: a.o.Name, AgentNpub: a.npub,
 		OwnerNpub:    snowclaw.NpubOf(a.o.Owner),
@@ -126,9 +127,9 @@ func (a *Agent) buildPrompt(t turn) prompt.Prompt {
 		Sender:       a.senderContext(t.sender),
 		Current:      line(t.msg),
 		Lessons:      a.mem.TopLessons(5, func(l memory.Lesson) bool { return a.lessonMayShow(l, t) }),
-		Memories:     a.recall(t),
 		Budget:       a.o.TokenBudget,
 	}
+	in.Memories, ids = a.recall(t)
 	if a.o.Owner == "" {
 		in.OwnerNpub = ""
 	} else if o, ok := a.mem.Npub(a.o.Owner); ok {
@@ -143,7 +144,9 @@ func (a *Agent) buildPrompt(t turn) prompt.Prompt {
 	if !t.private {
 		in.Group = a.groupContext(t.group)
 	}
-	return prompt.Assemble(in, a.tok)
+	p := prompt.Assemble(in, a.tok)
+	a.noteContext(t, ids, p)
+	return p
 }
 
 func line(h memory.HistoryMessage) prompt.Line {
@@ -182,32 +185,48 @@ func (a *Agent) groupContext(id string) *prompt.Group {
 	return pg
 }
 
-// recall finds long-term memories for the prompt: through the search
-// index when the relay has one, else over the agent's own items, in
-// either case only what the reply's audience may read.
-func (a *Agent) recall(t turn) []string {
-	const n = 5
+// recall finds long-term memories for the prompt (recallItems) and
+// returns their texts and ids, best first.
+func (a *Agent) recall(t turn) ([]string, []string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	var texts, ids []string
+	for _, r := range a.recallItems(ctx, t, t.msg.Content, 5) {
+		texts, ids = append(texts, r.item.Text), append(ids, r.item.ID)
+	}
+	return texts, ids
+}
+
+// recalled is a memory item found for a conversation, with the event it
+// was read from ("" when it came from RAM).
+type recalled struct {
+	item  memory.Item
+	event string
+}
+
+// recallItems finds up to n memory items relevant to query through the
+// search index when the relay has one, else over the agent's own items;
+// in either case only what the audience of a reply in t may read.
+func (a *Agent) recallItems(ctx context.Context, t turn, query string, n int) []recalled {
 	if a.o.Recall != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		evts, err := a.o.Recall(ctx, RecallRequest{Query: t.msg.Content, Group: t.group, Person: t.sender, Limit: 4 * n, Reply: replyOf(a.pk, t)})
+		evts, err := a.o.Recall(ctx, RecallRequest{Query: query, Group: t.group, Person: t.sender, Limit: 4 * n, Reply: replyOf(a.pk, t)})
 		if err == nil {
-			return a.recallTexts(evts, t, n)
+			return a.recallEvents(evts, t, n)
 		}
 		a.log.Warn("recall through the search index failed; using RAM", "err", err)
 	}
-	items := a.mem.Recall(t.msg.Content, func(it memory.Item) bool { return a.audienceMayRead(it, t) }, n)
-	out := make([]string, 0, len(items))
+	items := a.mem.Recall(query, func(it memory.Item) bool { return a.audienceMayRead(it, t) }, n)
+	out := make([]recalled, 0, len(items))
 	for _, it := range items {
-		out = append(out, it.Text)
+		out = append(out, recalled{item: it})
 	}
 	return out
 }
 
-// recallTexts keeps the memory items among the search results that the
-// reply's audience may read and returns their (decrypted) text.
-func (a *Agent) recallTexts(evts []*nostr.Event, t turn, n int) []string {
-	var out []string
+// recallEvents keeps the memory items among the search results that the
+// reply's audience may read, decrypted.
+func (a *Agent) recallEvents(evts []*nostr.Event, t turn, n int) []recalled {
+	var out []recalled
 	for _, evt := range evts {
 		if ns, _ := snowclaw.NamespaceOf(evt); ns != snowclaw.NamespaceMemoryItem {
 			continue
@@ -216,7 +235,7 @@ func (a *Agent) recallTexts(evts []*nostr.Event, t turn, n int) []string {
 		if err != nil || rec.Item == nil || !inScope(*rec.Item, t) || !a.mayShow(t, evt) {
 			continue
 		}
-		if out = append(out, rec.Item.Text); len(out) == n {
+		if out = append(out, recalled{item: *rec.Item, event: evt.ID}); len(out) == n {
 			break
 		}
 	}

@@ -40,3 +40,20 @@ func (a *Agent) Supersede(ctx context.Context, oldID, oldEvent string, next memo
 	}
 	return it, evt, nil
 }
+
+// currentEvent is the id of the stored event of an item's current
+// version (its d tag is its own).
+func (a *Agent) currentEvent(ctx context.Context, it memory.Item) (string, error) {
+	var id string
+	var at nostr.Timestamp
+	err := a.o.Query(ctx, nostr.Filter{Kinds: []int{snowclaw.KindAppData}, Authors: []string{a.pk}, Tags: nostr.TagMap{"d": {ItemD(it)}}}, func(e *nostr.Event) bool {
+		if id == "" || e.CreatedAt > at {
+			id, at = e.ID, e.CreatedAt
+		}
+		return true
+	})
+	if err == nil && id == "" {
+		err = fmt.Errorf("memory item %s has no stored event yet", it.ID)
+	}
+	return id, err
+}

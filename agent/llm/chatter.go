@@ -14,3 +14,21 @@ type Chatter interface {
 }
 
 var _ Chatter = (*Ollama)(nil)
+
+// Reply is a model's answer with its cost in tokens.
+type Reply struct {
+	Text         string
+	PromptTokens int
+	OutputTokens int
+}
+
+// Structured answers in JSON constrained to a schema (Ollama's `format`).
+// The agent's learning needs it; a Chatter without it replies but never
+// learns from conversation.
+type Structured interface {
+	// ChatJSON returns the model's answer to msgs, asked to follow the
+	// JSON schema. Whether it does is for the caller to check.
+	ChatJSON(ctx context.Context, msgs []Message, schema []byte) (Reply, error)
+}
+
+var _ Structured = (*Ollama)(nil)

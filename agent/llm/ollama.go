@@ -123,3 +123,14 @@ func (o *Ollama) Chat(ctx context.Context, msgs []Message) (string, error) {
 	}
 	return o.c.Chat(ctx, am, o.options)
 }
+
+// ChatJSON sends msgs with schema as Ollama's `format` (structured
+// outputs) and returns the answer with its token counts.
+func (o *Ollama) ChatJSON(ctx context.Context, msgs []Message, schema []byte) (Reply, error) {
+	am := make([]api.Message, len(msgs))
+	for i, m := range msgs {
+		am[i] = api.Message{Role: m.Role, Content: m.Content}
+	}
+	r, err := o.c.ChatFormat(ctx, am, o.options, schema)
+	return Reply{Text: r.Text, PromptTokens: r.PromptTokens, OutputTokens: r.OutputTokens}, err
+}

@@ -175,6 +175,9 @@ func (c *Codec) encodeItem(it *Item) (nostr.Event, error) {
 	if it.Supersedes != "" {
 		evt.Tags = append(evt.Tags, nostr.Tag{"snow:supersedes", it.Supersedes})
 	}
+	for _, id := range it.Merges {
+		evt.Tags = append(evt.Tags, nostr.Tag{"snow:supersedes", id})
+	}
 	return evt, nil
 }
 

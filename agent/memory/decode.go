@@ -177,7 +177,8 @@ func (c *Codec) decodeItem(evt *nostr.Event, topic string) (*Item, *Lesson, erro
 		it.Version, _ = strconv.Atoi(v[0])
 	}
 	if v := snowclaw.TagValues(evt, "snow:supersedes"); len(v) > 0 {
-		it.Supersedes = v[0]
+		// the first is the version replaced; more are merged duplicates
+		it.Supersedes, it.Merges = v[0], append([]string(nil), v[1:]...)
 	}
 	if it.Confidence <= 0 || it.Confidence > 1 {
 		it.Confidence = defaultConfidence(it.Source)

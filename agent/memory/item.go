@@ -51,6 +51,10 @@ type Item struct {
 	// replaced. The old version stays on the relay as history.
 	Version    int    `json:"version,omitempty"`
 	Supersedes string `json:"supersedes,omitempty"`
+	// Merges are the event ids of duplicates folded into this item by
+	// compaction: named by snow:supersedes too, they stay on the relay as
+	// history and leave search and the prompt.
+	Merges []string `json:"merges,omitempty"`
 }
 
 // Scope is what, beside the tier, decides who may see the item: the group

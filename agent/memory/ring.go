@@ -101,3 +101,23 @@ func (r *Ring) Cap() int {
 	defer r.mu.Unlock()
 	return len(r.buf)
 }
+
+// DropBefore removes the messages written before ts (compaction: they
+// live on in a summary and as events on the relay) and reports how many.
+func (r *Ring) DropBefore(ts int64) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	keep := r.messagesLocked()
+	n := 0
+	for n < len(keep) && keep[n].Timestamp < ts {
+		n++
+	}
+	if n == 0 {
+		return 0
+	}
+	keep = keep[n:]
+	clear(r.buf)
+	copy(r.buf, keep)
+	r.start, r.n = 0, len(keep)
+	return n
+}

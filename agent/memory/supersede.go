@@ -70,3 +70,33 @@ func (s *Store) Replace(oldID string, next Item) (Item, error) {
 	s.markDirtyLocked(keyOf(KindItem, prepared.ID, prepared.Topic))
 	return prepared, nil
 }
+
+// Merge folds duplicates into the item keepID: their events (events, in
+// the order of drop) are named in its Merges, so its next write hides
+// them from search and from the next start while they stay on the relay
+// as history; they leave RAM now, with nothing queued for deletion. The
+// kept item takes the highest confidence and source and the sum of hits.
+func (s *Store) Merge(keepID string, drop []string, events []string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	keep, ok := s.items[keepID]
+	if !ok {
+		return fmt.Errorf("%w: %s", ErrNoItem, keepID)
+	}
+	for i, id := range drop {
+		d, ok := s.items[id]
+		if !ok || id == keepID || i >= len(events) {
+			continue
+		}
+		keep.Hits += d.Hits
+		keep.Confidence = max(keep.Confidence, d.Confidence)
+		if sourceRank(d.Source) > sourceRank(keep.Source) {
+			keep.Source = d.Source
+		}
+		keep.Merges = append(keep.Merges, events[i])
+		s.dropItemLocked(id)
+	}
+	keep.UpdatedAt = max(keep.UpdatedAt, s.now())
+	s.markDirtyLocked(keyOf(KindItem, keep.ID, keep.Topic))
+	return nil
+}

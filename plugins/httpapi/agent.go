@@ -142,12 +142,15 @@ func (a *API) apiCompact(w http.ResponseWriter, req *http.Request) {
 			return
 		}
 	}
-	n, err := a.o.Agent.Compact(req.Context(), body.Max)
+	rep, err := a.o.Agent.Compact(req.Context(), body.Max)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, "error: "+err.Error())
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]int{"removed": n, "items": len(a.o.Agent.Items())})
+	writeJSON(w, http.StatusOK, struct {
+		agent.CompactReport
+		Items int `json:"items"`
+	}{rep, len(a.o.Agent.Items())})
 }
 
 func (a *API) apiLessons(w http.ResponseWriter, _ *http.Request) {

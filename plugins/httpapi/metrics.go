@@ -69,5 +69,15 @@ func (a *API) writeMetrics(w *bufio.Writer) {
 		one("snowclaw_agent_replies_total", "counter", "Replies the agent has written.", s.Replies)
 		one("snowclaw_agent_llm_errors_total", "counter", "Failed model calls.", s.LLMErrors)
 		one("snowclaw_agent_flushed_total", "counter", "Memory records the agent has written to the relay.", s.Flushed)
+		if l := s.Learning; l.Enabled {
+			one("snowclaw_agent_learning_calls_total", "counter", "Model calls made by learning from conversation.", l.Calls)
+			one("snowclaw_agent_learning_prompt_tokens_total", "counter", "Prompt tokens of learning's model calls, as the model counts them.", l.PromptTokens)
+			one("snowclaw_agent_learning_output_tokens_total", "counter", "Output tokens of learning's model calls.", l.OutputTokens)
+			one("snowclaw_agent_learning_errors_total", "counter", "Learning's model calls that failed or broke the JSON schema.", l.Errors)
+			one("snowclaw_agent_learning_skipped_budget_total", "counter", "Learning's model calls not made because the hourly budget was spent.", l.SkippedBudget)
+			one("snowclaw_agent_learning_pending", "gauge", "Messages waiting to be read by learning.", l.Pending)
+			one("snowclaw_agent_learning_added_total", "counter", "Memories learning added.", l.Added)
+			one("snowclaw_agent_learning_updated_total", "counter", "Memories learning wrote a new version of.", l.Updated)
+		}
 	}
 }

@@ -46,6 +46,8 @@ type Server struct {
 	requests []api.ChatRequest
 	changed  chan struct{} // closed and replaced on each request
 	models   []string      // nil: every model exists
+
+	violations []FormatViolation
 }
 
 // NewServer starts a fake Ollama answering chat requests with reply and
@@ -216,9 +218,11 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, res.err.Error())
 		return
 	}
+	s.checkFormat(req, res.text)
+	u := usageOf(req, res.text)
 	if req.Stream != nil && !*req.Stream {
-		writeJSON(w, http.StatusOK, chatResponse(req.Model, res.text, true))
+		writeJSON(w, http.StatusOK, chatResponse(req.Model, res.text, true, u))
 		return
 	}
-	writeStream(w, req.Model, res.text)
+	writeStream(w, req.Model, res.text, u)
 }

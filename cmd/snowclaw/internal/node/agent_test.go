@@ -37,9 +37,15 @@ type agentEnv struct {
 
 func startAgentEnv(t *testing.T, mods ...func(*node.Options)) *agentEnv {
 	t.Helper()
-	srv := llmtest.NewServer(t, func(req api.ChatRequest) (string, error) {
+	return startAgentEnvWith(t, func(req api.ChatRequest) (string, error) {
 		return "ack from the model", nil
-	})
+	}, mods...)
+}
+
+// startAgentEnvWith is startAgentEnv with the model's answers scripted.
+func startAgentEnvWith(t *testing.T, reply llmtest.ReplyFunc, mods ...func(*node.Options)) *agentEnv {
+	t.Helper()
+	srv := llmtest.NewServer(t, reply)
 	model, err := llm.NewOllama(llm.OllamaOptions{Host: srv.URL, Model: "test-model", Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)

@@ -182,6 +182,14 @@ func (n *Node) newAgent() error {
 	}
 	ao.KnownKeys = append([]string{n.ids.Relay}, ao.KnownKeys...)
 	ao.Logger = n.o.Logger
+	// the agent's profile names the software's version and, as its NIP-65
+	// relay list, this relay's public address when there is one
+	if ao.Profile.Version == "" {
+		ao.Profile.Version = n.o.Version
+	}
+	if len(ao.Profile.Relays) == 0 && n.o.ServiceURL != "" {
+		ao.Profile.Relays = []string{n.o.ServiceURL}
+	}
 	a, err := agent.New(ao)
 	if err != nil {
 		return err

@@ -1,0 +1,143 @@
+package agent
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"time"
+
+	"github.com/snowclaw/snowclaw/agent/memory"
+)
+
+// Consolidation ("dreaming", issue 15; seed 002 compaction, seed 004
+// summaries): duplicates merged with their originals kept as history,
+// per-scope caps, weekly summaries of old conversation. It runs every
+// Learning.CompactEvery (compactLoop) and on `snowclaw memory compact`.
+
+// CompactReport says what one consolidation did.
+type CompactReport struct {
+	Merged    int    `json:"merged"`    // duplicates folded into another memory (kept as history)
+	Removed   int    `json:"removed"`   // memories deleted by the caps
+	Summaries int    `json:"summaries"` // weekly summaries written
+	Note      string `json:"note,omitempty"`
+}
+
+// Compact consolidates the long-term items now: it merges duplicates (the
+// same normalized text, then near-duplicates by word overlap, within one
+// tier and scope), applies the per-scope cap and then the global cap max
+// (0: Options.MaxItems), and, when learning is on, writes the weekly
+// summaries that are due. Every change is written before it returns.
+func (a *Agent) Compact(ctx context.Context, max int) (CompactReport, error) {
+	if max <= 0 {
+		max = a.o.MaxItems
+	}
+	var rep CompactReport
+	rep.Merged = a.mergeDuplicates(ctx)
+	rep.Removed = a.capScopes()
+	rep.Removed += len(a.mem.Compact(max))
+	if a.learner != nil {
+		n, note := a.summarize(ctx)
+		rep.Summaries, rep.Note = n, note
+	} else {
+		rep.Note = "learning is off: no summaries"
+	}
+	a.ls.compactions.Add(1)
+	return rep, a.flush(ctx)
+}
+
+// compactLoop consolidates on a schedule.
+func (a *Agent) compactLoop() {
+	defer a.done.Done()
+	tick := time.NewTicker(a.o.Learning.CompactEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-a.stop:
+			return
+		case <-tick.C:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		rep, err := a.Compact(ctx, 0)
+		cancel()
+		if err != nil {
+			a.log.Error("scheduled consolidation failed", "err", err)
+			continue
+		}
+		a.log.Info("memory consolidated", "merged", rep.Merged, "removed", rep.Removed, "summaries", rep.Summaries)
+	}
+}
+
+// byScope groups items by tier and scope, newest first within each.
+func byScope(items []memory.Item) map[string][]memory.Item {
+	out := map[string][]memory.Item{}
+	for _, it := range items {
+		k := string(it.Tier) + "|" + it.Scope()
+		out[k] = append(out[k], it)
+	}
+	for _, list := range out {
+		slices.SortFunc(list, func(x, y memory.Item) int {
+			return cmp.Or(cmp.Compare(y.UpdatedAt, x.UpdatedAt), cmp.Compare(x.ID, y.ID))
+		})
+	}
+	return out
+}
+
+// mergeDuplicates folds each near-duplicate into the newest memory like
+// it in the same scope. The older ones' events stay on the relay, named
+// by the kept memory's snow:supersedes, so search and the prompt leave
+// them and the owner can still read and restore them.
+func (a *Agent) mergeDuplicates(ctx context.Context) int {
+	merged := 0
+	for _, list := range byScope(a.mem.Items()) {
+		gone := map[string]bool{}
+		for i, keep := range list {
+			if gone[keep.ID] {
+				continue
+			}
+			var drop, events []string
+			for _, other := range list[i+1:] {
+				if gone[other.ID] || memory.Similarity(keep.Text, other.Text) < a.o.Learning.Similar {
+					continue
+				}
+				evt, err := a.currentEvent(ctx, other)
+				if err != nil {
+					continue // not stored yet: merged on a later run
+				}
+				drop, events = append(drop, other.ID), append(events, evt)
+				gone[other.ID] = true
+			}
+			if len(drop) == 0 {
+				continue
+			}
+			if err := a.mem.Merge(keep.ID, drop, events); err != nil {
+				a.log.Warn("duplicates not merged", "keep", keep.ID, "err", err)
+				continue
+			}
+			merged += len(drop)
+		}
+	}
+	return merged
+}
+
+// capScopes keeps at most Learning.ScopeItems memories per group or
+// person, deleting the oldest that the agent inferred; what people asked
+// to be remembered is never removed by a cap.
+func (a *Agent) capScopes() int {
+	limit := a.o.Learning.ScopeItems
+	over := map[string]bool{}
+	for _, list := range byScope(a.mem.Items()) {
+		kept := 0
+		for _, it := range list {
+			if it.Source != memory.SourceAgent {
+				continue
+			}
+			if kept++; kept > limit {
+				over[it.ID] = true
+			}
+		}
+	}
+	if len(over) == 0 {
+		return 0
+	}
+	return len(a.mem.Forget(func(it memory.Item) bool { return over[it.ID] }))
+}

@@ -1,0 +1,267 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/snowclaw/snowclaw"
+	"github.com/snowclaw/snowclaw/agent/extract"
+	"github.com/snowclaw/snowclaw/agent/llm"
+	"github.com/snowclaw/snowclaw/agent/memory"
+)
+
+// Learning from conversation (issue 15): each quiet conversation's new
+// messages are read by the model in one call (extract.Extract), each
+// candidate is compared with the memories of its scope that resemble it
+// (our own search) and the model decides, in one more call, to add it,
+// write it as a new version of one of them, or do nothing. What is learnt
+// keeps the tier of the conversation it came from: a private conversation
+// teaches private memories of that person, a group teaches that group's.
+
+// learnStats count what learning has written.
+type learnStats struct {
+	added, updated, ignored, frozenSkipped, dropped, compactions atomic.Uint64
+}
+
+// newLearner builds the model side of learning, or nil when learning is
+// off or the model cannot answer in structured JSON.
+func newLearner(o Options, sanitize func(string) string) (*extract.Learner, error) {
+	if !o.Learning.Enabled || o.LLM == nil {
+		return nil, nil
+	}
+	m, ok := o.LLM.(llm.Structured)
+	if !ok {
+		o.Logger.Warn("learning from conversation is off: the model does not answer structured JSON", "model", o.LLM.Name())
+		return nil, nil
+	}
+	return extract.New(extract.Options{Model: m, CallsPerHour: o.Learning.CallsPerHour, Sanitize: sanitize, Logger: o.Logger, Now: o.Now})
+}
+
+// queueLearn offers a turn's message to learning. Messages that were
+// explicit requests ("remember …", a correction) were acted on already.
+func (a *Agent) queueLearn(t turn) {
+	if a.learner == nil || t.note != "" {
+		return
+	}
+	key, person := t.group, ""
+	if t.private {
+		key, person = dmKey(t.sender), t.sender
+	}
+	a.lq.add(key, t.group, person, t.msg, a.o.Learning)
+}
+
+// learnLoop reads ready batches one at a time, so learning never takes
+// more than one model call at once.
+func (a *Agent) learnLoop() {
+	defer a.done.Done()
+	for {
+		select {
+		case <-a.stop:
+			return
+		case <-a.lq.signal:
+		}
+		for b := a.lq.next(); b != nil; b = a.lq.next() {
+			a.learnBatch(b)
+			a.lq.done(b)
+			select {
+			case <-a.stop:
+				return
+			default:
+			}
+		}
+	}
+}
+
+// learnBatch learns from one conversation's batch.
+func (a *Agent) learnBatch(b *batch) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*a.o.ReplyTimeout)
+	defer cancel()
+	t := turn{group: b.group, private: b.group == "", sender: b.person}
+	var msgs []extract.Message
+	var from []memory.HistoryMessage
+	for _, m := range b.msgs {
+		// a frozen person's words are not even read: nothing about them
+		// may be written, and what they said is what would be
+		if a.frozen(m.Pubkey) {
+			a.ls.frozenSkipped.Add(1)
+			continue
+		}
+		msgs = append(msgs, extract.Message{Sender: m.Sender, Pubkey: m.Pubkey, At: m.Timestamp, Text: m.Content})
+		from = append(from, m)
+	}
+	if len(msgs) == 0 {
+		return
+	}
+	cands, err := a.learner.Extract(ctx, a.where(t), msgs)
+	if err != nil {
+		a.learnFailed("extract", err)
+		return
+	}
+	var items []memory.Item
+	var similar [][]extract.Existing
+	for _, c := range cands {
+		it, ok := a.candidateItem(c, t, from[c.Message])
+		if !ok {
+			continue
+		}
+		items = append(items, it)
+		// in a group, search as the message's author: a member, who
+		// reads what the group's readers read
+		ts := t
+		if !t.private {
+			ts.sender = from[c.Message].Pubkey
+		}
+		similar = append(similar, a.similar(ctx, it, ts))
+	}
+	if len(items) == 0 {
+		return
+	}
+	picked := make([]extract.Candidate, len(items))
+	for i, it := range items {
+		picked[i] = extract.Candidate{Text: it.Text}
+	}
+	decisions, err := a.learner.Decide(ctx, picked, similar)
+	if err != nil {
+		a.learnFailed("decide", err)
+		return
+	}
+	for i, it := range items {
+		a.applyLearnt(ctx, it, decisions[i], t)
+	}
+	if err := a.flush(ctx); err != nil {
+		a.log.Error("learnt memories not written yet; will retry", "err", err)
+	}
+}
+
+func (a *Agent) learnFailed(what string, err error) {
+	if errors.Is(err, extract.ErrBudget) {
+		a.ls.dropped.Add(1)
+		return // counted and logged by the learner
+	}
+	a.ls.dropped.Add(1)
+	a.log.Warn("learning from conversation failed: batch dropped", "step", what, "err", err)
+}
+
+// where names the conversation for the model.
+func (a *Agent) where(t turn) string {
+	if t.private {
+		n, _ := a.mem.Npub(t.sender)
+		return fmt.Sprintf("a private conversation between you and %s", n.Name())
+	}
+	g, _ := a.mem.Group(t.group)
+	if g.Name != "" {
+		return fmt.Sprintf("the group %q", g.Name)
+	}
+	return "a group"
+}
+
+// candidateItem places a candidate: the tier and scope of the
+// conversation, never wider, and the person it is about when that person
+// is not frozen. The text is sanitized again: it is the model's writing.
+func (a *Agent) candidateItem(c extract.Candidate, t turn, m memory.HistoryMessage) (memory.Item, bool) {
+	it := memory.Item{
+		Text: a.keys.Sanitize(c.Text).Text, Source: memory.SourceAgent, Author: m.Pubkey,
+		Confidence: c.Confidence, CreatedAt: m.Timestamp,
+		Context: fmt.Sprintf("learnt from conversation: %s, message %s (%s)", c.Kind, m.EventID, time.Unix(m.Timestamp, 0).UTC().Format(time.DateOnly)),
+	}
+	if len(c.Topics) > 0 {
+		it.Context += "; topics: " + joinComma(c.Topics)
+	}
+	if t.private {
+		it.Tier, it.Subject = snowclaw.TierPrivate, t.sender
+	} else {
+		it.Tier, it.Group, it.Subject = snowclaw.TierGroup, t.group, c.About
+	}
+	if it.Subject != "" && a.frozen(it.Subject) {
+		a.ls.frozenSkipped.Add(1)
+		return memory.Item{}, false
+	}
+	if c.Confidence <= 0 {
+		it.Confidence = 0.5
+	}
+	if !t.private {
+		// the group's record keeps its decisions and themes (seed 000 §2)
+		changed := false
+		if c.Kind == extract.KindDecision {
+			changed = a.mem.AddDecision(t.group, it.Text, m.Timestamp) || changed
+		}
+		for _, tp := range c.Topics {
+			if len(tp) <= 64 {
+				changed = a.mem.AddTheme(t.group, tp) || changed
+			}
+		}
+		if changed {
+			a.dirtied()
+		}
+	}
+	return it, true
+}
+
+// similar finds the memories of the item's scope most like it, as the
+// conversation it came from may see them: through the search index when
+// there is one, then the agent's own lexical recall over the same scope
+// (an item not indexed yet, or worded so the index misses it).
+func (a *Agent) similar(ctx context.Context, it memory.Item, t turn) []extract.Existing {
+	const n = 5
+	var out []extract.Existing
+	seen := map[string]bool{}
+	add := func(x memory.Item) {
+		if !seen[x.ID] && len(out) < n {
+			seen[x.ID] = true
+			out = append(out, extract.Existing{ID: x.ID, Text: x.Text, At: x.UpdatedAt})
+		}
+	}
+	for _, r := range a.recallItems(ctx, t, it.Text, n) {
+		add(r.item)
+	}
+	for _, x := range a.mem.Recall(it.Text, func(x memory.Item) bool { return a.audienceMayRead(x, t) }, n) {
+		add(x)
+	}
+	return out
+}
+
+// applyLearnt writes one decision: a new memory, a new version of an old
+// one (one path for every new version: Supersede), or nothing.
+func (a *Agent) applyLearnt(ctx context.Context, it memory.Item, d extract.Decision, t turn) {
+	switch d.Action {
+	case extract.ActionNothing:
+		a.ls.ignored.Add(1)
+	case extract.ActionUpdate:
+		old, ok := a.mem.Item(d.Target)
+		if !ok || !inScope(old, t) {
+			a.ls.ignored.Add(1)
+			return
+		}
+		evt, err := a.currentEvent(ctx, old)
+		if err == nil {
+			it.Topic = ""
+			_, _, err = a.Supersede(ctx, old.ID, evt, it)
+		}
+		if err != nil {
+			a.log.Warn("learnt update not written", "old", old.ID, "err", err)
+			a.ls.ignored.Add(1)
+			return
+		}
+		a.ls.updated.Add(1)
+	default:
+		if _, fresh := a.mem.Remember(it); fresh {
+			a.ls.added.Add(1)
+		} else {
+			a.ls.ignored.Add(1)
+		}
+	}
+}
+
+func joinComma(s []string) string {
+	out := ""
+	for i, v := range s {
+		if i > 0 {
+			out += ", "
+		}
+		out += v
+	}
+	return out
+}
