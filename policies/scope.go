@@ -13,10 +13,28 @@ import (
 // anyway (CanRead); this only exists so that clients learn to authenticate
 // (auth-required:) or that they are not members (restricted:) instead of
 // getting a silently empty answer.
+//
+// A NIP-50 search asks through its extensions as well as its tags: group:x
+// narrows to a group as ["h", x] does, and tier:group, tier:private and
+// tier:internal to scoped memories. They are read with the one parser the
+// search engine uses (snowclaw.ParseSearch), so the rule and the search
+// cannot disagree on what a query asks for.
 func (v *Visibility) CheckFilter(reader string, f nostr.Filter) error {
-	for _, g := range f.Tags["h"] {
+	var sq snowclaw.SearchQuery
+	if f.Search != "" {
+		var err error
+		if sq, err = snowclaw.ParseSearch(f.Search); err != nil {
+			return snowclaw.Invalid("search query: %v", err)
+		}
+	}
+	groups := f.Tags["h"]
+	if len(sq.Groups) > 0 {
+		groups = append(slices.Clone(groups), sq.Groups...)
+	}
+	memories := asksForMemories(f) || slices.Contains(sq.Tiers, string(snowclaw.TierGroup))
+	for _, g := range groups {
 		info, exists := v.Groups.GroupInfo(g)
-		if exists && !info.Private && !info.Hidden && !asksForMemories(f) {
+		if exists && !info.Private && !info.Hidden && !memories {
 			continue
 		}
 		if v.Groups.IsMember(g, reader) || v.IDs.IsSystem(reader) {
@@ -39,6 +57,9 @@ func (v *Visibility) CheckFilter(reader string, f nostr.Filter) error {
 		}
 	}
 	if reader == "" {
+		if ts := sq.ScopedTiers(); len(ts) > 0 {
+			return snowclaw.AuthRequired("tier:%s memories are scoped to their readers; authenticate with NIP-42", ts[0])
+		}
 		for _, d := range f.Tags["d"] {
 			if strings.HasPrefix(d, "snowclaw:") {
 				return snowclaw.AuthRequired("snowclaw config and agent records are scoped; authenticate with NIP-42")

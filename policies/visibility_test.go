@@ -192,6 +192,15 @@ func TestVisibility_CanRead(t *testing.T) {
 	}
 }
 
+// allReaders is the same reason for every reader.
+func allReaders(r snowclaw.Reason) map[string]snowclaw.Reason {
+	m := make(map[string]snowclaw.Reason, len(readerNames))
+	for _, name := range readerNames {
+		m[name] = r
+	}
+	return m
+}
+
 // TestVisibility_CheckFilter: what a filter is refused before any query
 // runs, per reader. Only "clearly asks for scoped data" is refused; the
 // rest is left to CanRead event by event.
@@ -237,6 +246,21 @@ func TestVisibility_CheckFilter(t *testing.T) {
 			map[string]snowclaw.Reason{"anonymous": auth, "owner": rest, "relay": rest, "agent": rest, "member": rest, "moderator": rest, "stranger": rest, "removed": rest}},
 		{"snowclaw records by d tag", nostr.Filter{Tags: nostr.TagMap{"d": {snowclaw.DTagConfigGlobal}}}, map[string]snowclaw.Reason{"anonymous": auth}},
 		{"memory items by d tag", nostr.Filter{Tags: nostr.TagMap{"d": {"snow:memory:x"}}}, nil},
+		// a search asks through its extensions as a filter does through
+		// its tags: group:x is ["h", x], tier:group asks for memories
+		{"search of a private group", nostr.Filter{Search: "plans group:priv"},
+			map[string]snowclaw.Reason{"anonymous": auth, "owner": rest, "recipient": rest, "stranger": rest, "removed": rest}},
+		{"search of an open group", nostr.Filter{Search: "plans group:open"}, nil},
+		{"search of an open group's memories", nostr.Filter{Search: "plans group:open tier:group"},
+			map[string]snowclaw.Reason{"anonymous": auth, "owner": rest, "recipient": rest, "stranger": rest, "removed": rest}},
+		{"search of a hidden group, quoted value", nostr.Filter{Search: `group:"hid" x`},
+			map[string]snowclaw.Reason{"anonymous": auth, "owner": rest, "recipient": rest, "stranger": rest, "removed": rest}},
+		{"search of group memories", nostr.Filter{Search: "x tier:group"}, map[string]snowclaw.Reason{"anonymous": auth}},
+		{"search of private memories", nostr.Filter{Search: "TIER:Private x"}, map[string]snowclaw.Reason{"anonymous": auth}},
+		{"search of internal memories", nostr.Filter{Search: "tier:public tier:internal"}, map[string]snowclaw.Reason{"anonymous": auth}},
+		{"search of public memories", nostr.Filter{Search: "x tier:public"}, nil},
+		{"search naming a tier in quotes", nostr.Filter{Search: `"tier:private" x`}, nil},
+		{"search with a malformed extension", nostr.Filter{Search: "x tier:secret"}, allReaders(snowclaw.ReasonInvalid)},
 		{"group metadata of a hidden group by d tag", nostr.Filter{Kinds: []int{snowclaw.KindGroupMetadata}, Tags: nostr.TagMap{"d": {"hid"}}}, nil},
 	} {
 		for reader, name := range readerNames {

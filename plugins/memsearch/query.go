@@ -30,11 +30,11 @@ func (p *Plugin) Query(ctx context.Context, reader string, f nostr.Filter) (even
 		return nil, nil, ErrRebuilding
 	}
 	p.flush(ctx) // read your writes: every OK'd event is searchable
-	wantExplain := hasExplain(f.Search)
 	pq, err := search.ParseQuery(f.Search)
 	if err != nil {
 		return nil, nil, snowclaw.Invalid("search query: %v", err)
 	}
+	wantExplain := pq.Explain
 	limit := f.Limit
 	if limit <= 0 {
 		limit = p.opts.DefaultLimit
@@ -123,17 +123,6 @@ func (p *Plugin) conflictsWith(reader string, d search.Doc) ([]string, error) {
 		}
 	}
 	return ids, nil
-}
-
-// hasExplain reports whether the query asks for the score breakdown
-// (explain:true); the parser drops it as an unknown extension.
-func hasExplain(q string) bool {
-	for _, w := range strings.Fields(q) {
-		if strings.EqualFold(w, "explain:true") || strings.EqualFold(w, "explain:yes") {
-			return true
-		}
-	}
-	return false
 }
 
 // MatchLive decides whether a newly stored event goes to a live search

@@ -169,3 +169,70 @@ func TestAttack_SearchConflictsLeakUnreadableDocs(t *testing.T) {
 		t.Fatalf("mallory's explain lacks her own memory: %s", notice)
 	}
 }
+
+// Issue 14, item 4: a search whose extensions ask for scoped data (a
+// private group, group, private or internal memories) from an anonymous
+// connection got a silently public-only answer, so clients that
+// authenticate on demand never did. It is now CLOSED with auth-required:
+// exactly as the #h filter asking for the same thing, through the same
+// rule (policies.Visibility.CheckFilter) reading the extensions with the
+// one parser the search uses (snowclaw.ParseSearch).
+func TestAttack_ScopedSearchWithoutAuth(t *testing.T) {
+	w := buildWorldWith(t, withSearch)
+	hOnly := func(g string) nostr.Filter { return nostr.Filter{Tags: nostr.TagMap{"h": {g}}} }
+	for _, tc := range []struct {
+		name   string
+		reader *user
+		filter nostr.Filter
+		same   *nostr.Filter // the tag filter that must be answered alike
+		closed string        // "" = answered with EOSE
+		want   string        // an event that must be found, if any
+	}{
+		{"anon group:priv", nil, nostr.Filter{Search: "secret plans group:priv"}, ptrF(hOnly(privGroup)), "auth-required:", ""},
+		{"anon quoted group", nil, nostr.Filter{Search: `plans group:"priv"`}, ptrF(hOnly(privGroup)), "auth-required:", ""},
+		{"anon tier:group", nil, nostr.Filter{Search: "ship friday tier:group"}, nil, "auth-required:", ""},
+		{"anon tier:group of a public group", nil, nostr.Filter{Search: "notes tier:group group:pub"},
+			&nostr.Filter{Kinds: []int{30078}, Tags: nostr.TagMap{"h": {pubGroup}}}, "auth-required:", ""},
+		{"anon tier:private", nil, nostr.Filter{Search: "prefs tier:private"}, nil, "auth-required:", ""},
+		{"anon tier:internal", nil, nostr.Filter{Search: "tier:internal"}, nil, "auth-required:", ""},
+		{"anon limit 0", nil, nostr.Filter{Search: "plans group:priv", LimitZero: true}, nil, "auth-required:", ""},
+		{"non-member group:priv", &w.nonMember, nostr.Filter{Search: "secret plans group:priv"}, ptrF(hOnly(privGroup)), "restricted:", ""},
+		{"anon malformed extension", nil, nostr.Filter{Search: "plans tier:secret"}, nil, "invalid:", ""},
+		{"member group:priv", &w.member, nostr.Filter{Search: "secret plans group:priv"}, ptrF(hOnly(privGroup)), "", w.events["chat-private-group"].ID},
+		{"anon public group chat", nil, nostr.Filter{Search: "hello group:pub"}, ptrF(hOnly(pubGroup)), "", w.events["chat-public-group"].ID},
+		{"anon tier:public", nil, nostr.Filter{Search: "goroutines tier:public"}, nil, "", w.events["memory-public"].ID},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			evs, closed := fetch(t, w.connect(tc.reader), tc.filter)
+			if tc.closed == "" {
+				if closed != "" {
+					t.Fatalf("CLOSED %q, want results", closed)
+				}
+				if !contains(evs, tc.want) {
+					t.Fatalf("got %v, want %s among them", ids(evs), tc.want[:8])
+				}
+			} else {
+				if !strings.HasPrefix(closed, tc.closed) {
+					t.Fatalf("got %v and CLOSED %q, want CLOSED %q", ids(evs), closed, tc.closed)
+				}
+				if len(evs) != 0 {
+					t.Fatalf("CLOSED, but %d events sent first", len(evs))
+				}
+			}
+			if tc.same != nil {
+				_, tagClosed := fetch(t, w.connect(tc.reader), *tc.same)
+				if prefix(tagClosed) != prefix(closed) {
+					t.Fatalf("the search is answered %q, the tag filter %q", closed, tagClosed)
+				}
+			}
+		})
+	}
+}
+
+func ptrF(f nostr.Filter) *nostr.Filter { return &f }
+
+// prefix is a NIP-01 reason's machine-readable prefix ("" for none).
+func prefix(reason string) string {
+	p, _, _ := strings.Cut(reason, ":")
+	return p
+}
