@@ -107,4 +107,9 @@ type Explain struct {
 	Recency     float64 `json:"recency"`      // factor from recency decay
 	Length      float64 `json:"length"`       // factor from the message-length prior
 	Final       float64 `json:"final"`
+	// Floor is the relevance floor the result passed: bm25, vector
+	// (vector_score ≥ vector_floor), both, or context (a thread neighbour
+	// of a message that passed); see floor.go.
+	Floor       string  `json:"floor"`
+	VectorFloor float64 `json:"vector_floor"` // the index's calibrated vector floor
 }

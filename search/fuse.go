@@ -25,6 +25,9 @@ type tuning struct {
 	// lengthAlpha is the exponent of the length prior (threadSet.
 	// lengthFactor); 0 turns it off.
 	lengthAlpha float64
+	// contextFloor lets a thread neighbour of a doc that passed the
+	// relevance floor pass it too (floor.go).
+	contextFloor bool
 }
 
 // On LoCoMo (`snowclaw eval locomo`) the neighbour context lifts BM25 recall@10 from
@@ -34,7 +37,7 @@ type tuning struct {
 // and NDCG@10 from 55.9 to 56.4 (overall recall@10 72.9 to 72.7-72.8);
 // 0.5 kept less of the multi-hop gain, and 0.7-0.8 gained no more but cost
 // single-hop questions, whose answer is more often a short reply.
-var defaultTuning = tuning{ctxWeight: 0.4, ctxWindow: 2, ctxDecay: 0.7, center: 1, lengthAlpha: 0.6}
+var defaultTuning = tuning{ctxWeight: 0.4, ctxWindow: 2, ctxDecay: 0.7, center: 1, lengthAlpha: 0.6, contextFloor: true}
 
 // queryTerms analyses the query like indexed text; a term repeated in the
 // query weighs more.
@@ -89,6 +92,7 @@ func (ix *Index) candidates(ctx context.Context, st *state, v *view, terms []wei
 		ranked := ix.spread(st, v, scores, tn)
 		for i, r := range ranked {
 			if c := get(r.ID); c != nil {
+				_, c.bm25Hit = scores[r.ID]
 				c.ex.BM25Rank = i + 1
 				c.ex.BM25Score = r.Score
 				c.ex.Fused += ix.opts.BM25Weight / (ix.opts.RRFK + float64(i+1))
@@ -118,6 +122,7 @@ func (ix *Index) candidates(ctx context.Context, st *state, v *view, terms []wei
 				c.ex.VectorRank = i + 1
 				if v, ok := st.vecs.Get(r.ID); ok {
 					c.ex.VectorScore = float64(vector.Dot(qvec, v))
+					c.vecHit = c.ex.VectorScore >= st.floor
 				}
 				c.ex.Fused += ix.opts.VectorWeight / (ix.opts.RRFK + float64(i+1))
 			}

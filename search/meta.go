@@ -31,6 +31,10 @@ type indexMeta struct {
 	Embedder string `json:"embedder"`
 	Dim      int    `json:"dim"`
 	Gen      int    `json:"gen"`
+	// VectorFloor is the calibrated relevance floor of this embedder
+	// (floor.go), FloorDocs the number of vectors it was calibrated on.
+	VectorFloor float64 `json:"vector_floor,omitempty"`
+	FloorDocs   int     `json:"floor_docs,omitempty"`
 }
 
 func (m indexMeta) logPath(dir string) string {

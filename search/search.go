@@ -22,6 +22,9 @@ const minCandidates = 100
 type candidate struct {
 	doc *Doc
 	ex  Explain
+	// bm25Hit and vecHit: the doc itself passed the floor's keyword or
+	// vector side (floor.go), not only borrowed from a neighbour.
+	bm25Hit, vecHit bool
 }
 
 // Search ranks docs for q. BM25 and vector candidates are fused by weighted
@@ -71,6 +74,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (res []Result, err error) 
 		if err != nil {
 			return nil, err
 		}
+		cands = ix.aboveFloor(st, v, cands)
 		for _, c := range cands {
 			ix.finish(c, now, st.threads.lengthFactor(c.doc, ix.tune.lengthAlpha, v.chatN, v.chatW))
 		}

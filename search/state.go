@@ -25,6 +25,11 @@ type state struct {
 	threads    *threadSet
 
 	diskDocs int // non-volatile docs
+
+	// floor is the vector side of the relevance floor and floorDocs the
+	// number of vectors it was calibrated on (floor.go).
+	floor     float64
+	floorDocs int
 }
 
 func newState(dim int, curators []string, a analysis.Analyzer) *state {

@@ -101,6 +101,9 @@ func (ix *Index) apply(batch []*Doc, vecs [][]float32, an []analysed) (err error
 			st.putMaps(d, vecs[i], an[i])
 		}
 	})
+	if err := ix.recalibrate(st); err != nil {
+		return err
+	}
 	return st.compactLogIfNeeded(ix.dir)
 }
 
@@ -197,6 +200,10 @@ func (ix *Index) Rebuild(ctx context.Context, docs func(yield func(Doc) error) e
 			defer recoverAs(&err, "rebuild")
 			return flush()
 		}()
+	}
+	if err == nil {
+		st.calibrate(ix.emb) // st is not shared yet
+		st.meta.VectorFloor, st.meta.FloorDocs = st.floor, st.floorDocs
 	}
 	if err == nil && ix.dir != "" {
 		err = st.log.flush()

@@ -13,6 +13,7 @@ import (
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/internal/wsclient"
 	"github.com/snowclaw/snowclaw/plugins/memsearch"
+	"github.com/snowclaw/snowclaw/search"
 )
 
 // runSearch is a NIP-50 client: it sends the query to a running relay over
@@ -86,14 +87,29 @@ func runSearch(ctx context.Context, args, environ []string, stdout, stderr io.Wr
 		}
 		printHit(stdout, i+1, evt)
 		if e, ok := breakdown[evt.ID]; ok {
-			fmt.Fprintf(stdout, "    bm25 rank %d (%.3f)  vector rank %d (%.3f)  fused %.4f  × trust %.2f × confidence %.2f × recency %.2f = %.4f\n",
-				e.BM25Rank, e.BM25Score, e.VectorRank, e.VectorScore, e.Fused, e.Trust, e.Confidence, e.Recency, e.Final)
+			fmt.Fprintf(stdout, "    passed %s  bm25 rank %d (%.3f)  vector rank %d (%.3f, floor %.3f)  fused %.4f  × trust %.2f × confidence %.2f × recency %.2f = %.4f\n",
+				floorName(e.Floor), e.BM25Rank, e.BM25Score, e.VectorRank, e.VectorScore, e.VectorFloor, e.Fused, e.Trust, e.Confidence, e.Recency, e.Final)
 		}
 	}
 	if *explain && len(breakdown) == 0 {
 		fmt.Fprintln(stderr, "the relay sent no score breakdown (an older relay?)")
 	}
 	return nil
+}
+
+// floorName says which relevance floor a result passed, in words.
+func floorName(f string) string {
+	switch f {
+	case search.FloorVector:
+		return "vector ≥ floor"
+	case search.FloorBoth:
+		return "bm25 and vector ≥ floor"
+	case search.FloorContext:
+		return "context (a neighbour matched)"
+	case "":
+		return "no floor (browse)"
+	}
+	return f
 }
 
 // explainRows reads the relay's explain notice (see relay/conn.go).

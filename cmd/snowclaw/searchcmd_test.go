@@ -81,7 +81,7 @@ func TestSearchCmd_PrintsRankedHitsAndAuthenticates(t *testing.T) {
 	if err := run(context.Background(), []string{"search", "--explain", "backups", "--relay", url}, nil, &out, &errOut); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "bm25 rank 1") || !strings.Contains(out.String(), "× trust") {
+	if !strings.Contains(out.String(), "bm25 rank 1") || !strings.Contains(out.String(), "passed bm25") || !strings.Contains(out.String(), "× trust") {
 		t.Fatalf("--explain output:\n%s", out.String())
 	}
 	// anonymous search does not find the record; the owner's authenticated

@@ -2,8 +2,6 @@ package memsearch
 
 import (
 	"context"
-	"strings"
-	"unicode"
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
@@ -127,8 +125,9 @@ func (p *Plugin) conflictsWith(reader string, d search.Doc) ([]string, error) {
 
 // MatchLive decides whether a newly stored event goes to a live search
 // subscription: it must be searchable, satisfy the query's extensions and
-// share at least one word with the query text (an empty text matches on
-// the extensions alone).
+// pass the relevance floor stored search applies (search.Index.Match), so
+// one filter returns the same events live and stored. An empty text
+// matches on the extensions alone.
 func (p *Plugin) MatchLive(query string, evt *nostr.Event) bool {
 	pq, err := search.ParseQuery(query)
 	if err != nil {
@@ -138,28 +137,10 @@ func (p *Plugin) MatchLive(query string, evt *nostr.Event) bool {
 	if !ok || !pq.Match(doc) {
 		return false
 	}
-	want := words(pq.Text)
-	if len(want) == 0 {
-		return true
+	_, ok, err = p.ix.Match(context.Background(), pq.Text, doc)
+	if err != nil {
+		p.log.Warn("matching a live search", "err", err)
+		return false
 	}
-	for w := range words(doc.Text) {
-		if want[w] {
-			return true
-		}
-	}
-	return false
-}
-
-var stopwords = map[string]bool{"a": true, "an": true, "the": true, "and": true, "or": true, "of": true, "to": true,
-	"in": true, "on": true, "is": true, "are": true, "was": true, "what": true, "who": true, "how": true, "did": true,
-	"do": true, "does": true, "i": true, "you": true, "it": true, "for": true, "with": true, "at": true, "by": true}
-
-func words(s string) map[string]bool {
-	out := make(map[string]bool)
-	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) }) {
-		if !stopwords[w] {
-			out[w] = true
-		}
-	}
-	return out
+	return ok
 }
