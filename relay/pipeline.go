@@ -7,6 +7,7 @@ import (
 	"github.com/fiatjaf/eventstore"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
+	"github.com/snowclaw/snowclaw/relay/store"
 )
 
 // Hooks are how the rules and the plugins take part in the protocol,
@@ -99,7 +100,11 @@ func (r *Relay) save(ctx context.Context, evt *nostr.Event) (bool, error) {
 	if newer {
 		return false, nil
 	}
-	if err := r.store.ReplaceEvent(ctx, evt); err != nil {
+	// a shared store settles the race with other instances itself
+	switch err := r.store.ReplaceEvent(ctx, evt); {
+	case errors.Is(err, store.ErrNotNewer), errors.Is(err, eventstore.ErrDupEvent):
+		return false, nil
+	case err != nil:
 		return false, snowclaw.Internal("could not store the event: %v", err)
 	}
 	return true, nil

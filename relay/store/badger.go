@@ -63,6 +63,8 @@ func maxLimitOf(store eventstore.Store) int {
 		return s.MaxLimit
 	case *slicestore.SliceStore:
 		return s.MaxLimit
+	case interface{ MaxQueryLimit() int }:
+		return s.MaxQueryLimit()
 	}
 	return 0
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"sync"
 
 	"github.com/fiatjaf/eventstore"
@@ -75,18 +76,38 @@ func (s *Exact) QueryEvents(ctx context.Context, f nostr.Filter) (chan *nostr.Ev
 	return ch, nil
 }
 
-// ReplaceEvent stores evt unless its address holds a newer version, then
-// deletes the older versions of exactly that address. The new version is
-// saved before the old ones go, so a crash in between leaves two versions
-// (the next replacement, and every newest-first reader, settle it), never
-// none. Callers serialize writers of one address (relay/write.go).
+// ErrNotNewer is ReplaceEvent's answer when the store already holds evt
+// or a version of its address at least as new (NIP-01: newest created_at,
+// then lowest id): nothing was stored or deleted. A shared store settles
+// this inside its own transaction, so it is the race-free answer when
+// several processes write one address.
+var ErrNotNewer = errors.New("store: a version at least as new is already stored")
+
+// Replacer is a store that settles NIP-01 replacement itself, atomically
+// (PostgreSQL: one transaction over a unique address): its ReplaceEvent
+// stores evt and removes the older versions, or returns ErrNotNewer.
+// Exact hands replacements to it rather than deciding them here.
+type Replacer interface {
+	eventstore.Store
+	ReplacesAtomically()
+}
+
+// ReplaceEvent stores evt unless its address holds a newer version
+// (ErrNotNewer), then deletes the older versions of exactly that address.
+// The new version is saved before the old ones go, so a crash in between
+// leaves two versions (the next replacement, and every newest-first
+// reader, settle it), never none. Callers serialize writers of one address
+// (relay/write.go); a Replacer settles it in the store.
 func (s *Exact) ReplaceEvent(ctx context.Context, evt *nostr.Event) error {
+	if r, ok := s.Store.(Replacer); ok {
+		return r.ReplaceEvent(ctx, evt)
+	}
 	prev, err := Versions(ctx, s.Store, evt)
 	if err != nil {
 		return err
 	}
 	if NewerIn(prev, evt) {
-		return nil // a newer (or the same) version is stored
+		return ErrNotNewer
 	}
 	if err := s.Store.SaveEvent(ctx, evt); err != nil {
 		return err

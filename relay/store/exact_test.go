@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 
@@ -65,8 +66,8 @@ func TestExact_ReplaceTouchesOnlyItsAddress(t *testing.T) {
 	}
 	stale := &nostr.Event{PubKey: pk, Kind: 30078, CreatedAt: 999, Tags: nostr.Tags{{"d", "hid"}}, Content: "v0", Sig: old.Sig}
 	stale.ID = stale.GetID()
-	if err := x.ReplaceEvent(ctx, stale); err != nil {
-		t.Fatal(err)
+	if err := x.ReplaceEvent(ctx, stale); !errors.Is(err, store.ErrNotNewer) {
+		t.Fatalf("replacing with an older version: err %v, want ErrNotNewer", err)
 	}
 	all, err := store.All(ctx, b, nostr.Filter{Authors: []string{pk}})
 	if err != nil {

@@ -50,15 +50,15 @@ func put(t *testing.T, b eventstore.Store, pk string, kind int, at nostr.Timesta
 // world is a store with a burst second of 5,000 notes (every third tagged
 // "t"=x), two deletions hidden in the burst, and older events around it.
 type world struct {
-	b     *badgerstore.BadgerBackend
+	b     eventstore.Store
 	all   []*nostr.Event
 	older []*nostr.Event // before the burst
 	other string         // a second author
 }
 
-func buildWorld(t *testing.T) *world {
+func buildWorld(t *testing.T, b eventstore.Store) *world {
 	t.Helper()
-	w := &world{b: openStore(t)}
+	w := &world{b: b}
 	sk, _ := nostr.GetPublicKey(nostr.GeneratePrivateKey())
 	add := func(e *nostr.Event) { w.all = append(w.all, e) }
 	for i := range 3 {
@@ -135,12 +135,18 @@ func idsOf(evs []*nostr.Event) []string {
 
 // TestEachBurstSecond is finding 1: a second holding more events than a
 // page used to end the walk there, losing everything older. The world is
-// built once for the subtests, which only read it.
+// built once per backend for the subtests, which only read it.
 func TestEachBurstSecond(t *testing.T) {
-	w := buildWorld(t)
-	t.Run("filters", func(t *testing.T) { testFilters(t, w) })
-	t.Run("stops early", func(t *testing.T) { testStopsEarly(t, w) })
-	t.Run("unpageable store fails loudly", func(t *testing.T) { testUnpageable(t, w) })
+	for name, open := range backends() {
+		t.Run(name, func(t *testing.T) {
+			w := buildWorld(t, open(t))
+			t.Run("filters", func(t *testing.T) { testFilters(t, w) })
+			t.Run("stops early", func(t *testing.T) { testStopsEarly(t, w) })
+			if _, ok := w.b.(*badgerstore.BadgerBackend); ok {
+				t.Run("unpageable store fails loudly", func(t *testing.T) { testUnpageable(t, w) })
+			}
+		})
+	}
 }
 
 func testFilters(t *testing.T, w *world) {
@@ -181,7 +187,12 @@ func testFilters(t *testing.T, w *world) {
 // TestScanSmallPages pages a burst with pages smaller than the second and
 // not dividing it, so cursors land mid-second again and again.
 func TestScanSmallPages(t *testing.T) {
-	b := openStore(t)
+	for name, open := range backends() {
+		t.Run(name, func(t *testing.T) { testScanSmallPages(t, open(t)) })
+	}
+}
+
+func testScanSmallPages(t *testing.T, b eventstore.Store) {
 	sk, _ := nostr.GetPublicKey(nostr.GeneratePrivateKey())
 	var all []*nostr.Event
 	for i := range 50 {

@@ -1,0 +1,94 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// migrations are the schema, one step per version: migrations[i] takes
+// the database from version i to i+1. A released step is never edited;
+// a change is a new step.
+var migrations = []string{
+	// 1: events and the change log.
+	`CREATE TABLE events (
+		id         text PRIMARY KEY,
+		pubkey     text NOT NULL,
+		created_at bigint NOT NULL,
+		kind       integer NOT NULL,
+		tags       jsonb NOT NULL,
+		content    text NOT NULL,
+		sig        text NOT NULL,
+		-- name:value of every tag whose name is one letter (what NIP-01
+		-- filters index): exact, so h:x never matches ["p","x"]
+		tagvalues  text[] NOT NULL,
+		-- kind:pubkey:d of a replaceable or addressable event, NULL
+		-- otherwise: one version per address, whoever races
+		addr       text UNIQUE
+	);
+	CREATE INDEX events_time ON events (created_at DESC, id DESC);
+	CREATE INDEX events_kind ON events (kind, created_at DESC, id DESC);
+	CREATE INDEX events_pubkey ON events (pubkey, created_at DESC, id DESC);
+	CREATE INDEX events_tagvalues ON events USING gin (tagvalues);
+	CREATE TABLE changes (
+		seq    bigserial PRIMARY KEY,
+		op     smallint NOT NULL,
+		origin text NOT NULL,
+		event  jsonb NOT NULL,
+		at     timestamptz NOT NULL DEFAULT now()
+	);
+	CREATE INDEX changes_at ON changes (at);
+	-- the newest seq pruning removed: a follower behind it is truncated
+	CREATE TABLE changes_pruned (
+		one     boolean PRIMARY KEY DEFAULT true CHECK (one),
+		through bigint NOT NULL
+	);
+	INSERT INTO changes_pruned VALUES (true, 0);`,
+}
+
+// Advisory lock keys (arbitrary constants, one per purpose).
+const (
+	lockSchema int64 = 0x736e6f77_00000001 // migrations
+	lockLog    int64 = 0x736e6f77_00000002 // change-log appends
+)
+
+// ErrSchemaTooNew: the database was migrated by a newer snowclaw.
+var ErrSchemaTooNew = errors.New("the database's schema is newer than this snowclaw")
+
+// SchemaVersion is the version this binary migrates to.
+func SchemaVersion() int { return len(migrations) }
+
+// migrate brings the schema to SchemaVersion in one transaction, under an
+// advisory lock so that instances starting together take turns (the
+// second finds the work done).
+func migrate(ctx context.Context, pool *pgxpool.Pool) error {
+	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", lockSchema); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS snowclaw_schema (
+			version    integer PRIMARY KEY,
+			applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
+			return fmt.Errorf("creating snowclaw_schema: %w", err)
+		}
+		var have int
+		if err := tx.QueryRow(ctx, "SELECT coalesce(max(version), 0) FROM snowclaw_schema").Scan(&have); err != nil {
+			return err
+		}
+		if have > len(migrations) {
+			return fmt.Errorf("%w: it is at version %d, this binary knows up to %d; upgrade snowclaw (or point it at another database)", ErrSchemaTooNew, have, len(migrations))
+		}
+		for v := have; v < len(migrations); v++ {
+			if _, err := tx.Exec(ctx, migrations[v]); err != nil {
+				return fmt.Errorf("migrating the schema to version %d: %w", v+1, err)
+			}
+			if _, err := tx.Exec(ctx, "INSERT INTO snowclaw_schema (version) VALUES ($1)", v+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
