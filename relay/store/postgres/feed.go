@@ -20,6 +20,9 @@ const channel = "snowclaw_changes"
 // the safety net under a lost notification.
 const pollEvery = time.Second
 
+// feedAppName prefixes the application_name of a follower's connection.
+const feedAppName = "snowclaw feed "
+
 // feedBatch is how many entries one read of the log returns.
 const feedBatch = 1000
 
@@ -66,7 +69,10 @@ func (e callbackError) Error() string { return e.err.Error() }
 
 // follow is one connection's worth of Follow.
 func (s *Store) follow(ctx context.Context, cursor *int64, fn func(store.Change) error) error {
-	conn, err := pgx.ConnectConfig(ctx, s.pool.Config().ConnConfig)
+	cfg := s.pool.Config().ConnConfig.Copy()
+	// named, so an operator can tell the followers in pg_stat_activity
+	cfg.RuntimeParams["application_name"] = feedAppName + s.opts.Origin
+	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return err
 	}

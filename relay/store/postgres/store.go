@@ -28,7 +28,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/url"
+	"strconv"
 	"sync"
 	"time"
 
@@ -114,11 +116,16 @@ func NewOrigin() string {
 	return hex.EncodeToString(b[:])
 }
 
-// Describe is rawURL fit for a message: scheme, user, host and database,
-// without the password or the query (which may hold one too).
+// Describe is rawURL fit for a message: user, host, port and database,
+// without the password or any other parameter (which may hold one too).
+// pgx also takes key=value strings, so those are read by pgx itself.
 func Describe(rawURL string) string {
+	if cfg, err := pgx.ParseConfig(rawURL); err == nil {
+		u := url.URL{Scheme: "postgres", User: url.User(cfg.User), Host: net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port))), Path: "/" + cfg.Database}
+		return u.String()
+	}
 	u, err := url.Parse(rawURL)
-	if err != nil || u.Host == "" && u.Path == "" {
+	if err != nil || u.Scheme == "" || u.Host == "" {
 		return "(unparsable PostgreSQL URL)"
 	}
 	if u.User != nil {
