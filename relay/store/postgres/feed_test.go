@@ -60,10 +60,16 @@ func TestFollow_TwoInstancesSurviveAKilledConnection(t *testing.T) {
 	defer admin.Close(ctx)
 	const n = 300
 	var sent []string
+	var got []store.Change
 	for i := range n {
 		e := save(t, a, ev(pk, 1, nostr.Timestamp(1000+i), nil, fmt.Sprint(i)))
 		sent = append(sent, e.ID)
 		if i == n/3 || i == 2*n/3 {
+			// once B has seen this one its connection is up: kill it,
+			// and go on saving while it reconnects
+			for len(got) < len(sent) {
+				got = append(got, next(t, changes))
+			}
 			var killed int
 			err := admin.QueryRow(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
 				WHERE datname = current_database() AND application_name LIKE 'snowclaw feed %'`).Scan(&killed)
@@ -72,9 +78,12 @@ func TestFollow_TwoInstancesSurviveAKilledConnection(t *testing.T) {
 			}
 		}
 	}
+	for len(got) < len(sent) {
+		got = append(got, next(t, changes))
+	}
 	var last int64
 	for i, id := range sent {
-		c := next(t, changes)
+		c := got[i]
 		if c.Seq <= last {
 			t.Fatalf("change %d has seq %d after %d", i, c.Seq, last)
 		}
@@ -82,6 +91,11 @@ func TestFollow_TwoInstancesSurviveAKilledConnection(t *testing.T) {
 		if c.Event.ID != id || c.Op != store.Saved || c.Origin != a.Origin() {
 			t.Fatalf("change %d: %s %s from %s, want saved %s from %s", i, c.Op, c.Event.ID, c.Origin, id, a.Origin())
 		}
+	}
+	select {
+	case c := <-changes:
+		t.Fatalf("an extra change after all %d: seq %d", n, c.Seq)
+	default:
 	}
 	if h, _ := a.Head(ctx); h != last {
 		t.Fatalf("head %d, last change seen %d", h, last)

@@ -37,8 +37,8 @@ func TestReplace_Rule(t *testing.T) {
 		{older, false, "v2"},
 		{v1, false, "v2"},
 		{v2, false, "v2"},
-		{tieA, tieA.ID == lowest, ""},
-		{tieB, tieB.ID == lowest, ""},
+		{tieA, tieA.ID < v2.ID, ""},
+		{tieB, tieB.ID < min(v2.ID, tieA.ID), ""},
 	} {
 		err := s.ReplaceEvent(ctx, c.e)
 		if c.stored && err != nil || !c.stored && !errors.Is(err, store.ErrNotNewer) {
