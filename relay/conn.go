@@ -65,8 +65,8 @@ func (c *client) closed(id string, err error) {
 // ok answers an EVENT or AUTH: accepted when err is nil, else refused
 // with it (and a challenge when it asks for authentication).
 func (c *client) ok(id string, err error) {
-	if err == nil {
-		c.send(nostr.OKEnvelope{EventID: id, OK: true})
+	if err == nil || errors.Is(err, errAlreadyStored) {
+		c.send(nostr.OKEnvelope{EventID: id, OK: true, Reason: errString(err, "")})
 		return
 	}
 	c.send(nostr.OKEnvelope{EventID: id, OK: false, Reason: snowclaw.Text(err)})
@@ -155,7 +155,7 @@ func (c *client) readLoop() {
 		c.conn.SetReadDeadline(time.Now().Add(pongWait))
 		env, err := parser.ParseMessage(string(msg))
 		if err != nil || env == nil {
-			c.send(nostr.NoticeEnvelope("invalid: could not parse message: " + errString(err)))
+			c.refuseUnparsed(msg, err)
 			continue
 		}
 		c.handle(env)
@@ -165,9 +165,10 @@ func (c *client) readLoop() {
 	}
 }
 
-func errString(err error) string {
+// errString is err's text, or none when err is nil.
+func errString(err error, none string) string {
 	if err == nil {
-		return "unknown message type"
+		return none
 	}
 	return err.Error()
 }

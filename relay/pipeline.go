@@ -31,15 +31,24 @@ type Hooks struct {
 }
 
 // Publish stores an event the relay or its agent made and broadcasts it to
-// open subscriptions, through the same hooks a client's event passes.
+// open subscriptions, through the same hooks a client's event passes. An
+// event already stored is no error.
 func (r *Relay) Publish(ctx context.Context, evt *nostr.Event) error {
-	return r.add(ctx, evt)
+	if err := r.add(ctx, evt); !errors.Is(err, errAlreadyStored) {
+		return err
+	}
+	return nil
 }
 
 // add is the write pipeline, the one path of every event: a client's, the
-// agent's, the relay's own. The error is the client's OK reason.
+// agent's, the relay's own. The error is the client's OK reason;
+// errAlreadyStored is an acceptance (OK true) with its message.
 func (r *Relay) add(ctx context.Context, evt *nostr.Event) error {
 	stored, err := r.write(ctx, evt)
+	if errors.Is(err, errAlreadyStored) {
+		r.met.wrote(evt, true, nil) // skipped, not refused
+		return err
+	}
 	r.met.wrote(evt, !stored, err)
 	return err
 }
@@ -73,15 +82,16 @@ func (r *Relay) write(ctx context.Context, evt *nostr.Event) (stored bool, err e
 	return true, nil
 }
 
-// save stores evt. It reports false, and no error, for an event already
-// stored or older than the stored version of its address: the client
-// gets OK true (NIP-01: a duplicate is no failure), nobody else hears of
-// it, and no saved hook runs.
+// save stores evt. An event already stored is errAlreadyStored (the
+// client gets OK true: NIP-01 counts a duplicate as no failure); one
+// older than the stored version of its address, which passed
+// RejectOlderVersion in a race, is refused like it. Either way nobody
+// else hears of it and no saved hook runs.
 func (r *Relay) save(ctx context.Context, evt *nostr.Event) (bool, error) {
 	if nostr.IsRegularKind(evt.Kind) {
 		err := r.store.SaveEvent(ctx, evt)
 		if errors.Is(err, eventstore.ErrDupEvent) {
-			return false, nil
+			return false, errAlreadyStored
 		}
 		if err != nil {
 			return false, snowclaw.Internal("could not store the event: %v", err)
@@ -93,12 +103,8 @@ func (r *Relay) save(ctx context.Context, evt *nostr.Event) (bool, error) {
 	// must not both win
 	unlock := r.guard.lock(address(evt))
 	defer unlock()
-	newer, err := newerStored(ctx, r.store, evt)
-	if err != nil {
-		return false, snowclaw.Internal("could not look up the stored version: %v", err)
-	}
-	if newer {
-		return false, nil
+	if err := versionCheck(ctx, r.store, evt); err != nil {
+		return false, err
 	}
 	// a shared store settles the race with other instances itself
 	switch err := r.store.ReplaceEvent(ctx, evt); {

@@ -2,6 +2,7 @@ package relay
 
 import (
 	"context"
+	"errors"
 	"hash/fnv"
 	"sync"
 
@@ -33,15 +34,30 @@ func address(evt *nostr.Event) string {
 	return snowclaw.Address(evt.Kind, evt.PubKey, d)
 }
 
-// newerStored reports whether the store holds evt or a version of its
-// address that is not older than evt (NIP-01: newest created_at wins,
-// ties go to the lowest id). It reads every stored version, exactly that
+// errAlreadyStored is the outcome of an event the relay already holds:
+// no failure (NIP-01), so the client gets OK true with this message,
+// and nobody else hears of it again.
+var errAlreadyStored = errors.New("duplicate: already have this event")
+
+// versionCheck decides a replaceable or addressable event against the
+// stored versions of its address: nil when evt is the newest,
+// errAlreadyStored when evt itself is stored, and a duplicate: refusal
+// when a version at least as new is (NIP-01: newest created_at wins, ties
+// go to the lowest id). It reads every stored version, exactly that
 // address's: a version cut off by a limit, or one of a longer d tag taken
 // for it, would let an older version in.
-func newerStored(ctx context.Context, st eventstore.Store, evt *nostr.Event) (bool, error) {
+func versionCheck(ctx context.Context, st eventstore.Store, evt *nostr.Event) error {
 	prev, err := store.Versions(ctx, st, evt)
 	if err != nil {
-		return false, err
+		return snowclaw.Internal("could not look up the stored version; try again")
 	}
-	return store.NewerIn(prev, evt), nil
+	for _, p := range prev {
+		if p.ID == evt.ID {
+			return errAlreadyStored
+		}
+	}
+	if store.NewerIn(prev, evt) {
+		return snowclaw.Duplicate("a version of %s at least as new is already stored; send a newer created_at to replace it", address(evt))
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package relay
 
 import (
 	"context"
+	"errors"
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
@@ -21,14 +22,14 @@ func (r *Relay) RejectOlderVersion(ctx context.Context, evt *nostr.Event) error 
 	if !nostr.IsReplaceableKind(evt.Kind) && !nostr.IsAddressableKind(evt.Kind) {
 		return nil
 	}
-	newer, err := newerStored(ctx, r.store, evt)
-	if err != nil {
-		return snowclaw.Internal("could not look up the stored version; try again")
+	err := versionCheck(ctx, r.store, evt)
+	if errors.Is(err, errAlreadyStored) {
+		// the rules still run, so that a copy of an event the sender
+		// may not write is refused as it would be were it not stored;
+		// save then answers that it is
+		return nil
 	}
-	if newer {
-		return snowclaw.Duplicate("a version of %s at least as new is already stored", address(evt))
-	}
-	return nil
+	return err
 }
 
 // RejectForeignDeletion refuses a NIP-09 request naming an event its

@@ -1,0 +1,38 @@
+package relay
+
+import (
+	"encoding/json"
+
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// refuseUnparsed answers a message the envelope parser refused. NIP-01
+// lets a client tell which request failed only by its subscription id or
+// event id, so whenever the message still names one (a REQ or COUNT with
+// a bad filter, an EVENT with a bad field) the refusal goes there: CLOSED
+// or OK false with invalid:. Only a message naming nothing gets a NOTICE.
+func (c *client) refuseUnparsed(msg []byte, err error) {
+	why := "invalid: could not parse message: " + errString(err, "unknown message type")
+	var parts []json.RawMessage
+	if json.Unmarshal(msg, &parts) == nil && len(parts) >= 2 {
+		var label string
+		json.Unmarshal(parts[0], &label)
+		switch label {
+		case "REQ", "COUNT":
+			var id string
+			if json.Unmarshal(parts[1], &id) == nil && id != "" {
+				c.send(nostr.ClosedEnvelope{SubscriptionID: id, Reason: "invalid: could not parse the filter: " + errString(err, "bad filter")})
+				return
+			}
+		case "EVENT":
+			var evt struct {
+				ID string `json:"id"`
+			}
+			if json.Unmarshal(parts[1], &evt) == nil && nostr.IsValid32ByteHex(evt.ID) {
+				c.send(nostr.OKEnvelope{EventID: evt.ID, OK: false, Reason: "invalid: could not parse the event: " + errString(err, "bad event")})
+				return
+			}
+		}
+	}
+	c.send(nostr.NoticeEnvelope(why))
+}
