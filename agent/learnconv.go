@@ -265,3 +265,44 @@ func joinComma(s []string) string {
 	}
 	return out
 }
+
+// LearningStatus is what learning is doing (`snowclaw memory status`).
+type LearningStatus struct {
+	Enabled      bool          `json:"enabled"`
+	Why          string        `json:"why,omitempty"` // why it is off
+	Model        string        `json:"model,omitempty"`
+	Debounce     string        `json:"debounce"`
+	BatchSize    int           `json:"batch_size"`
+	CallsPerHour int           `json:"calls_per_hour"`
+	CompactEvery string        `json:"compact_every"`
+	SummaryAfter string        `json:"summary_after"`
+	ScopeItems   int           `json:"scope_items"`
+	Stats        LearningStats `json:"stats"`
+	Items        int           `json:"items"`
+}
+
+// LearningStatus reports learning's settings and counters, and why it is
+// off when it is.
+func (a *Agent) LearningStatus() LearningStatus {
+	l := a.o.Learning
+	st := LearningStatus{
+		Enabled: a.learner != nil, Debounce: l.Debounce.String(), BatchSize: l.BatchSize,
+		CallsPerHour: l.CallsPerHour, CompactEvery: "never (memory compact only)", SummaryAfter: l.SummaryAfter.String(),
+		ScopeItems: l.ScopeItems, Stats: a.learningStats(), Items: len(a.mem.Items()),
+	}
+	if l.CompactEvery > 0 {
+		st.CompactEvery = l.CompactEvery.String()
+	}
+	if a.o.LLM != nil {
+		st.Model = a.o.LLM.Name()
+	}
+	switch {
+	case a.o.LLM == nil:
+		st.Why = "no model configured ([agent] ollama_model): the agent keeps memory but neither replies nor learns"
+	case !l.Enabled:
+		st.Why = "learning is turned off ([agent.learning] enabled = false)"
+	case a.learner == nil:
+		st.Why = "the model does not answer structured JSON"
+	}
+	return st
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"net/url"
+	"time"
 
 	"github.com/snowclaw/snowclaw/agent"
 	"github.com/snowclaw/snowclaw/agent/dynconfig"
@@ -46,6 +47,30 @@ func (a AgentConfig) validate(bad func(key, format string, args ...any)) {
 	if a.LLMTimeout.Duration <= 0 {
 		bad("agent.llm_timeout", "must be positive")
 	}
+	a.Learning.validate(bad)
+}
+
+// validate checks [agent.learning].
+func (l LearningConfig) validate(bad func(key, format string, args ...any)) {
+	if l.Debounce.Duration <= 0 || l.Debounce.Duration > 24*time.Hour {
+		bad("agent.learning.debounce", "must be between 0s and 24h, exclusive of 0, got %s", l.Debounce.Duration)
+	}
+	for key, v := range map[string]int{
+		"agent.learning.batch_size": l.BatchSize, "agent.learning.calls_per_hour": l.CallsPerHour, "agent.learning.scope_items": l.ScopeItems,
+	} {
+		if v <= 0 {
+			bad(key, "must be positive, got %d", v)
+		}
+	}
+	if l.CompactEvery.Duration < 0 || l.CompactEvery.Duration > 0 && l.CompactEvery.Duration < time.Minute {
+		bad("agent.learning.compact_every", "must be 0 (never on its own) or at least 1m, got %s", l.CompactEvery.Duration)
+	}
+	if l.SummaryAfter.Duration < 24*time.Hour {
+		bad("agent.learning.summary_after", "must be at least 24h (a week is summarized once it is that old), got %s", l.SummaryAfter.Duration)
+	}
+	if !(l.Similar > 0 && l.Similar <= 1) {
+		bad("agent.learning.similar", "must be in (0, 1], got %v", l.Similar)
+	}
 }
 
 // agentOptions turns the [agent] section into the agent's options. The model client
@@ -60,6 +85,11 @@ func agentOptions(c Config) (node.AgentOptions, error) {
 		Instructions: a.Instructions, TokenBudget: a.TokenBudget,
 		QueueSize: a.QueueSize, FlushEvery: a.FlushEvery, FlushInterval: a.FlushInterval.Duration,
 		MaxItems: a.MaxItems, MaxLessons: a.MaxLessons,
+		Learning: agent.LearningOptions{
+			Enabled: a.Learning.Enabled, Debounce: a.Learning.Debounce.Duration, BatchSize: a.Learning.BatchSize,
+			CallsPerHour: a.Learning.CallsPerHour, CompactEvery: a.Learning.CompactEvery.Duration,
+			SummaryAfter: a.Learning.SummaryAfter.Duration, ScopeItems: a.Learning.ScopeItems, Similar: a.Learning.Similar,
+		},
 	}}
 	if a.Enabled && a.LLM == "ollama" {
 		m, err := llm.NewOllama(llm.OllamaOptions{Host: a.OllamaHost, Model: a.OllamaModel, Timeout: a.LLMTimeout.Duration})

@@ -73,6 +73,21 @@ type AgentConfig struct {
 	FlushInterval  Duration `toml:"flush_interval"`
 	MaxItems       int      `toml:"max_items"`
 	MaxLessons     int      `toml:"max_lessons"`
+	// Learning is [agent.learning]: learning from conversation and
+	// consolidation (issue 15), when a model is configured.
+	Learning LearningConfig `toml:"learning"`
+}
+
+// LearningConfig is [agent.learning].
+type LearningConfig struct {
+	Enabled      bool     `toml:"enabled"`
+	Debounce     Duration `toml:"debounce"`
+	BatchSize    int      `toml:"batch_size"`
+	CallsPerHour int      `toml:"calls_per_hour"`
+	CompactEvery Duration `toml:"compact_every"`
+	SummaryAfter Duration `toml:"summary_after"`
+	ScopeItems   int      `toml:"scope_items"`
+	Similar      float64  `toml:"similar"`
 }
 
 type SearchConfig struct {
@@ -244,6 +259,11 @@ func DefaultConfig() Config {
 			OllamaHost: "http://127.0.0.1:11434", OllamaModel: "llama3.2", LLMTimeout: Duration{2 * time.Minute},
 			TokenBudget: 8192, QueueSize: 4096, FlushEvery: 20, FlushInterval: Duration{30 * time.Second},
 			MaxItems: 500, MaxLessons: 200,
+			Learning: LearningConfig{
+				Enabled: true, Debounce: Duration{30 * time.Second}, BatchSize: 20, CallsPerHour: 60,
+				CompactEvery: Duration{24 * time.Hour}, SummaryAfter: Duration{7 * 24 * time.Hour},
+				ScopeItems: 100, Similar: 0.8,
+			},
 		},
 	}
 }

@@ -17,7 +17,10 @@ const memoryUsage = `usage: snowclaw memory <command> [--relay URL] [--sec OWNER
   items                                    the long-term memory items
   delete <npub|group:ID|item:ID>           delete a record or an item (and its event)
   flush                                    write every pending change to the relay now
-  compact [--max N]                        deduplicate and cap the memory items
+  compact [--max N]                        consolidate: merge duplicates (kept as history),
+                                           cap, write the weekly summaries that are due
+  status                                   what learning from conversation is doing
+  context <npub|group:ID>                  the memory ids recalled into the last prompt
   lessons list|enable ID|disable ID|delete ID
 The owner's key (--sec or $SNOWCLAW_SEC) signs each request (NIP-98).
 `
@@ -133,6 +136,18 @@ func runMemory(ctx context.Context, args, environ []string, stdout, stderr io.Wr
 		}
 	case "compact":
 		if err := c.call(ctx, "POST", "/api/v1/agent/compact", map[string]int{"max": *max}, &out); err != nil {
+			return err
+		}
+	case "status":
+		if err := c.call(ctx, "GET", "/api/v1/agent/learning", nil, &out); err != nil {
+			return err
+		}
+	case "context":
+		s, err := arg(1, "<npub|group:ID>")
+		if err != nil {
+			return err
+		}
+		if err := c.call(ctx, "GET", "/api/v1/agent/context/"+url.PathEscape(s), nil, &out); err != nil {
 			return err
 		}
 	case "lessons":

@@ -28,6 +28,10 @@ func (a *API) agentRoutes(mux *http.ServeMux) {
 	handle("POST /api/v1/agent/lessons/{id}", a.apiLessonSet)
 	handle("DELETE /api/v1/agent/lessons/{id}", a.apiLessonDelete)
 	handle("GET /api/v1/agent/config/{scope}", a.apiConfig)
+	handle("GET /api/v1/agent/context/{subject}", a.apiContext)
+	handle("GET /api/v1/agent/learning", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, a.o.Agent.LearningStatus())
+	})
 	handle("GET /api/v1/agent/stats", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, a.o.Agent.Stats()) })
 }
 
@@ -192,4 +196,20 @@ func (a *API) apiConfig(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, a.o.Agent.Config(s))
+}
+
+// apiContext is the debug view of the last prompt of a conversation: the
+// memory ids recalled into it (issue 15).
+func (a *API) apiContext(w http.ResponseWriter, req *http.Request) {
+	s, err := agent.ParseSubject(req.PathValue("subject"))
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "invalid: "+err.Error())
+		return
+	}
+	v, ok := a.o.Agent.LastContext(s)
+	if !ok {
+		writeError(w, http.StatusNotFound, "invalid: no prompt has been built for this conversation since the relay started")
+		return
+	}
+	writeJSON(w, http.StatusOK, v)
 }

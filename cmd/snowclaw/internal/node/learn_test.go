@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -373,5 +374,104 @@ func TestLearn_InvalidJSONRetriedOnceThenDropped(t *testing.T) {
 				t.Fatalf("the fake saw %d answers breaking the format, want %d", len(v), tc.broken)
 			}
 		})
+	}
+}
+
+// structuredSince is the text of each structured request after the first n.
+func (s *learnScript) structuredSince(n int) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, r := range s.structured[min(n, len(s.structured)):] {
+		var b strings.Builder
+		for _, m := range r.Messages {
+			b.WriteString(m.Content + "\n")
+		}
+		out = append(out, b.String())
+	}
+	return out
+}
+
+func toJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func TestLearn_CompactMergesDuplicateKeepsHistoryAndSummarizesOldWeeks(t *testing.T) {
+	s := &learnScript{rules: []learnRule{
+		{trigger: "I like green tea", text: "alice likes green tea", kind: "preference"},
+		{trigger: "really like green tea", text: "alice really likes green tea", kind: "preference"},
+	}}
+	e := startLearnEnv(t, s)
+	e.say(e.ac, e.alice, "I like green tea")
+	e.settle()
+	e.say(e.ac, e.alice, "did I say I really like green tea?")
+	e.settle()
+	if got := e.itemsWhere("green tea"); len(got) != 2 {
+		t.Fatalf("want two near-duplicate memories before compaction, got %+v", got)
+	}
+	older := e.itemsWhere("alice likes green tea")[0]
+	var olderEvt string
+	for _, r := range search(t, e.testEnv, &e.alice, nostr.Filter{Search: "green tea", Kinds: []int{30078}}) {
+		if strings.HasSuffix(r.Tags.GetD(), older.ID) {
+			olderEvt = r.ID
+		}
+	}
+	if olderEvt == "" {
+		t.Fatal("the older memory is not searchable before compaction")
+	}
+	// a week of conversation ten days ago, for the weekly summary
+	old := time.Now().Add(-10 * 24 * time.Hour)
+	for i, text := range []string{"the moon base needs a greenhouse", "we will grow lettuce there"} {
+		evt := nostr.Event{Kind: 9, CreatedAt: nostr.Timestamp(old.Unix() + int64(i)), Tags: nostr.Tags{{"h", agentGroup}}, Content: text}
+		evt.Sign(e.bob.sk)
+		e.mustPublish(e.bc, evt)
+	}
+	e.settle()
+
+	code, body := e.api(&e.owner, "POST", "/api/v1/agent/compact", map[string]int{})
+	if code != 200 || body["merged"] != 1.0 || body["summaries"].(float64) < 1 {
+		t.Fatalf("compact: %d %v", code, body)
+	}
+	left := e.itemsWhere("green tea")
+	if len(left) != 1 || left[0].ID == older.ID || !slices.Contains(left[0].Merges, olderEvt) {
+		t.Fatalf("after compaction: %+v (older event %s)", left, olderEvt[:8])
+	}
+	// the original stays on the relay as history, out of search
+	if evs, _ := fetch(t, e.ac, nostr.Filter{IDs: []string{olderEvt}}); len(evs) != 1 {
+		t.Fatal("the merged original was deleted from the relay")
+	}
+	for _, r := range search(t, e.testEnv, &e.alice, nostr.Filter{Search: "green tea", Kinds: []int{30078}}) {
+		if r.ID == olderEvt {
+			t.Fatal("the merged original is still ranked by search")
+		}
+	}
+	sums := e.itemsWhere("Week ")
+	if len(sums) != 1 || sums[0].Tier != snowclaw.TierGroup || sums[0].Group != agentGroup || !strings.Contains(sums[0].Topic, "/summary/") {
+		t.Fatalf("weekly summary = %+v", sums)
+	}
+	if !strings.Contains(s.structuredText(), "we will grow lettuce there") {
+		t.Fatal("the summary request did not carry the old week's messages")
+	}
+	// a second run finds nothing more to do
+	if code, body = e.api(&e.owner, "POST", "/api/v1/agent/compact", map[string]int{}); code != 200 || body["merged"] != 0.0 || body["summaries"] != 0.0 {
+		t.Fatalf("second compact: %d %v", code, body)
+	}
+}
+
+func TestLearn_StatusSaysWhatLearningDoes(t *testing.T) {
+	e := startAgentEnv(t) // a model, but learning not turned on
+	code, body := e.api(&e.owner, "GET", "/api/v1/agent/learning", nil)
+	if code != 200 || body["enabled"] != false || !strings.Contains(fmt.Sprint(body["why"]), "turned off") {
+		t.Fatalf("status with learning off: %d %v", code, body)
+	}
+	s := &learnScript{}
+	e2 := startLearnEnv(t, s)
+	code, body = e2.api(&e2.owner, "GET", "/api/v1/agent/learning", nil)
+	if code != 200 || body["enabled"] != true || body["calls_per_hour"] != 100.0 || body["model"] != "ollama/test-model" {
+		t.Fatalf("status with learning on: %d %v", code, body)
+	}
+	if code, _ := e2.api(&e2.alice, "GET", "/api/v1/agent/learning", nil); code != 403 {
+		t.Fatalf("alice reads learning status: %d", code)
 	}
 }
