@@ -34,23 +34,29 @@ const (
 )
 
 // Vector floor calibration. The floor is a high percentile of the cosine
-// similarity of random doc pairs drawn from the index: two docs picked at
-// random are, nearly always, about different things, so a query scoring
-// above what 99 in 100 unrelated pairs reach is more alike than chance.
-// Measured on LoCoMo dev with the built-in embedder: random doc pairs
-// p50 0.02, p95 0.20, p99 0.30; a question and its gold turn p50 0.26; the
-// nonsense query "zzzqqq" reaches at most 0.22 (hash collisions of its
-// character n-grams). The floor is recorded in meta.json with the
+// similarity between queries and docs that have nothing to do with each
+// other, both drawn from the index itself: each pseudo-query is a few
+// words of one sampled doc, compared with every other sampled doc. Pairs
+// picked at random are nearly always unrelated, so a query scoring above
+// what 99 in 100 of them reach is more alike than chance. Queries, not
+// docs, because a short text is where an embedder is least sure: measured
+// on LoCoMo turns stored as memories, random doc pairs put the p99 at
+// 0.28 while "xylophone quasar flux" reached 0.32 against "Joanna: See ya
+// Nate!" through hash collisions of the built-in embedder; pseudo-queries
+// put the floor above that. The floor is recorded in meta.json with the
 // embedder's name, so a changed embedder is calibrated afresh, and
 // calibrated again whenever the index has doubled since.
 const (
 	floorPercentile = 0.99
-	floorSamples    = 512 // docs sampled: ~130k pairs, a few ms
-	minFloorDocs    = 64  // fewer vectors than this: the embedder's default
-	builtinFloor    = 0.30
-	// otherFloor is the default of an embedder the index has not seen
-	// enough docs of to calibrate: neural embedders put unrelated texts
-	// at 0.2-0.5 cosine, related ones above.
+	floorSamples    = 512 // docs sampled
+	floorQueries    = 256 // pseudo-queries among them: ~130k pairs
+	floorQueryWords = 3
+	minFloorDocs    = 64 // fewer vectors than this: the embedder's default
+	// builtinFloor is the built-in embedder's floor on an index too small
+	// to calibrate: the calibrated floor of LoCoMo dev's turns.
+	builtinFloor = 0.40
+	// otherFloor is the default of any other embedder: neural embedders
+	// put unrelated texts at 0.2-0.5 cosine, related ones above.
 	otherFloor = 0.5
 )
 
@@ -62,45 +68,92 @@ func defaultFloor(e Embedder) float64 {
 	return otherFloor
 }
 
-// calibrate sets the vector floor from the docs' own vectors (see above).
-// It reads st under the caller's lock and is deterministic: docs are
-// sampled by a hash of their id, not by map order.
-func (s *state) calibrate(e Embedder) {
+// floorSample is one sampled doc: its vector and a pseudo-query made of
+// some of its words.
+type floorSample struct {
+	h     uint64
+	v     []float32
+	query string
+}
+
+// floorSamples picks docs by a hash of their id (not map order, so the
+// floor is deterministic). The caller holds the read lock.
+func (s *state) floorSamples() []floorSample {
 	n := s.vecs.Len()
-	s.floorDocs = n
-	if n < minFloorDocs {
-		s.floor = defaultFloor(e)
-		return
-	}
 	stride := uint64(max(1, n/(2*floorSamples)))
-	type sample struct {
-		h uint64
-		v []float32
-	}
-	var ss []sample
-	for id := range s.docs {
+	var ss []floorSample
+	for id, d := range s.docs {
 		h := hashString(id)
 		if h%stride != 0 {
 			continue
 		}
 		if v, ok := s.vecs.Get(id); ok {
-			ss = append(ss, sample{h, v})
+			ss = append(ss, floorSample{h: h, v: v, query: pseudoQuery(d.Text, h)})
 		}
 	}
 	sort.Slice(ss, func(i, j int) bool { return ss[i].h < ss[j].h })
-	ss = ss[:min(len(ss), floorSamples)]
-	sims := make([]float64, 0, len(ss)*(len(ss)-1)/2)
-	for i := range ss {
-		for j := i + 1; j < len(ss); j++ {
-			sims = append(sims, float64(vector.Dot(ss[i].v, ss[j].v)))
+	return ss[:min(len(ss), floorSamples)]
+}
+
+// pseudoQuery picks floorQueryWords words of text that are not stop
+// words, as a short query would.
+func pseudoQuery(text string, h uint64) string {
+	var words []string
+	for _, w := range splitWords(text) {
+		if !stopWords[w] && len(w) > 2 {
+			words = append(words, w)
 		}
 	}
-	if len(sims) == 0 {
-		s.floor = defaultFloor(e)
-		return
+	if len(words) == 0 {
+		return ""
+	}
+	out := make([]string, 0, floorQueryWords)
+	for i := range floorQueryWords {
+		out = append(out, words[(h>>(8*i))%uint64(len(words))])
+	}
+	return strings.Join(out, " ")
+}
+
+// calibrateFloor computes the vector floor from samples (see above); ok is
+// false when there are too few to say.
+func calibrateFloor(ctx context.Context, e Embedder, ss []floorSample, n int) (float64, bool, error) {
+	if len(ss) < minFloorDocs {
+		return 0, false, nil
+	}
+	var texts []string
+	var from []int
+	for i, s := range ss {
+		if s.query != "" && len(texts) < floorQueries {
+			texts = append(texts, s.query)
+			from = append(from, i)
+		}
+	}
+	if len(texts) == 0 {
+		return 0, false, nil
+	}
+	qs, err := e.Embed(ctx, texts)
+	if err != nil || len(qs) != len(texts) {
+		return 0, false, fmt.Errorf("search: calibrating the vector floor with %s: %v", e.Name(), err)
+	}
+	sims := make([]float64, 0, len(qs)*len(ss))
+	for qi, q := range qs {
+		if len(q) != e.Dim() {
+			return 0, false, fmt.Errorf("search: embedder %s returned dimension %d, want %d", e.Name(), len(q), e.Dim())
+		}
+		vector.Normalize(q)
+		for j, s := range ss {
+			if j != from[qi] {
+				sims = append(sims, float64(vector.Dot(q, s.v)))
+			}
+		}
 	}
 	slices.Sort(sims)
-	s.floor = sims[int(floorPercentile*float64(len(sims)-1))]
+	// A query is compared with every doc, so the floor must sit where
+	// the best of n unrelated docs lands, not a typical one: the
+	// 1 - 1/n quantile (n the docs indexed), at least floorPercentile,
+	// at most the largest similarity sampled.
+	q := max(floorPercentile, 1-1/float64(max(1, n)))
+	return sims[min(len(sims)-1, int(q*float64(len(sims))))], true, nil
 }
 
 // needsCalibration: never calibrated, or the index has doubled (or
@@ -114,6 +167,37 @@ func (s *state) needsCalibration() bool {
 		return n >= minFloorDocs
 	}
 	return n >= 2*s.floorDocs || 2*n < s.floorDocs
+}
+
+// recalibrate calibrates st's vector floor when it needs it and records
+// the new floor in meta.json. The caller holds writeMu, or st is not yet
+// shared. An embedder that fails keeps the floor it had: a floor is
+// never a reason to refuse a write.
+func (ix *Index) recalibrate(ctx context.Context, st *state) error {
+	ix.mu.RLock()
+	need := st.needsCalibration()
+	var ss []floorSample
+	if need {
+		ss = st.floorSamples()
+	}
+	n := st.vecs.Len()
+	ix.mu.RUnlock()
+	if !need {
+		return nil
+	}
+	floor, ok, err := calibrateFloor(ctx, ix.emb, ss, n)
+	switch {
+	case err != nil && st.floor > 0:
+		return nil // try again at the next write
+	case err != nil || !ok:
+		floor = defaultFloor(ix.emb)
+	}
+	ix.locked(func() { st.floor, st.floorDocs = floor, n })
+	if ix.dir == "" || st.meta.Gen == 0 {
+		return nil
+	}
+	st.meta.VectorFloor, st.meta.FloorDocs = floor, n
+	return writeMeta(ix.dir, st.meta)
 }
 
 // VectorFloor is the cosine similarity a doc must reach to pass the

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -99,7 +100,7 @@ func Open(opts Options) (*Index, error) {
 	}
 	st.floor, st.floorDocs = m.VectorFloor, m.FloorDocs
 	ix.st = st
-	if err := ix.recalibrate(st); err != nil {
+	if err := ix.recalibrate(context.Background(), st); err != nil {
 		_ = st.close()
 		return nil, err
 	}
@@ -145,24 +146,6 @@ func (ix *Index) newState() *state {
 	st := newState(ix.emb.Dim(), ix.opts.Curators, ix.analyzer)
 	st.floor = defaultFloor(ix.emb)
 	return st
-}
-
-// recalibrate calibrates st's vector floor when it needs it and records
-// the new floor in meta.json. The caller holds writeMu, or st is not yet
-// shared.
-func (ix *Index) recalibrate(st *state) error {
-	ix.mu.RLock()
-	need := st.needsCalibration()
-	ix.mu.RUnlock()
-	if !need {
-		return nil
-	}
-	ix.locked(func() { st.calibrate(ix.emb) })
-	if ix.dir == "" || st.meta.Gen == 0 {
-		return nil
-	}
-	st.meta.VectorFloor, st.meta.FloorDocs = st.floor, st.floorDocs
-	return writeMeta(ix.dir, st.meta)
 }
 
 // createState makes a new, empty generation on disk.

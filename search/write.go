@@ -101,7 +101,7 @@ func (ix *Index) apply(batch []*Doc, vecs [][]float32, an []analysed) (err error
 			st.putMaps(d, vecs[i], an[i])
 		}
 	})
-	if err := ix.recalibrate(st); err != nil {
+	if err := ix.recalibrate(context.Background(), st); err != nil {
 		return err
 	}
 	return st.compactLogIfNeeded(ix.dir)
@@ -201,15 +201,15 @@ func (ix *Index) Rebuild(ctx context.Context, docs func(yield func(Doc) error) e
 			return flush()
 		}()
 	}
-	if err == nil {
-		st.calibrate(ix.emb) // st is not shared yet
-		st.meta.VectorFloor, st.meta.FloorDocs = st.floor, st.floorDocs
-	}
 	if err == nil && ix.dir != "" {
 		err = st.log.flush()
 		if err == nil {
-			err = writeMeta(ix.dir, st.meta)
+			st.floor = 0 // a new index: calibrated afresh, meta written
+			err = ix.recalibrate(ctx, st)
 		}
+	} else if err == nil {
+		st.floor = 0
+		err = ix.recalibrate(ctx, st)
 	}
 	if err != nil {
 		_ = st.close()

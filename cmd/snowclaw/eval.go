@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
 	"github.com/snowclaw/snowclaw/internal/locomo"
 	"github.com/snowclaw/snowclaw/internal/wsclient"
@@ -23,8 +25,14 @@ import (
 // real relay. Every dialogue
 // turn is published over websocket as a group chat message (one NIP-29
 // group per conversation, so a query only sees its own conversation) and
-// every question is a NIP-50 REQ. It runs twice: BM25 alone, then the full
-// ranking of the configuration.
+// every question is a NIP-50 REQ. With --as memories every turn is instead
+// a public kind 30078 memory item ({"summary": "<speaker>: <text>"},
+// created_at the session date, no chat neighbours; one author per
+// conversation, so a query only sees its own), the path an agent's
+// memories take. Each path runs twice: BM25 alone, then the full ranking
+// of the configuration. --split tune|holdout keeps the even- or the
+// odd-numbered conversations, so what is tuned on one half can be
+// confirmed on the other.
 func runEval(ctx context.Context, args, environ []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "locomo" {
 		return fmt.Errorf(`eval: the one benchmark is "locomo": snowclaw eval locomo --data FILE (a LoCoMo JSON file)`)
@@ -36,6 +44,8 @@ func runEval(ctx context.Context, args, environ []string, stdout, stderr io.Writ
 	data := fs.String("data", "", "LoCoMo JSON file (required)")
 	var fl serveFlags
 	fs.StringVar(&fl.config, "config", "", "TOML config whose [search] and [memory] settings are evaluated")
+	as := fs.String("as", "chat", "how the turns are published: chat (kind 9 in a group), memories (kind 30078 items) or both")
+	split := fs.String("split", "all", "conversations evaluated: all, tune (even-numbered) or holdout (odd-numbered)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return usageFailed(err)
 	}
@@ -43,8 +53,15 @@ func runEval(ctx context.Context, args, environ []string, stdout, stderr io.Writ
 		fs.Usage()
 		return fmt.Errorf("eval locomo: --data FILE is required (a LoCoMo JSON file, e.g. locomo10.json from the LoCoMo release)")
 	}
+	paths, err := evalPaths(*as)
+	if err != nil {
+		return err
+	}
 	convs, err := locomo.Load(*data)
 	if err != nil {
+		return err
+	}
+	if convs, err = splitConversations(convs, *split); err != nil {
 		return err
 	}
 	cfg, err := resolveConfig(&fl, environ)
@@ -55,25 +72,72 @@ func runEval(ctx context.Context, args, environ []string, stdout, stderr io.Writ
 	for _, c := range convs {
 		questions += len(c.Questions)
 	}
-	fmt.Fprintf(stdout, "LoCoMo: %d conversations, %d questions, embedder %s\n\n", len(convs), questions, cfg.Search.Embedder)
-	for _, mode := range []struct {
-		title string
-		bm25  bool
-	}{{"BM25 alone", true}, {"full ranking", false}} {
-		start := time.Now()
-		scores, err := evalOnRelay(ctx, cfg, convs, mode.bm25)
-		if err != nil {
-			return fmt.Errorf("%s: %w", mode.title, err)
+	fmt.Fprintf(stdout, "LoCoMo: %d conversations (%s), %d questions, embedder %s\n\n", len(convs), *split, questions, cfg.Search.Embedder)
+	for _, path := range paths {
+		for _, mode := range []struct {
+			title string
+			bm25  bool
+		}{{"BM25 alone", true}, {"full ranking", false}} {
+			start := time.Now()
+			res, err := evalOnRelay(ctx, cfg, convs, mode.bm25, path)
+			if err != nil {
+				return fmt.Errorf("%s, %s: %w", path, mode.title, err)
+			}
+			res.scores.Write(stdout, fmt.Sprintf("%s, %s (%s)", path, mode.title, time.Since(start).Round(time.Second)))
+			fmt.Fprintf(stdout, "  unrelated queries answered with nothing: %d of %d\n\n", res.emptyProbes, res.probes)
 		}
-		scores.Write(stdout, fmt.Sprintf("%s (%s)", mode.title, time.Since(start).Round(time.Second)))
-		fmt.Fprintln(stdout)
 	}
 	return nil
 }
 
+// The publishing paths of eval locomo.
+const (
+	asChat     = "chat"
+	asMemories = "memories"
+)
+
+func evalPaths(as string) ([]string, error) {
+	switch as {
+	case asChat, asMemories:
+		return []string{as}, nil
+	case "both":
+		return []string{asChat, asMemories}, nil
+	}
+	return nil, fmt.Errorf("eval locomo: --as %q: want chat, memories or both", as)
+}
+
+// splitConversations keeps all conversations, the even-numbered ones
+// (tune) or the odd-numbered ones (holdout), counting from 0.
+func splitConversations(convs []locomo.Conversation, split string) ([]locomo.Conversation, error) {
+	if split == "all" {
+		return convs, nil
+	}
+	if split != "tune" && split != "holdout" {
+		return nil, fmt.Errorf("eval locomo: --split %q: want all, tune or holdout", split)
+	}
+	var out []locomo.Conversation
+	for i, c := range convs {
+		if (i%2 == 0) == (split == "tune") {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// unrelatedProbes share no word with any LoCoMo conversation: the relevance
+// floor must answer each with nothing.
+var unrelatedProbes = []string{"zzzqqq", "xylophone quasar flux", "kubernetes pod eviction", "photosynthesis chlorophyll enzyme"}
+
+// evalResult is one run's scores and how many unrelated probes came back
+// empty.
+type evalResult struct {
+	scores              *locomo.Scores
+	probes, emptyProbes int
+}
+
 // evalOnRelay starts a relay on a fresh data directory and a random
 // loopback port, publishes the conversations and scores the questions.
-func evalOnRelay(ctx context.Context, cfg Config, convs []locomo.Conversation, bm25Only bool) (*locomo.Scores, error) {
+func evalOnRelay(ctx context.Context, cfg Config, convs []locomo.Conversation, bm25Only bool, path string) (*evalResult, error) {
 	dir, err := os.MkdirTemp("", "snowclaw-eval-")
 	if err != nil {
 		return nil, err
@@ -114,14 +178,26 @@ func evalOnRelay(ctx context.Context, cfg Config, convs []locomo.Conversation, b
 	if err := c.Auth(owner); err != nil {
 		return nil, err
 	}
-	var scores locomo.Scores
+	res := &evalResult{scores: &locomo.Scores{}}
 	for _, conv := range convs {
-		docOf, err := publishConversation(ctx, c, owner, conv)
+		var docOf map[string]string
+		var scope nostr.Filter // what keeps a query inside its conversation
+		if path == asMemories {
+			author := nostr.GeneratePrivateKey()
+			pk, _ := nostr.GetPublicKey(author)
+			docOf, err = publishMemories(ctx, c, author, conv)
+			scope = nostr.Filter{Kinds: []int{snowclaw.KindAppData}, Authors: []string{pk}}
+		} else {
+			docOf, err = publishConversation(ctx, c, owner, conv)
+			scope = nostr.Filter{Tags: nostr.TagMap{"h": {conv.SampleID}}}
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", conv.SampleID, err)
 		}
-		for _, q := range conv.Questions {
-			evs, closed, err := c.Fetch(nostr.Filter{Search: q.Text, Tags: nostr.TagMap{"h": {conv.SampleID}}, Limit: 10}, 30*time.Second)
+		ask := func(text string) ([]string, error) {
+			f := scope
+			f.Search, f.Limit = text, 10
+			evs, closed, err := c.Fetch(f, 30*time.Second)
 			if err != nil {
 				return nil, err
 			}
@@ -132,10 +208,45 @@ func evalOnRelay(ctx context.Context, cfg Config, convs []locomo.Conversation, b
 			for _, e := range evs {
 				ranked = append(ranked, docOf[e.ID])
 			}
-			scores.Add(q.Category, ranked, q.Gold)
+			return ranked, nil
+		}
+		for _, q := range conv.Questions {
+			ranked, err := ask(q.Text)
+			if err != nil {
+				return nil, err
+			}
+			res.scores.Add(q.Category, ranked, q.Gold)
+		}
+		for _, probe := range unrelatedProbes {
+			ranked, err := ask(probe)
+			if err != nil {
+				return nil, err
+			}
+			res.probes++
+			if len(ranked) == 0 {
+				res.emptyProbes++
+			}
 		}
 	}
-	return &scores, nil
+	return res, nil
+}
+
+// publishMemories publishes each turn as a public memory item by author,
+// dated as in the data; it returns event id → turn id. The d tag is one
+// opaque token, so the topic adds no word a question could match.
+func publishMemories(ctx context.Context, c *wsclient.Client, author string, conv locomo.Conversation) (map[string]string, error) {
+	docOf := make(map[string]string, len(conv.Turns))
+	for i, t := range conv.Turns {
+		summary, _ := json.Marshal(map[string]string{"summary": t.Speaker + ": " + t.Text})
+		evt := nostr.Event{Kind: snowclaw.KindAppData, CreatedAt: nostr.Timestamp(t.At),
+			Tags: nostr.Tags{{"d", fmt.Sprintf("snow:memory:t%x", i)}}, Content: string(summary)}
+		evt.Sign(author)
+		if err := c.Publish(ctx, evt); err != nil {
+			return nil, fmt.Errorf("turn %s: %w", t.DiaID, err)
+		}
+		docOf[evt.ID] = locomo.DocID(conv.SampleID, t.DiaID)
+	}
+	return docOf, nil
 }
 
 // publishConversation makes the conversation's group and publishes its

@@ -40,18 +40,31 @@ func TestEval_LocomoOverRelay(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, errOut bytes.Buffer
-	if err := run(context.Background(), []string{"eval", "locomo", "--data", path}, nil, &out, &errOut); err != nil {
+	if err := run(context.Background(), []string{"eval", "locomo", "--data", path, "--as", "both"}, nil, &out, &errOut); err != nil {
 		t.Fatalf("eval: %v\n%s", err, errOut.String())
 	}
 	text := out.String()
-	for _, mode := range []string{"BM25 alone", "full ranking"} {
-		if !strings.Contains(text, mode) {
-			t.Fatalf("no %q section:\n%s", mode, text)
+	for _, path := range []string{"chat", "memories"} {
+		for _, mode := range []string{"BM25 alone", "full ranking"} {
+			if !strings.Contains(text, path+", "+mode) {
+				t.Fatalf("no %q section:\n%s", path+", "+mode, text)
+			}
 		}
 	}
+	// memories: one author per conversation keeps the other one's turn
+	// (same words) out, as the group does for chat
 	overall := regexp.MustCompile(`overall\s+n=4\s+recall@5\s+100\.0\s+recall@10\s+100\.0\s+NDCG@10\s+100\.0`)
-	if n := len(overall.FindAllString(text, -1)); n != 2 {
-		t.Fatalf("want recall 100 on all 4 questions in both modes:\n%s", text)
+	if n := len(overall.FindAllString(text, -1)); n != 4 {
+		t.Fatalf("want recall 100 on all 4 questions in both modes of both paths:\n%s", text)
+	}
+	if n := strings.Count(text, "unrelated queries answered with nothing: 8 of 8"); n != 4 {
+		t.Fatalf("want every unrelated query answered with nothing on every run:\n%s", text)
+	}
+	for _, bad := range [][]string{{"--as", "notes"}, {"--split", "half"}} {
+		err := run(context.Background(), append([]string{"eval", "locomo", "--data", path}, bad...), nil, &out, &errOut)
+		if err == nil || !strings.Contains(err.Error(), bad[1]) {
+			t.Fatalf("%q: err = %v, want a refusal naming it", bad, err)
+		}
 	}
 	if !strings.Contains(text, "multi-hop") || !strings.Contains(text, "single-hop") {
 		t.Fatalf("no per-category lines:\n%s", text)
