@@ -69,6 +69,14 @@ type Options struct {
 	// Profile is what the agent says of itself in its kind 0 and relay
 	// list (seed 003); published at Start when it changed.
 	Profile ProfileOptions
+	// Standby: the agent is one of several instances over a shared
+	// store and runs only while it leads (standby.go): until Start,
+	// and after Pause, it drops what it is fed.
+	Standby bool
+	// CatchUp is how far back Start looks for messages nobody answered
+	// (a leader that died mid-reply, the time without one); 0 = no
+	// catch-up, as for a single instance.
+	CatchUp time.Duration
 
 	Logger *slog.Logger
 	Now    func() time.Time
@@ -146,6 +154,10 @@ type Agent struct {
 	contexts map[string]ContextView // last prompt per conversation (LastContext)
 
 	stop    chan struct{}
+	run     context.Context // ends when the agent pauses: replies being written are dropped
+	endRun  context.CancelFunc
+	standby atomic.Bool
+	backlog backlog // messages a new leader catches up on (standby.go)
 	done    sync.WaitGroup
 	replyWG sync.WaitGroup
 	started atomic.Bool
@@ -193,6 +205,8 @@ func New(o Options) (*Agent, error) {
 	if err != nil {
 		return nil, err
 	}
+	a.run, a.endRun = context.WithCancel(context.Background())
+	a.standby.Store(o.Standby)
 	return a, nil
 }
 
@@ -230,9 +244,16 @@ func (a *Agent) Pubkey() string { return a.pk }
 // names from the store, then starts the worker and the flusher. Events
 // fed before Start wait in the queue.
 func (a *Agent) Start(ctx context.Context) error {
+	if a.closed.Load() || a.started.Load() {
+		return errors.New("agent: already started or closed")
+	}
 	if err := a.load(ctx); err != nil {
 		return err
 	}
+	if err := a.catchUp(ctx); err != nil {
+		return err
+	}
+	a.standby.Store(false)
 	a.started.Store(true)
 	a.done.Add(2)
 	go a.work()
@@ -249,7 +270,7 @@ func (a *Agent) Start(ctx context.Context) error {
 	}
 	a.publishProfile(ctx)
 	for i := 0; i < a.o.MaxReplies; i++ {
-		go a.replyWriter()
+		go a.replyWriter(a.replyQ)
 	}
 	return nil
 }
@@ -258,7 +279,7 @@ func (a *Agent) Start(ctx context.Context) error {
 // when the queue is full the event is dropped, counted and logged. The
 // agent's own events are not fed back to it.
 func (a *Agent) Feed(evt *nostr.Event) bool {
-	if evt == nil || evt.PubKey == a.pk || a.closed.Load() {
+	if evt == nil || evt.PubKey == a.pk || a.closed.Load() || a.standby.Load() {
 		return false
 	}
 	select {
@@ -305,6 +326,9 @@ func (a *Agent) Close(ctx context.Context) error {
 	if n := a.lq.close(); n > 0 {
 		a.log.Info("learning: unread messages left at shutdown", "messages", n)
 	}
+	if a.standby.Load() {
+		return nil // it never led, or Pause has flushed what it knew
+	}
 	if a.started.Load() {
 		close(a.stop)
 		a.done.Wait()
@@ -318,10 +342,15 @@ func (a *Agent) Close(ctx context.Context) error {
 // order the relay stored them.
 func (a *Agent) work() {
 	defer a.done.Done()
+	a.handleBacklog()
 	for {
 		select {
 		case evt := <-a.queue:
-			a.handle(evt)
+			if !a.backlog.had(evt.ID) {
+				a.handle(evt)
+			} else {
+				a.handled.Add(1)
+			}
 		case <-a.stop:
 			for {
 				select {

@@ -33,7 +33,7 @@ func (a *Agent) shouldReply(sender, group string, addressed bool) bool {
 // the reply queue is full the message stays buffered and remembered but
 // is not answered.
 func (a *Agent) reply(t turn) {
-	if a.o.LLM == nil {
+	if a.o.LLM == nil || a.backlog.answered(t.msg.EventID) {
 		return
 	}
 	job := replyJob{t: t, p: a.buildPrompt(t)}
@@ -55,8 +55,8 @@ type replyJob struct {
 
 // replyWriter runs queued replies one after another; MaxReplies of them
 // run side by side.
-func (a *Agent) replyWriter() {
-	for job := range a.replyQ {
+func (a *Agent) replyWriter(q <-chan replyJob) {
+	for job := range q {
 		a.write(job)
 		a.replying.Add(-1)
 		a.replyWG.Done()
@@ -64,7 +64,7 @@ func (a *Agent) replyWriter() {
 }
 
 func (a *Agent) write(job replyJob) {
-	ctx, cancel := context.WithTimeout(context.Background(), a.o.ReplyTimeout)
+	ctx, cancel := context.WithTimeout(a.runContext(), a.o.ReplyTimeout)
 	defer cancel()
 	text, err := a.o.LLM.Chat(ctx, job.p.Messages)
 	if err != nil {

@@ -84,6 +84,7 @@ type Relay struct {
 	search Searcher // nil while search is off (UseSearch)
 	met    metrics  // counters for GET /metrics (metrics.go)
 	disk   *diskGuard
+	follow *follower // the shared store's change log; nil with badger (follow.go)
 
 	maxMessage int64
 	connLimit  func(ip string) bool
@@ -120,6 +121,9 @@ func New(ctx context.Context, st *store.Exact, opts Options) (*Relay, error) {
 	}
 	r.routes()
 	r.connLimit = policies.ConnectionRateLimit(r.opts.ConnRateIP)
+	if err := r.openFeed(ctx); err != nil {
+		return nil, fmt.Errorf("reading the shared store's change log: %w", err)
+	}
 	if err := r.tombs.load(ctx, r); err != nil {
 		return nil, fmt.Errorf("loading deletions: %w", err)
 	}
@@ -158,6 +162,7 @@ func (r *Relay) canRead(reader string, evt *nostr.Event) bool {
 // relay (the agent) has stopped; the store is closed after it, by
 // whoever opened it.
 func (r *Relay) Close() error {
+	r.StopFollowing()
 	r.stop()
 	return nil
 }

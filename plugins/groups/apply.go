@@ -7,6 +7,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
+	"github.com/snowclaw/snowclaw/relay"
 	"github.com/snowclaw/snowclaw/relay/store"
 )
 
@@ -27,8 +28,11 @@ func (s *Groups) OnEventSaved(ctx context.Context, evt *nostr.Event) {
 	if !snowclaw.IsGroupStateKind(evt.Kind) {
 		return
 	}
+	// another instance over a shared store stored it and carries out
+	// its consequences (metadata, joins, deletions); here it is state
+	peer := relay.FromPeer(ctx)
 	s.mu.Lock()
-	eff := s.apply(evt, true)
+	eff := s.apply(evt, !peer)
 	s.mu.Unlock()
 	s.carryOut(ctx, eff)
 }

@@ -50,6 +50,12 @@ type Options struct {
 	FilesDir      string
 	IndexedPaths  []string
 	IndexInterval time.Duration
+
+	// Feed is the shared store's change log (nil with badger), and
+	// Position how far the relay has applied it (relay.FeedPosition):
+	// the index records it and replays the log from it at Open (cursor.go).
+	Feed     store.Feed
+	Position func() int64
 }
 
 // Plugin owns the index.
@@ -75,6 +81,11 @@ type Plugin struct {
 	rebuildWG  sync.WaitGroup
 	ctx        context.Context // cancelled by Close
 	cancel     context.CancelFunc
+
+	// the change log position recorded beside the index (cursor.go)
+	posMu    sync.Mutex
+	savedPos int64
+	savedAt  time.Time
 }
 
 // indexedKinds are the kinds a rebuild reads from the store.
@@ -114,7 +125,18 @@ func Open(ctx context.Context, opts Options) (*Plugin, error) {
 	switch {
 	case err == nil && statErr == nil:
 		p.ix = ix
-		err = p.catchUp(ctx, nil)
+		current := true
+		if opts.Feed != nil {
+			if current, err = p.replay(ctx); err != nil {
+				ix.Close()
+				return nil, err
+			}
+		}
+		if !current {
+			err = search.ErrNeedsRebuild
+		} else {
+			err = p.catchUp(ctx, nil)
+		}
 		if err == nil {
 			p.startFiles(ctx)
 			p.startQueue()
@@ -137,10 +159,16 @@ func Open(ctx context.Context, opts Options) (*Plugin, error) {
 	default:
 		p.ix = ix // a new, empty index: fill it
 	}
+	head, err := p.feedHead(ctx)
+	if err != nil {
+		p.ix.Close()
+		return nil, fmt.Errorf("reading the change log: %w", err)
+	}
 	if err := p.Rebuild(ctx, opts.Progress); err != nil {
 		p.ix.Close()
 		return nil, err
 	}
+	p.markRebuilt(head)
 	p.startFiles(ctx)
 	p.startQueue()
 	return p, nil
@@ -256,6 +284,7 @@ func (p *Plugin) Close() error {
 		p.stopOnce.Do(func() { close(p.stopQ) })
 		<-p.q.done
 	}
+	p.notePosition(p.position(), true)
 	return p.ix.Close()
 }
 

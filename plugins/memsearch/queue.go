@@ -122,6 +122,8 @@ func (p *Plugin) runQueue(stop <-chan struct{}) {
 func (p *Plugin) flush(ctx context.Context) {
 	p.q.applyMu.Lock()
 	defer p.q.applyMu.Unlock()
+	pos := p.position() // the updates up to it are queued (cursor.go)
+	defer p.notePosition(pos, false)
 	ops := p.q.take()
 	var batch []search.Doc
 	apply := func() {

@@ -46,6 +46,10 @@ type Options struct {
 	GroupDefaults    policies.GroupInfo
 	MaxModerationAge time.Duration
 
+	// PostgresURL is the shared store's database, when the store is
+	// PostgreSQL: the agent's leader is elected there (shared.go).
+	PostgresURL string
+
 	MCP          httpapi.MCPOptions // the /mcp endpoint
 	MetricsToken string             // bearer token for GET /metrics; "" = only the owner over NIP-98
 }
@@ -78,6 +82,7 @@ type Node struct {
 	audit  *rights.Audit
 	memory *memory.Service
 	api    *httpapi.API
+	shared *shared // nil unless the store is shared (shared.go)
 }
 
 // New builds a node, in this order: the store, the relay over it, the
@@ -140,7 +145,9 @@ func New(ctx context.Context, o Options) (n *Node, err error) {
 		return n, err
 	}
 	n.wire(ctx)
-	if n.agent != nil {
+	if n.relay.Shared() {
+		n.startShared()
+	} else if n.agent != nil {
 		if err := n.agent.Start(ctx); err != nil {
 			return n, fmt.Errorf("agent: %w", err)
 		}
@@ -155,6 +162,7 @@ func (n *Node) openSearch(ctx context.Context) error {
 	}
 	so.AgentPubkey, so.AgentSecret, so.OwnerPubkey = n.ids.Agent, n.o.Keys.AgentSecret, n.ids.Owner
 	so.Store, so.CanRead, so.Logger = n.store, n.relay.CanRead, n.o.Logger
+	so.Feed, so.Position = store.FeedOf(n.store), n.relay.FeedPosition
 	mem, err := memsearch.Open(ctx, so)
 	if err != nil {
 		return fmt.Errorf("search index: %w", err)
@@ -181,6 +189,10 @@ func (n *Node) newAgent() error {
 		return n.rights.Command(ctx, from, text)
 	}
 	ao.KnownKeys = append([]string{n.ids.Relay}, ao.KnownKeys...)
+	if n.relay.Shared() {
+		// it runs only while this node leads (shared.go)
+		ao.Standby, ao.CatchUp = true, catchUpWindow
+	}
 	ao.Logger = n.o.Logger
 	// the agent's profile names the software's version and, as its NIP-65
 	// relay list, this relay's public address when there is one
@@ -283,6 +295,7 @@ func (n *Node) Serve(ctx context.Context, ln net.Listener) error { return n.rela
 // Call it after Serve has returned.
 func (n *Node) Close() error {
 	var errs []error
+	n.stopShared()
 	if n.agent != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		if err := n.agent.Close(ctx); err != nil {

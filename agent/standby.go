@@ -1,0 +1,165 @@
+package agent
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
+	"github.com/snowclaw/snowclaw/agent/privmsg"
+)
+
+// Several instances over a shared store run one agent between them: the
+// instance holding the leadership (docs/scaling.md) starts it, the others
+// keep it in standby (Options.Standby), dropping what they are fed. A new
+// leader starts from the stored records, like a restart, and then catches
+// up on the messages of the last Options.CatchUp: they refill the
+// conversation buffers, and those nobody answered (the old leader died
+// mid-reply, or nobody led for a few seconds) are answered now. Those
+// answered already are not answered twice: a reply names its message
+// (an e tag, in the clear in a group and inside the gift wrap in private).
+
+// backlog is what a new leader catches up on.
+type backlog struct {
+	mu     sync.Mutex
+	events []*nostr.Event  // oldest first; handled before the queue
+	ids    map[string]bool // their ids: a live copy in the queue is skipped
+	done   map[string]bool // message ids a stored reply names
+}
+
+func (b *backlog) had(id string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.ids[id]
+}
+
+func (b *backlog) answered(id string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.done[id]
+}
+
+// take hands the worker the events and forgets them.
+func (b *backlog) take() []*nostr.Event {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	evs := b.events
+	b.events = nil
+	return evs
+}
+
+// catchUp reads the messages of the last CatchUp and the replies to them,
+// before the agent takes live events.
+func (a *Agent) catchUp(ctx context.Context) error {
+	if a.o.CatchUp <= 0 {
+		return nil
+	}
+	since := nostr.Timestamp(a.o.Now().Add(-a.o.CatchUp).Unix())
+	var msgs []*nostr.Event
+	done := make(map[string]bool)
+	chat := nostr.Filter{Kinds: []int{1, snowclaw.KindChat, 10, 11, 12, 1111}, Since: &since}
+	err := a.o.Query(ctx, chat, func(evt *nostr.Event) bool {
+		switch {
+		case evt.PubKey == a.pk:
+			for _, id := range snowclaw.TagValues(evt, "e") {
+				done[id] = true
+			}
+		case isChat(evt):
+			msgs = append(msgs, evt)
+		}
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	// gift wraps are dated up to two days in the past (NIP-59): read a
+	// wider window and keep the messages inside it by their own date
+	wrapSince := since - 2*24*60*60
+	wraps := nostr.Filter{Kinds: []int{snowclaw.KindGiftWrap}, Tags: nostr.TagMap{"p": {a.pk}}, Since: &wrapSince}
+	err = a.o.Query(ctx, wraps, func(evt *nostr.Event) bool {
+		pm, err := privmsg.Unwrap(ctx, evt, a.sk)
+		if err != nil || nostr.Timestamp(pm.CreatedAt) < since {
+			return true
+		}
+		if pm.From == a.pk {
+			for _, id := range snowclaw.TagValues(&nostr.Event{Tags: pm.Tags}, "e") {
+				done[id] = true
+			}
+			return true
+		}
+		msgs = append(msgs, evt)
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	slices.SortStableFunc(msgs, func(x, y *nostr.Event) int { return int(x.CreatedAt - y.CreatedAt) })
+	ids := make(map[string]bool, len(msgs))
+	for _, m := range msgs {
+		ids[m.ID] = true
+	}
+	a.backlog.mu.Lock()
+	a.backlog.events, a.backlog.ids, a.backlog.done = msgs, ids, done
+	a.backlog.mu.Unlock()
+	if len(msgs) > 0 {
+		a.log.Info("catching up on recent messages", "messages", len(msgs), "answered", len(done), "since", time.Unix(int64(since), 0).UTC())
+	}
+	return nil
+}
+
+// handleBacklog runs on the worker before the queue.
+func (a *Agent) handleBacklog() {
+	for _, evt := range a.backlog.take() {
+		a.fed.Add(1)
+		a.handle(evt)
+	}
+}
+
+// runContext is the context replies are written under: Pause ends it.
+func (a *Agent) runContext() context.Context {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.run
+}
+
+// Pause puts a started agent back in standby, when its instance stops
+// leading: it stops taking events, drops what is queued (the next leader
+// catches up on it), gives up the replies being written, and flushes its
+// records. Start resumes it from the store.
+func (a *Agent) Pause(ctx context.Context) error {
+	if !a.started.CompareAndSwap(true, false) {
+		return nil
+	}
+	a.standby.Store(true)
+	a.mu.Lock()
+	a.endRun()
+	a.mu.Unlock()
+	close(a.stop)
+	a.done.Wait()
+	for {
+		select {
+		case <-a.queue:
+			a.handled.Add(1)
+			continue
+		default:
+		}
+		break
+	}
+	a.replyWG.Wait()
+	close(a.replyQ)
+	err := a.flush(ctx)
+	a.mu.Lock()
+	a.stop = make(chan struct{})
+	a.replyQ = make(chan replyJob, 64)
+	a.run, a.endRun = context.WithCancel(context.Background())
+	a.mu.Unlock()
+	a.backlog.mu.Lock()
+	a.backlog.ids, a.backlog.done = nil, nil
+	a.backlog.mu.Unlock()
+	return err
+}
+
+// Leading reports whether the agent runs (it is not in standby).
+func (a *Agent) Leading() bool { return a.started.Load() && !a.standby.Load() }

@@ -1,0 +1,87 @@
+package node
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/snowclaw/snowclaw/internal/leader"
+)
+
+// Over a shared store (PostgreSQL) several nodes are one relay. Each of
+// them follows the store's change log (relay.FollowPeers) and keeps its
+// own index current from it (memsearch's recorded position); the agent
+// runs on one node at a time, the leader, elected with an advisory lock
+// (internal/leader). The others keep theirs in standby.
+
+// catchUpWindow is how far back a new leader looks for unanswered
+// messages: a leader that died mid-reply (replies take up to the reply
+// timeout) and the seconds without a leader.
+const catchUpWindow = 10 * time.Minute
+
+// shared is the node's part in a group of nodes.
+type shared struct {
+	stop    context.CancelFunc
+	done    sync.WaitGroup
+	leading atomic.Bool
+}
+
+// startShared starts following the other nodes' changes and, with an
+// agent, the election of the node that runs it.
+func (n *Node) startShared() {
+	n.relay.FollowPeers()
+	if n.agent == nil || n.o.PostgresURL == "" {
+		return
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	n.shared = &shared{stop: stop}
+	n.shared.done.Add(1)
+	go func() {
+		defer n.shared.done.Done()
+		leader.Run(ctx, leader.Options{URL: n.o.PostgresURL, Logger: n.o.Logger}, n.lead)
+	}()
+}
+
+// lead runs the agent while this node leads: started from the stored
+// records (and the messages nobody answered), paused — flushed, its
+// replies in flight given up — when the lead is lost or the node closes.
+func (n *Node) lead(ctx context.Context) {
+	if err := n.agent.Start(ctx); err != nil {
+		n.o.Logger.Error("agent: could not start as the leader; another node may take over", "err", err)
+		return
+	}
+	n.shared.leading.Store(true)
+	<-ctx.Done()
+	n.shared.leading.Store(false)
+	pctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := n.agent.Pause(pctx); err != nil {
+		n.o.Logger.Warn("agent: flushing its records on stepping down", "err", err)
+	}
+}
+
+// Leading reports whether this node runs the agent: always for a node
+// alone on its store, while it holds the lead over a shared one.
+func (n *Node) Leading() bool {
+	if n.agent == nil {
+		return false
+	}
+	if n.shared == nil {
+		return true
+	}
+	return n.shared.leading.Load()
+}
+
+// stopShared gives up the lead (the agent pauses and flushes first) and
+// stops following the change log, so that nothing reaches the index or
+// the agent while they close.
+func (n *Node) stopShared() {
+	if n.shared != nil {
+		n.shared.stop()
+		n.shared.done.Wait()
+	}
+	if n.relay != nil {
+		n.relay.StopFollowing()
+	}
+}
