@@ -54,7 +54,7 @@ type AuditRecord struct {
 // for concurrent use.
 type Audit struct {
 	mu      sync.Mutex
-	file    *lineFile
+	file    Journal
 	records []AuditRecord
 }
 
@@ -62,9 +62,12 @@ type Audit struct {
 // owner-only permissions, and reads the records already in it. A torn last
 // line (a crash in the middle of a write) is dropped; damage further up is
 // an error.
-func OpenAudit(path string) (*Audit, error) {
+func OpenAudit(path string) (*Audit, error) { return OpenAuditOn(FileJournal(path)) }
+
+// OpenAuditOn opens the audit trail kept in j.
+func OpenAuditOn(j Journal) (*Audit, error) {
 	a := &Audit{}
-	lf, err := openLineFile(path, func(line []byte) error {
+	err := j.Open(func(line []byte) error {
 		var r AuditRecord
 		if err := json.Unmarshal(line, &r); err != nil {
 			return err
@@ -72,13 +75,17 @@ func OpenAudit(path string) (*Audit, error) {
 		if r.ID == "" || r.Op == "" {
 			return errors.New("audit record without id or op")
 		}
+		a.mu.Lock()
 		a.records = append(a.records, r)
+		a.mu.Unlock()
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("audit log: %w", err)
 	}
-	a.file = lf
+	a.mu.Lock()
+	a.file = j
+	a.mu.Unlock()
 	return a, nil
 }
 
@@ -111,7 +118,7 @@ func (a *Audit) Append(r AuditRecord) (AuditRecord, error) {
 	if a.file == nil {
 		return AuditRecord{}, errors.New("audit: log is closed")
 	}
-	if err := a.file.append(line); err != nil {
+	if err := a.file.Append(line); err != nil {
 		return AuditRecord{}, fmt.Errorf("audit: %w", err)
 	}
 	a.records = append(a.records, r)
@@ -169,7 +176,7 @@ func (a *Audit) Close() error {
 	if a.file == nil {
 		return nil
 	}
-	err := a.file.close()
+	err := a.file.Close()
 	a.file = nil
 	return err
 }

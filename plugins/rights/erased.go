@@ -32,7 +32,7 @@ import (
 // are hashes already.
 type Erased struct {
 	mu      sync.RWMutex
-	file    *lineFile
+	file    Journal
 	ids     map[string]bool
 	addrs   map[string]int64 // address hash → erased at (unix)
 	authors map[string]int64 // pubkey hash → erased at (unix)
@@ -40,14 +40,25 @@ type Erased struct {
 }
 
 // OpenErased opens (or creates, owner-only) the list at path and loads it.
-func OpenErased(path string) (*Erased, error) {
+func OpenErased(path string) (*Erased, error) { return OpenErasedOn(FileJournal(path)) }
+
+// OpenErasedOn opens the erasure list kept in j.
+func OpenErasedOn(j Journal) (*Erased, error) {
 	e := &Erased{ids: map[string]bool{}, addrs: map[string]int64{}, authors: map[string]int64{}, now: time.Now}
-	lf, err := openLineFile(path, e.parseLine)
-	if err != nil {
+	if err := j.Open(e.applyLine); err != nil {
 		return nil, fmt.Errorf("erasure list: %w", err)
 	}
-	e.file = lf
+	e.mu.Lock()
+	e.file = j
+	e.mu.Unlock()
 	return e, nil
+}
+
+// applyLine adds a stored entry (at open, or appended by another instance).
+func (e *Erased) applyLine(line []byte) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.parseLine(line)
 }
 
 func (e *Erased) parseLine(line []byte) error {
@@ -163,7 +174,7 @@ func (e *Erased) write(lines [][]byte) error {
 	if e.file == nil {
 		return errors.New("erasure list: closed")
 	}
-	if err := e.file.append(lines...); err != nil {
+	if err := e.file.Append(lines...); err != nil {
 		return fmt.Errorf("erasure list: %w", err)
 	}
 	return nil
@@ -230,7 +241,7 @@ func (e *Erased) Close() error {
 	if e.file == nil {
 		return nil
 	}
-	err := e.file.close()
+	err := e.file.Close()
 	e.file = nil
 	return err
 }
