@@ -47,12 +47,23 @@ var migrations = []string{
 		through bigint NOT NULL
 	);
 	INSERT INTO changes_pruned VALUES (true, 0);`,
+	// 2: journals (journal.go): the erasure list and the audit trail,
+	// shared by every instance.
+	`CREATE TABLE journal (
+		seq    bigserial PRIMARY KEY,
+		name   text NOT NULL,
+		origin text NOT NULL,
+		line   bytea NOT NULL,
+		at     timestamptz NOT NULL DEFAULT now()
+	);
+	CREATE INDEX journal_name ON journal (name, seq);`,
 }
 
 // Advisory lock keys (arbitrary constants, one per purpose).
 const (
-	lockSchema int64 = 0x736e6f77_00000001 // migrations
-	lockLog    int64 = 0x736e6f77_00000002 // change-log appends
+	lockSchema  int64 = 0x736e6f77_00000001 // migrations
+	lockLog     int64 = 0x736e6f77_00000002 // change-log appends
+	lockJournal int64 = 0x736e6f77_00000003 // journal appends
 )
 
 // ErrSchemaTooNew: the database was migrated by a newer snowclaw.

@@ -215,11 +215,11 @@ func (n *Node) newAgent() error {
 // that it survives a destroy, which removes events.
 func (n *Node) openRights() error {
 	dir := filepath.Join(n.o.DataDir, "privacy")
-	audit, err := rights.OpenAudit(filepath.Join(dir, "audit.jsonl"))
+	audit, err := rights.OpenAuditOn(n.journal("audit", filepath.Join(dir, "audit.jsonl")))
 	if err != nil {
 		return fmt.Errorf("privacy audit: %w", err)
 	}
-	erased, err := rights.OpenErased(filepath.Join(dir, "erased"))
+	erased, err := rights.OpenErasedOn(n.journal("erased", filepath.Join(dir, "erased")))
 	if err != nil {
 		audit.Close()
 		return fmt.Errorf("privacy erasures: %w", err)

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/snowclaw/snowclaw/internal/leader"
+	"github.com/snowclaw/snowclaw/plugins/rights"
+	"github.com/snowclaw/snowclaw/relay/store/postgres"
 )
 
 // Over a shared store (PostgreSQL) several nodes are one relay. Each of
@@ -84,4 +86,14 @@ func (n *Node) stopShared() {
 	if n.relay != nil {
 		n.relay.StopFollowing()
 	}
+}
+
+// journal is where the rights service keeps a list: in the shared
+// database when the store is PostgreSQL (an erasure made on one node is
+// refused by all, and the audit trail is one), else in a file.
+func (n *Node) journal(name, file string) rights.Journal {
+	if pg, ok := n.store.Unwrap().(*postgres.Store); ok {
+		return pg.Journal(name)
+	}
+	return rights.FileJournal(file)
 }
