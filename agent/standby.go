@@ -103,6 +103,7 @@ func (a *Agent) catchUp(ctx context.Context) error {
 	a.backlog.mu.Lock()
 	a.backlog.events, a.backlog.ids, a.backlog.done = msgs, ids, done
 	a.backlog.mu.Unlock()
+	a.fed.Add(uint64(len(msgs))) // Idle waits for them too
 	if len(msgs) > 0 {
 		a.log.Info("catching up on recent messages", "messages", len(msgs), "answered", len(done), "since", time.Unix(int64(since), 0).UTC())
 	}
@@ -112,7 +113,6 @@ func (a *Agent) catchUp(ctx context.Context) error {
 // handleBacklog runs on the worker before the queue.
 func (a *Agent) handleBacklog() {
 	for _, evt := range a.backlog.take() {
-		a.fed.Add(1)
 		a.handle(evt)
 	}
 }

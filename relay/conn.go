@@ -214,6 +214,7 @@ func (c *client) handleEvent(evt *nostr.Event) {
 }
 
 func (c *client) handleReq(id string, filters nostr.Filters) {
+	c.r.caughtUp(c.ctx)
 	if err := c.checkFilters(id, filters); err != nil {
 		c.closed(id, err)
 		return
@@ -295,6 +296,7 @@ func (c *client) sendExplain(sub string, rows any) {
 }
 
 func (c *client) handleCount(id string, filters nostr.Filters) {
+	c.r.caughtUp(c.ctx)
 	if err := c.checkFilters(id, filters); err != nil {
 		c.closed(id, err)
 		return

@@ -3,6 +3,7 @@ package relay
 import (
 	"context"
 	"errors"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -35,6 +36,8 @@ type follower struct {
 	feed  store.Feed
 	from  int64        // the log's head before any state was loaded
 	pos   atomic.Int64 // the last entry whose hooks have run
+	mu    sync.Mutex
+	moved chan struct{} // closed (and replaced) whenever pos moves
 	stop  context.CancelFunc
 	done  chan struct{}
 	peers atomic.Uint64 // changes applied from other instances (metrics)
@@ -53,7 +56,7 @@ func (r *Relay) openFeed(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r.follow = &follower{feed: feed, from: head}
+	r.follow = &follower{feed: feed, from: head, moved: make(chan struct{})}
 	r.follow.pos.Store(head)
 	return nil
 }
@@ -85,7 +88,7 @@ func (r *Relay) FollowPeers() {
 		for ctx.Err() == nil {
 			err := f.feed.Follow(ctx, f.pos.Load(), func(c store.Change) error {
 				r.applyChange(ctx, c)
-				f.pos.Store(c.Seq)
+				f.advance(c.Seq)
 				return nil
 			})
 			if ctx.Err() != nil {
@@ -105,6 +108,56 @@ func (r *Relay) FollowPeers() {
 			}
 		}
 	}()
+}
+
+func (f *follower) advance(seq int64) {
+	f.pos.Store(seq)
+	f.mu.Lock()
+	close(f.moved)
+	f.moved = make(chan struct{})
+	f.mu.Unlock()
+}
+
+// maxCatchUpWait bounds how long a read or write waits for this instance
+// to apply the changes committed before it; past it, it goes on with
+// what the instance has (and logs why).
+const maxCatchUpWait = 2 * time.Second
+
+// caughtUp waits until this instance has applied every change committed
+// before the call: a client that got its OK from one instance and asks
+// another (a load balancer may send it anywhere) finds what it wrote, and
+// a membership granted or revoked on one instance decides on every one.
+// It costs one indexed read of the log's head. Hooks of a peer's change
+// (FromPeer) never wait: they run on the goroutine that would have to
+// advance.
+func (r *Relay) caughtUp(ctx context.Context) {
+	f := r.follow
+	if f == nil || FromPeer(ctx) || f.done == nil {
+		return
+	}
+	head, err := f.feed.Head(ctx)
+	if err != nil {
+		r.log.Warn("reading the change log's head", "err", err)
+		return
+	}
+	timeout := time.NewTimer(maxCatchUpWait)
+	defer timeout.Stop()
+	for {
+		f.mu.Lock()
+		moved := f.moved
+		f.mu.Unlock()
+		if f.pos.Load() >= head {
+			return
+		}
+		select {
+		case <-moved:
+		case <-ctx.Done():
+			return
+		case <-timeout.C:
+			r.log.Warn("this instance is behind the shared store's change log", "position", f.pos.Load(), "head", head)
+			return
+		}
+	}
 }
 
 // StopFollowing ends FollowPeers and waits for the change being applied.

@@ -58,6 +58,7 @@ func (r *Relay) write(ctx context.Context, evt *nostr.Event) (stored bool, err e
 	if err := r.disk.check(); err != nil {
 		return false, err
 	}
+	r.caughtUp(ctx) // the rules decide on the state every instance has
 	for _, reject := range r.RejectEvent {
 		if err := reject(ctx, evt); err != nil {
 			return false, err

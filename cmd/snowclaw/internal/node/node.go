@@ -107,7 +107,7 @@ func New(ctx context.Context, o Options) (n *Node, err error) {
 		return n, fmt.Errorf("creating data directory: %w", err)
 	}
 	// every reader and writer, plugins included, gets exact answers
-	if n.store, err = store.OpenBadger(filepath.Join(o.DataDir, "events"), o.Limits.MaxLimit); err != nil {
+	if n.store, err = openStore(ctx, o); err != nil {
 		return n, err
 	}
 	n.groups = groups.New(groups.Options{

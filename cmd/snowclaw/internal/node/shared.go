@@ -2,12 +2,14 @@ package node
 
 import (
 	"context"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/snowclaw/snowclaw/internal/leader"
 	"github.com/snowclaw/snowclaw/plugins/rights"
+	"github.com/snowclaw/snowclaw/relay/store"
 	"github.com/snowclaw/snowclaw/relay/store/postgres"
 )
 
@@ -96,4 +98,18 @@ func (n *Node) journal(name, file string) rights.Journal {
 		return pg.Journal(name)
 	}
 	return rights.FileJournal(file)
+}
+
+// openStore opens the event store: PostgreSQL when PostgresURL is set
+// (shared with whichever other nodes use it), else badger in the data
+// directory. Every reader and writer gets exact answers (store.Exact).
+func openStore(ctx context.Context, o Options) (*store.Exact, error) {
+	if o.PostgresURL == "" {
+		return store.OpenBadger(filepath.Join(o.DataDir, "events"), o.Limits.MaxLimit)
+	}
+	pg, err := postgres.Open(ctx, o.PostgresURL, postgres.Options{MaxLimit: max(o.Limits.MaxLimit, store.PageSize), Logger: o.Logger})
+	if err != nil {
+		return nil, err
+	}
+	return store.NewExact(pg), nil
 }

@@ -1,0 +1,265 @@
+package node_test
+
+import (
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/ollama/ollama/api"
+	"github.com/snowclaw/snowclaw/agent"
+	"github.com/snowclaw/snowclaw/agent/dynconfig"
+	"github.com/snowclaw/snowclaw/agent/llm"
+	"github.com/snowclaw/snowclaw/agent/llm/llmtest"
+	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
+	"github.com/snowclaw/snowclaw/internal/pgtest"
+	"github.com/snowclaw/snowclaw/internal/wsclient"
+)
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+
+// startCluster starts n nodes over one fresh PostgreSQL database, each
+// with its own data directory (its index) and the same keys, as several
+// `snowclaw serve` sharing one database behind a load balancer.
+func startCluster(t *testing.T, n int, mods ...func(*node.Options)) []*testEnv {
+	t.Helper()
+	url := pgtest.New(t)
+	first := startEnv(t, append(mods, func(o *node.Options) { o.PostgresURL = url })...)
+	envs := []*testEnv{first}
+	for i := 1; i < n; i++ {
+		envs = append(envs, startEnv(t, append(mods, func(o *node.Options) {
+			o.PostgresURL, o.Keys, o.Owner = url, first.opts.Keys, first.owner.pk
+		})...))
+		envs[i].owner, envs[i].agent, envs[i].relay = first.owner, first.agent, first.relay
+	}
+	return envs
+}
+
+// live subscribes c to f, waits for its EOSE and returns its id.
+func live(t *testing.T, c *wsclient.Client, f nostr.Filter) string {
+	t.Helper()
+	liveSeq++
+	sub := fmt.Sprintf("live%d", liveSeq)
+	if err := c.Send("REQ", sub, f); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := c.WaitFor("EOSE", sub, 5*time.Second); !ok {
+		t.Fatalf("no EOSE for %s", sub)
+	}
+	return sub
+}
+
+var liveSeq int
+
+// An event accepted by A reaches a live subscriber on B, under B's own
+// read rule: a group's member gets it, a stranger does not.
+func TestShared_LiveAcrossInstances(t *testing.T) {
+	envs := startCluster(t, 2)
+	a, b := envs[0], envs[1]
+	alice, stranger := newUser(), newUser()
+	oa := a.connect(&a.owner)
+	a.mustPublish(oa, mkEvent(a.owner, 9007, nostr.Tags{{"h", "crew"}}, ""))
+	a.mustPublish(oa, mkEvent(a.owner, 9000, nostr.Tags{{"h", "crew"}, {"p", alice.pk}}, ""))
+
+	onB := b.connect(&alice)
+	strangerOnB := b.connect(&stranger)
+	subs := map[*wsclient.Client]string{
+		onB:         live(t, onB, nostr.Filter{Kinds: []int{9}, Since: ptr(nostr.Now() - 5)}),
+		strangerOnB: live(t, strangerOnB, nostr.Filter{Kinds: []int{1, 9}, Since: ptr(nostr.Now() - 5)}),
+	}
+	ca := a.connect(&alice)
+	secret := a.mustPublish(ca, mkEvent(alice, 9, nostr.Tags{{"h", "crew"}}, "crew only"))
+	waitEvent(t, onB, subs[onB], secret.ID)
+
+	// barrier: a public note published after the group message reached
+	// the stranger, so the group message would have too
+	public := a.mustPublish(ca, mkEvent(alice, 1, nil, "hello everyone"))
+	waitEvent(t, strangerOnB, subs[strangerOnB], public.ID)
+	if strangerOnB.EventIDs(subs[strangerOnB])[secret.ID] {
+		t.Fatal("a stranger on B received a private group's message published on A")
+	}
+}
+
+
+// A memory stored on A is found by NIP-50 on B.
+func TestShared_SearchOnBFindsMemoryFromA(t *testing.T) {
+	envs := startCluster(t, 2, withSearch)
+	a, b := envs[0], envs[1]
+	alice := newUser()
+	mem := a.mustPublish(a.connect(&alice), memory(alice, "kayak", `{"summary":"the red kayak lives in the boathouse by the pier"}`))
+	cb := b.connect(&alice)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		evs, closed := fetch(t, cb, nostr.Filter{Kinds: []int{30078}, Search: "kayak boathouse"})
+		if closed != "" {
+			t.Fatalf("search on B closed: %s", closed)
+		}
+		if contains(evs, mem.ID) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("B's search never found the memory stored on A")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// restart B: its index replays the change log from its recorded
+	// position, so a memory deleted on A while B was down leaves B's
+	// index (no scan of the store could show a deletion)
+	indexed := b.n.Search().Count()
+	b.stop()
+	a.mustPublish(a.connect(&alice), mkEvent(alice, 5, nostr.Tags{{"e", mem.ID}}, ""))
+	b.start()
+	if got := b.n.Search().Count(); got != indexed-1 {
+		t.Fatalf("B's index holds %d documents after the restart, want %d (the memory deleted on A while B was down gone)", got, indexed-1)
+	}
+	evs, _ := fetch(t, b.connect(&alice), nostr.Filter{Kinds: []int{30078}, Search: "kayak boathouse"})
+	if contains(evs, mem.ID) {
+		t.Fatal("B's search still finds a memory deleted on A while B was down")
+	}
+}
+
+// A member removed on A can no longer read the group on B, and a deletion
+// made on B holds on A (it cannot be published again there).
+func TestShared_RemovalAndDeletionHoldEverywhere(t *testing.T) {
+	envs := startCluster(t, 2)
+	a, b := envs[0], envs[1]
+	alice, bob := newUser(), newUser()
+	oa := a.connect(&a.owner)
+	a.mustPublish(oa, mkEvent(a.owner, 9007, nostr.Tags{{"h", "crew"}}, ""))
+	a.mustPublish(oa, mkEvent(a.owner, 9000, nostr.Tags{{"h", "crew"}, {"p", alice.pk}}, ""))
+	a.mustPublish(oa, mkEvent(a.owner, 9000, nostr.Tags{{"h", "crew"}, {"p", bob.pk}}, ""))
+	msg := a.mustPublish(a.connect(&alice), mkEvent(alice, 9, nostr.Tags{{"h", "crew"}}, "plans"))
+
+	// the owner watches the group's moderation on B: once the removal
+	// reaches that subscription, B's hooks (its group state) have run
+	ob := b.connect(&b.owner)
+	mod := live(t, ob, nostr.Filter{Kinds: []int{9001}, Tags: nostr.TagMap{"h": {"crew"}}})
+	bobOnB := b.connect(&bob)
+	if evs, closed := fetch(t, bobOnB, nostr.Filter{Kinds: []int{9}, Tags: nostr.TagMap{"h": {"crew"}}}); closed != "" || !contains(evs, msg.ID) {
+		t.Fatalf("bob, a member, reads on B: %d events, closed %q", len(evs), closed)
+	}
+	removal := a.mustPublish(oa, mkEvent(a.owner, 9001, nostr.Tags{{"h", "crew"}, {"p", bob.pk}}, ""))
+	waitEvent(t, ob, mod, removal.ID)
+	evs, _ := fetch(t, bobOnB, nostr.Filter{Kinds: []int{9}, Tags: nostr.TagMap{"h": {"crew"}}})
+	if contains(evs, msg.ID) {
+		t.Fatal("bob, removed on A, still reads the group's messages on B")
+	}
+
+	// alice deletes her message on B; A refuses it back
+	ca := a.connect(&alice)
+	dels := live(t, ca, nostr.Filter{Kinds: []int{5}, Authors: []string{alice.pk}})
+	del := b.mustPublish(b.connect(&alice), mkEvent(alice, 5, nostr.Tags{{"e", msg.ID}}, ""))
+	waitEvent(t, ca, dels, del.ID)
+	a.refusedWith(ca, msg, "blocked:")
+	if evs, _ := fetch(t, ca, nostr.Filter{IDs: []string{msg.ID}}); len(evs) != 0 {
+		t.Fatal("the message deleted on B is still served by A")
+	}
+}
+
+// startAgentCluster is two nodes with search and the agent on, its model
+// one fake Ollama, and a group where alice talks.
+func startAgentCluster(t *testing.T) ([]*testEnv, *llmtest.Server, user) {
+	t.Helper()
+	srv := llmtest.NewServer(t, func(req api.ChatRequest) (string, error) { return "ack from the model", nil })
+	model, err := llm.NewOllama(llm.OllamaOptions{Host: srv.URL, Model: "test-model", Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	envs := startCluster(t, 2, withSearch, func(o *node.Options) {
+		o.Agent = node.AgentOptions{Enabled: true, Options: agent.Options{
+			Name: "Snowclaw", LLM: model,
+			File:          dynconfig.Patch{RespondMode: dynconfig.Mention, ContextHistory: 20},
+			FlushInterval: 200 * time.Millisecond,
+		}}
+	})
+	alice := newUser()
+	oc := envs[0].connect(&envs[0].owner)
+	envs[0].mustPublish(oc, mkEvent(envs[0].owner, 9007, nostr.Tags{{"h", agentGroup}}, ""))
+	envs[0].mustPublish(oc, mkEvent(envs[0].owner, 9000, nostr.Tags{{"h", agentGroup}, {"p", alice.pk}}, ""))
+	return envs, srv, alice
+}
+
+// leaderOf waits until exactly one of envs leads and returns its index.
+func leaderOf(t *testing.T, envs ...*testEnv) int {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		lead := -1
+		for i, e := range envs {
+			if e.srv != nil && e.n.Leading() {
+				if lead >= 0 {
+					t.Fatalf("nodes %d and %d both lead", lead, i)
+				}
+				lead = i
+			}
+		}
+		if lead >= 0 {
+			return lead
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no node took the lead")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// replies are the agent's answers to msg, as stored.
+func replies(t *testing.T, e *testEnv, u *user, msg nostr.Event) []*nostr.Event {
+	t.Helper()
+	evs, _ := fetch(t, e.connect(u), nostr.Filter{Kinds: []int{9}, Authors: []string{e.agent.pk}, Tags: nostr.TagMap{"e": {msg.ID}}})
+	return evs
+}
+
+// The agent runs on one node: a mention published on the other is answered
+// once, by the leader, and the other's agent handles nothing. When the
+// leader shuts down, the other takes over, answers the mention made while
+// nobody led, and does not answer the first one again.
+func TestShared_AgentRunsOnOneNode(t *testing.T) {
+	envs, _, alice := startAgentCluster(t)
+	li := leaderOf(t, envs...)
+	lead, standby := envs[li], envs[1-li]
+	onStandby := standby.connect(&alice)
+	watch := live(t, onStandby, nostr.Filter{Kinds: []int{9}, Authors: []string{lead.agent.pk}})
+	first := standby.mustPublish(onStandby, mkEvent(alice, 9, nostr.Tags{{"h", agentGroup}}, "Snowclaw, what is the launch date?"))
+	var answer string
+	deadline := time.Now().Add(10 * time.Second)
+	for answer == "" {
+		for id := range onStandby.EventIDs(watch) {
+			answer = id
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the leader never answered a mention published on the other node")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := replies(t, standby, &alice, first); len(got) != 1 {
+		t.Fatalf("%d replies to the first mention, want 1", len(got))
+	}
+	if h := standby.n.Agent().Stats().Handled; h != 0 {
+		t.Fatalf("the standby node's agent handled %d events", h)
+	}
+
+	lead.stop() // the leader shuts down
+	second := standby.mustPublish(onStandby, mkEvent(alice, 9, nostr.Tags{{"h", agentGroup}}, "Snowclaw, and the landing site?"))
+	if leaderOf(t, standby) != 0 {
+		t.Fatal("the remaining node did not take over")
+	}
+	deadline = time.Now().Add(10 * time.Second)
+	for len(replies(t, standby, &alice, second)) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the new leader never answered the mention made while nobody led")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	deadline = time.Now().Add(10 * time.Second)
+	for !standby.n.Agent().Idle() {
+		if time.Now().After(deadline) {
+			t.Fatal("the new leader's agent never settled")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n1, n2 := len(replies(t, standby, &alice, first)), len(replies(t, standby, &alice, second)); n1 != 1 || n2 != 1 {
+		t.Fatalf("after the takeover: %d replies to the first mention and %d to the second, want 1 and 1", n1, n2)
+	}
+}
