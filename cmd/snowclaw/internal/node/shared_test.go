@@ -81,7 +81,6 @@ func TestShared_LiveAcrossInstances(t *testing.T) {
 	}
 }
 
-
 // A memory stored on A is found by NIP-50 on B.
 func TestShared_SearchOnBFindsMemoryFromA(t *testing.T) {
 	envs := startCluster(t, 2, withSearch)
