@@ -29,7 +29,13 @@ const timestampJitter = 2 * 24 * 60 * 60
 // publish. tags are copied; pass nostr.Tags{{"e", id}} to reply to the
 // message with rumor id id.
 func Wrap(ctx context.Context, secret string, to string, content string, tags nostr.Tags) (nostr.Event, error) {
-	toThem, _, err := wrap(ctx, secret, to, content, tags, false)
+	return WrapAt(ctx, secret, to, content, tags, nostr.Now())
+}
+
+// WrapAt is Wrap with the rumor written at a given time (replaying a
+// conversation, as `snowclaw eval learning` does).
+func WrapAt(ctx context.Context, secret string, to string, content string, tags nostr.Tags, at nostr.Timestamp) (nostr.Event, error) {
+	toThem, _, err := wrap(ctx, secret, to, content, tags, false, at)
 	return toThem, err
 }
 
@@ -37,10 +43,10 @@ func Wrap(ctx context.Context, secret string, to string, content string, tags no
 // sender, which NIP-17 recommends so that the sender's other clients can
 // show the conversation. Publish both.
 func WrapBoth(ctx context.Context, secret string, to string, content string, tags nostr.Tags) (toThem, toSelf nostr.Event, err error) {
-	return wrap(ctx, secret, to, content, tags, true)
+	return wrap(ctx, secret, to, content, tags, true, nostr.Now())
 }
 
-func wrap(ctx context.Context, secret, to, content string, tags nostr.Tags, both bool) (toThem, toSelf nostr.Event, err error) {
+func wrap(ctx context.Context, secret, to, content string, tags nostr.Tags, both bool, at nostr.Timestamp) (toThem, toSelf nostr.Event, err error) {
 	if err := ctx.Err(); err != nil {
 		return toThem, toSelf, err
 	}
@@ -52,7 +58,7 @@ func wrap(ctx context.Context, secret, to, content string, tags nostr.Tags, both
 	if !nostr.IsValidPublicKey(to) {
 		return toThem, toSelf, fmt.Errorf("privmsg: recipient %q is not a hex public key", short(to))
 	}
-	rumor := newRumor(pk, to, content, tags)
+	rumor := newRumor(pk, to, content, tags, at)
 	if toThem, err = sealAndWrap(rumor, sk, to); err != nil {
 		return toThem, toSelf, err
 	}
@@ -66,7 +72,7 @@ func wrap(ctx context.Context, secret, to, content string, tags nostr.Tags, both
 
 // newRumor builds the unsigned kind 14 event. Its created_at is the real
 // time: only the people who can decrypt it see it.
-func newRumor(from, to, content string, tags nostr.Tags) nostr.Event {
+func newRumor(from, to, content string, tags nostr.Tags, at nostr.Timestamp) nostr.Event {
 	rt := make(nostr.Tags, 0, len(tags)+1)
 	hasTo := false
 	for _, t := range tags {
@@ -80,7 +86,7 @@ func newRumor(from, to, content string, tags nostr.Tags) nostr.Event {
 	}
 	r := nostr.Event{
 		PubKey:    from,
-		CreatedAt: nostr.Now(),
+		CreatedAt: at,
 		Kind:      KindChat,
 		Tags:      rt,
 		Content:   content,

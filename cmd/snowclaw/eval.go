@@ -34,8 +34,11 @@ import (
 // odd-numbered conversations, so what is tuned on one half can be
 // confirmed on the other.
 func runEval(ctx context.Context, args, environ []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "learning" {
+		return runEvalLearning(ctx, args[1:], environ, stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "locomo" {
-		return fmt.Errorf(`eval: the one benchmark is "locomo": snowclaw eval locomo --data FILE (a LoCoMo JSON file)`)
+		return fmt.Errorf(`eval: the benchmarks are "locomo" (snowclaw eval locomo --data FILE, a LoCoMo JSON file) and "learning" (snowclaw eval learning)`)
 	}
 	fs := flag.NewFlagSet("eval locomo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
