@@ -20,9 +20,12 @@ import (
 // ingestOpts are the flags of `snowbench ingest`.
 type ingestOpts struct {
 	events, publishers, rounds int
-	snowclaw, dir              string
+	snowclaw, dir, mix         string
 	cpuprofile                 bool
 }
+
+// benchGroup is the NIP-29 group of the "group" mix.
+const benchGroup = "bench"
 
 // runIngest publishes the same pre-signed kind 1 notes, from publishers
 // NIP-42-authenticated connections each waiting for its OK before the next,
@@ -38,9 +41,13 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.IntVar(&o.rounds, "rounds", 3, "rounds; each runs both relays, alternating which goes first")
 	fs.StringVar(&o.snowclaw, "snowclaw", "", "snowclaw binary (default: go build ./cmd/snowclaw)")
 	fs.StringVar(&o.dir, "dir", "", "work directory for data, logs and profiles (default: a temp dir, removed)")
+	fs.StringVar(&o.mix, "mix", "notes", `"notes": kind 1 notes; "group": half of them kind 9 chat in a NIP-29 group the publishers joined (embedded by snowclaw)`)
 	fs.BoolVar(&o.cpuprofile, "cpuprofile", false, "write each relay's CPU profile to <dir>/<relay>-<round>.pprof")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if o.mix != "notes" && o.mix != "group" {
+		return fmt.Errorf("ingest: --mix is notes or group, not %q", o.mix)
 	}
 	if o.events < o.publishers || o.publishers < 1 || o.rounds < 1 {
 		return errors.New("ingest: need rounds ≥ 1, publishers ≥ 1 and events ≥ publishers")
@@ -62,12 +69,14 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	for i := range sks {
 		sks[i] = nostr.GeneratePrivateKey()
 	}
-	evs, err := signNotes(sks, o.events)
+	ownerSK := nostr.GeneratePrivateKey()
+	ownerPK, _ := nostr.GetPublicKey(ownerSK)
+	evs, err := signNotes(sks, o.events, o.mix == "group")
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "ingest: %d kind 1 notes per relay per round from %d authenticated connections, %d rounds, GOMAXPROCS %d\n",
-		o.events, o.publishers, o.rounds, runtime.GOMAXPROCS(0))
+	fmt.Fprintf(stdout, "ingest: %d events (mix %s) per relay per round from %d authenticated connections, %d rounds, GOMAXPROCS %d\n",
+		o.events, o.mix, o.publishers, o.rounds, runtime.GOMAXPROCS(0))
 	fmt.Fprintf(stdout, "%-6s %-9s %12s %14s\n", "round", "relay", "events/s", "relay-cpu-µs/ev")
 	rate := map[string][]float64{}
 	cpu := map[string][]float64{}
@@ -87,7 +96,7 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			binary := bin
 			prof := filepath.Join(dir, fmt.Sprintf("%s-%d.pprof", name, round))
 			if name == "snowclaw" {
-				args, env = []string{"serve", "--addr", "127.0.0.1:0", "--data", data}, snowclawEnv()
+				args, env = []string{"serve", "--addr", "127.0.0.1:0", "--data", data, "--owner", ownerPK}, snowclawEnv()
 			} else {
 				binary, args = self, []string{"bare", "--data", data}
 			}
@@ -98,7 +107,13 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			if err != nil {
 				return err
 			}
-			evps, cpuPer, err := publishAll(p, sks, evs)
+			if o.mix == "group" {
+				err = joinGroup(p.url, ownerSK, sks)
+			}
+			var evps, cpuPer float64
+			if err == nil {
+				evps, cpuPer, err = publishAll(p, sks, evs)
+			}
 			if serr := p.stop(); err == nil && serr != nil {
 				err = fmt.Errorf("stopping %s: %w", name, serr)
 			}
@@ -125,8 +140,9 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 }
 
 // signNotes signs n kind 1 notes whose text is the seeded memory corpus's
-// (about 24 words each); note i is by publisher i mod len(sks).
-func signNotes(sks []string, n int) ([]nostr.Event, error) {
+// (about 24 words each); note i is by publisher i mod len(sks). With
+// group, every odd one is kind 9 chat in benchGroup instead.
+func signNotes(sks []string, n int, group bool) ([]nostr.Event, error) {
 	mems := benchcorpus.Generate(7, n)
 	evs := make([]nostr.Event, n)
 	now := nostr.Now()
@@ -136,7 +152,10 @@ func signNotes(sks []string, n int) ([]nostr.Event, error) {
 	for w := range workers {
 		wg.Go(func() {
 			for i := w; i < n; i += workers {
-				evs[i] = nostr.Event{Kind: 1, CreatedAt: now - nostr.Timestamp(n-i)/100, Content: mems[i].Content}
+				evs[i] = nostr.Event{Kind: 1, CreatedAt: now - nostr.Timestamp(n-i)/100, Content: mems[i].Content, Tags: nostr.Tags{}}
+				if group && i%2 == 1 {
+					evs[i].Kind, evs[i].Tags = 9, nostr.Tags{{"h", benchGroup}}
+				}
 				if err := evs[i].Sign(sks[i%len(sks)]); err != nil {
 					errs[w] = err
 					return
@@ -146,6 +165,32 @@ func signNotes(sks []string, n int) ([]nostr.Event, error) {
 	}
 	wg.Wait()
 	return evs, errors.Join(errs...)
+}
+
+// joinGroup has the owner create benchGroup (kind 9007) and every
+// publisher join it (9021). The bare relay simply stores these.
+func joinGroup(url, ownerSK string, sks []string) error {
+	sign := func(sk string, kind int) nostr.Event {
+		evt := nostr.Event{Kind: kind, CreatedAt: nostr.Now(), Tags: nostr.Tags{{"h", benchGroup}}}
+		_ = evt.Sign(sk)
+		return evt
+	}
+	for i, sk := range append([]string{ownerSK}, sks...) {
+		c, err := dialAuth(url, sk)
+		if err != nil {
+			return err
+		}
+		kind := 9021
+		if i == 0 {
+			kind = 9007
+		}
+		err = c.publish(sign(sk, kind))
+		c.close()
+		if err != nil {
+			return fmt.Errorf("group setup (kind %d): %w", kind, err)
+		}
+	}
+	return nil
 }
 
 // publishAll connects and authenticates one connection per key, then
