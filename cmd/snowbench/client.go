@@ -21,6 +21,15 @@ type conn struct {
 // frameTimeout bounds the wait for any one answer.
 const frameTimeout = 2 * time.Minute
 
+// dial connects without authenticating (an anonymous reader).
+func dial(url string) (*conn, error) {
+	ws, _, err := websocket.DefaultDialer.Dial(url, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &conn{url: url, ws: ws}, nil
+}
+
 // dialAuth connects and authenticates with sk (NIP-42): it waits for the
 // relay's AUTH challenge, signs it and waits for the OK.
 func dialAuth(url, sk string) (*conn, error) {

@@ -3,9 +3,232 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
+	"fmt"
 	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw/internal/benchcorpus"
 )
 
+// searchOpts are the flags of `snowbench search`.
+type searchOpts struct {
+	n, queries, warmup int
+	snowclaw, dir      string
+	relays             string
+}
+
+// searchResult is one relay's figures.
+type searchResult struct {
+	relay             string
+	firstStart        time.Duration // process start → listening, the index built from the store
+	reindexRate       float64       // docs/s of that build
+	settle            time.Duration // after listening, until the relay's CPU went quiet (background linking)
+	restart           time.Duration // second start, index already on disk
+	p50, p95, p99     float64       // ms, REQ → EOSE
+	recall            float64       // recall@10 over the query set
+	peakRSS, afterRSS int64
+}
+
+// runSearch measures NIP-50 search over websocket on a corpus of n seeded
+// memories stored directly into a badger store, for snowclaw and for a
+// bare khatru + badger + bluge relay, each on its own copy of the store.
 func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	return errors.New("search: not yet")
+	var o searchOpts
+	fs := flag.NewFlagSet("search", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.IntVar(&o.n, "n", 100_000, "memories in the corpus")
+	fs.IntVar(&o.queries, "queries", 1000, "timed search REQs per relay (cycling through 400 distinct queries)")
+	fs.IntVar(&o.warmup, "warmup", 50, "untimed REQs first")
+	fs.StringVar(&o.snowclaw, "snowclaw", "", "snowclaw binary (default: go build ./cmd/snowclaw)")
+	fs.StringVar(&o.dir, "dir", "", "work directory; the corpus store is kept there as corpus-<n> and reused (default: a temp dir, removed)")
+	fs.StringVar(&o.relays, "relays", "snowclaw,bare", `relays to measure, in order ("": only write the corpus store)`)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	dir, cleanup, err := workDir(o.dir)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	bin, err := buildSnowclaw(ctx, o.snowclaw, dir, stderr)
+	if err != nil {
+		return err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+
+	mems := benchcorpus.Generate(corpusSeed, o.n)
+	queries := benchcorpus.Queries(mems, corpusQuerySeed, 400)
+	began := time.Now()
+	evs, err := corpusEvents(mems)
+	if err != nil {
+		return err
+	}
+	byID := make(map[string]int, len(evs))
+	for i := range evs {
+		byID[evs[i].ID] = i
+	}
+	fmt.Fprintf(stdout, "search: %d memories signed in %s\n", o.n, time.Since(began).Round(time.Millisecond))
+	corpus := filepath.Join(dir, fmt.Sprintf("corpus-%d", o.n))
+	if _, err := os.Stat(corpus); err != nil {
+		took, err := writeCorpus(ctx, corpus, evs)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "search: stored in a badger store in %s (%.0f events/s)\n", took.Round(time.Millisecond), float64(o.n)/took.Seconds())
+	}
+	evs = nil
+
+	var results []searchResult
+	for _, name := range strings.FieldsFunc(o.relays, func(r rune) bool { return r == ',' }) {
+		data := filepath.Join(dir, fmt.Sprintf("%s-%d", name, o.n))
+		if err := copyStore(corpus, filepath.Join(data, "events")); err != nil {
+			return err
+		}
+		var binary string
+		var args, env []string
+		switch name {
+		case "snowclaw":
+			binary, args, env = bin, []string{"serve", "--addr", "127.0.0.1:0", "--data", data}, snowclawEnv()
+		case "bare":
+			binary, args = self, []string{"bare", "--bluge", "--data", data}
+		default:
+			return fmt.Errorf("search: unknown relay %q", name)
+		}
+		r, err := measureSearch(ctx, name, binary, args, env, data, o, queries, byID, stdout)
+		if err != nil {
+			return err
+		}
+		results = append(results, r)
+		_ = os.RemoveAll(data)
+	}
+	fmt.Fprintf(stdout, "\n%d memories, %d timed REQs (limit 10) on one anonymous connection\n", o.n, o.queries)
+	fmt.Fprintf(stdout, "%-9s %12s %12s %9s %9s %8s %8s %8s %9s %10s %10s\n",
+		"relay", "first-start", "reindex/s", "settle", "restart", "p50-ms", "p95-ms", "p99-ms", "recall@10", "peak-RSS", "RSS-after")
+	for _, r := range results {
+		fmt.Fprintf(stdout, "%-9s %12s %12.0f %9s %9s %8.2f %8.2f %8.2f %9.3f %9dM %9dM\n", r.relay,
+			r.firstStart.Round(time.Millisecond), r.reindexRate, r.settle.Round(time.Second), r.restart.Round(time.Millisecond),
+			r.p50, r.p95, r.p99, r.recall, r.peakRSS>>20, r.afterRSS>>20)
+	}
+	return nil
+}
+
+func measureSearch(ctx context.Context, name, bin string, args, env []string, data string, o searchOpts,
+	queries []benchcorpus.Query, byID map[string]int, stdout io.Writer) (searchResult, error) {
+	r := searchResult{relay: name}
+	p, err := startProc(ctx, name, bin, args, env, data+".log", 2*time.Hour)
+	if err != nil {
+		return r, err
+	}
+	r.firstStart = time.Since(p.began)
+	r.reindexRate = float64(o.n) / r.firstStart.Seconds()
+	fmt.Fprintf(stdout, "%s: listening after %s (index built from the store)\n", name, r.firstStart.Round(time.Millisecond))
+	r.settle, err = waitQuiet(ctx, p, time.Hour)
+	if err != nil {
+		p.stop()
+		return r, err
+	}
+	c, err := dial(p.url)
+	if err != nil {
+		p.stop()
+		return r, err
+	}
+	var rs benchcorpus.RecallStats
+	durs := make([]time.Duration, 0, o.queries)
+	for i := 0; i < o.warmup+o.queries; i++ {
+		q := queries[i%len(queries)]
+		t0 := time.Now()
+		ids, err := c.query("q"+strconv.Itoa(i), nostr.Filter{Kinds: []int{30078}, Search: q.Text, Limit: 10})
+		d := time.Since(t0)
+		if err != nil {
+			c.close()
+			p.stop()
+			return r, fmt.Errorf("%s: search %q: %w", name, q.Text, err)
+		}
+		if i < o.warmup {
+			continue
+		}
+		durs = append(durs, d)
+		if i-o.warmup < len(queries) {
+			got := make([]int, 0, len(ids))
+			for _, id := range ids {
+				if m, ok := byID[id]; ok {
+					got = append(got, m)
+				}
+			}
+			rs.Add(q, got, 10)
+		}
+	}
+	c.close()
+	r.p50, r.p95, r.p99 = pct(durs, 0.50), pct(durs, 0.95), pct(durs, 0.99)
+	r.recall = rs.Mean("")
+	r.peakRSS, r.afterRSS, _ = p.rss()
+	if err := p.stop(); err != nil {
+		return r, fmt.Errorf("stopping %s: %w", name, err)
+	}
+	p, err = startProc(ctx, name, bin, args, env, data+".restart.log", time.Hour)
+	if err != nil {
+		return r, err
+	}
+	r.restart = time.Since(p.began)
+	if err := p.stop(); err != nil {
+		return r, fmt.Errorf("stopping %s after the restart: %w", name, err)
+	}
+	fmt.Fprintf(stdout, "%s: p50 %.2f ms, p95 %.2f ms, p99 %.2f ms, recall@10 %.3f, peak RSS %d MB; restart %s\n",
+		name, r.p50, r.p95, r.p99, r.recall, r.peakRSS>>20, r.restart.Round(time.Millisecond))
+	return r, nil
+}
+
+// waitQuiet waits until the relay's CPU use stays under a tenth of a core
+// for three seconds running (a background index build has finished) and
+// returns how long that took.
+func waitQuiet(ctx context.Context, p *proc, limit time.Duration) (time.Duration, error) {
+	began := time.Now()
+	last, err := p.cpu()
+	if err != nil {
+		return 0, err
+	}
+	quiet := 0
+	for quiet < 3 {
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-time.After(time.Second):
+		}
+		now, err := p.cpu()
+		if err != nil {
+			return 0, err
+		}
+		if now-last < 100*time.Millisecond {
+			quiet++
+		} else {
+			quiet = 0
+		}
+		last = now
+		if time.Since(began) > limit {
+			return 0, errors.New("relay still busy after " + limit.String())
+		}
+	}
+	return time.Since(began) - 3*time.Second, nil
+}
+
+// pct is the p-th quantile of durs, in milliseconds.
+func pct(durs []time.Duration, p float64) float64 {
+	if len(durs) == 0 {
+		return 0
+	}
+	s := slices.Clone(durs)
+	slices.Sort(s)
+	i := int(math.Ceil(p*float64(len(s)))) - 1
+	return float64(s[max(i, 0)]) / float64(time.Millisecond)
 }

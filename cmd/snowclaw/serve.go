@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"sort"
 
@@ -24,7 +25,7 @@ import (
 // serveFlags are the command-line overrides; empty means "not given".
 type serveFlags struct {
 	addr, data, owner, config, logLevel string
-	cpuprofile                          string // not a setting: a measuring aid, so not in the config
+	cpuprofile, memprofile              string // not settings: measuring aids, so not in the config
 }
 
 func (f *serveFlags) register(fs *flag.FlagSet) {
@@ -34,6 +35,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.config, "config", "", "TOML config file")
 	fs.StringVar(&f.logLevel, "log-level", "", "debug, info, warn or error")
 	fs.StringVar(&f.cpuprofile, "cpuprofile", "", "write a CPU profile of the relay to this file until it stops (cmd/snowbench uses it)")
+	fs.StringVar(&f.memprofile, "memprofile", "", "write a heap profile to this file when the relay stops, before it closes")
 }
 
 func (f *serveFlags) apply(c *Config) {
@@ -101,6 +103,11 @@ func runServe(ctx context.Context, args, environ []string, stdout, stderr io.Wri
 	fmt.Fprintf(stdout, "snowclaw relay listening on ws://%s\n", ln.Addr())
 
 	serveErr := n.Serve(ctx, ln)
+	if fl.memprofile != "" {
+		if err := writeHeapProfile(fl.memprofile); err != nil {
+			logger.Error("--memprofile", "err", err)
+		}
+	}
 	closeErr := n.Close()
 	logger.Info("snowclaw relay stopped")
 	if serveErr != nil {
@@ -230,4 +237,18 @@ func startCPUProfile(path string) (func(), error) {
 		return nil, err
 	}
 	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+// writeHeapProfile writes the live heap (after a collection) to path.
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	runtime.GC()
+	err = pprof.Lookup("heap").WriteTo(f, 0)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

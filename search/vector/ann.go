@@ -67,10 +67,13 @@ type shadowBuild struct {
 // newANNFromFlat takes over f's vectors (f must not be used afterwards) in
 // f's order and starts linking them.
 func newANNFromFlat(f *flatIndex, p Params, stop *atomic.Bool) *annIndex {
-	a := &annIndex{dim: f.dim, p: p.valid(), pos: f.pos, sum: f.sum, stop: stop, compactMin: 1024, removed: -1}
+	a := &annIndex{dim: f.dim, p: p.valid(), pos: f.pos, sum: make([]float64, f.dim), stop: stop, compactMin: 1024, removed: -1}
 	a.idle = sync.NewCond(&a.mu)
 	a.g = newHNSWGraph(f.dim, p)
 	a.g.addAll(f.ids, f.data)
+	for n := range a.g.len() {
+		a.addSum(a.g.vec(n), 1)
+	}
 	*f = flatIndex{}
 	a.mu.Lock()
 	a.kick()
@@ -92,13 +95,12 @@ func (a *annIndex) Add(id string, v []float32) {
 	defer a.mu.Unlock()
 	g := a.g
 	if n, ok := a.pos[id]; ok {
-		old := g.vec(n)
-		if slices.Equal(old, v) {
+		if sameHalf(g.row(n), v) {
 			return // reindexed unchanged: keep the node
 		}
-		a.addSum(old, -1)
+		a.addSum(g.vec(n), -1)
 		g.kill(n)
-	} else if n := a.removed; n >= 0 && n < g.len() && g.ids[n] == id && g.dead[n] && slices.Equal(g.vec(n), v) &&
+	} else if n := a.removed; n >= 0 && n < g.len() && g.ids[n] == id && g.dead[n] && sameHalf(g.row(n), v) &&
 		(a.sh == nil || n >= a.sh.from) {
 		// The Index replaces a doc by removing and adding it: an unchanged
 		// vector gets its node back instead of a new one. (Not when a
@@ -106,13 +108,14 @@ func (a *annIndex) Add(id string, v []float32) {
 		g.dead[n] = false
 		g.nDead--
 		a.pos[id] = n
-		a.addSum(v, 1)
+		a.addSum(g.vec(n), 1)
 		a.removed = -1
 		return
 	}
 	a.removed = -1
-	a.pos[id] = g.add(id, v)
-	a.addSum(v, 1)
+	n := g.add(id, v)
+	a.pos[id] = n
+	a.addSum(g.vec(n), 1) // the sum is of the stored vectors, which Remove subtracts
 	a.maybeCompact()
 	a.kick()
 }
@@ -164,7 +167,8 @@ func (a *annIndex) Get(id string) ([]float32, bool) {
 // Search walks the graph over the linked nodes and scans the pending ones,
 // or scans all when that is cheaper (Params.ScanFactor). Both rank by
 // the 8-bit codes; the head of that ranking is scored again on the float
-// vectors with Dot, so scores equal the flat index's.
+// vectors as stored (half precision, half.go) with Dot, so scores are the
+// flat index's to about 1e-3.
 func (a *annIndex) Search(q []float32, k int) []Hit { return a.SearchAccept(q, k, nil) }
 
 // SearchAccept with an accept filter scans every node's code instead of
@@ -205,6 +209,7 @@ func (a *annIndex) SearchAccept(q []float32, k int, accept func(string) bool) []
 	}
 	hits := make([]Hit, len(rows))
 	const batch = 16
+	buf := make([]float32, a.dim)
 	g.prefetchVecs(rows[:min(batch, len(rows))])
 	for i := 0; i < len(rows); i += batch {
 		if i+batch < len(rows) {
@@ -212,7 +217,8 @@ func (a *annIndex) SearchAccept(q []float32, k int, accept func(string) bool) []
 		}
 		for j := i; j < min(i+batch, len(rows)); j++ {
 			n := int(rows[j])
-			hits[j] = Hit{ID: g.ids[n], Score: float64(Dot(q, g.vec(n)))}
+			getHalf(buf, g.row(n))
+			hits[j] = Hit{ID: g.ids[n], Score: float64(Dot(q, buf))}
 		}
 	}
 	sortHits(hits)
@@ -299,7 +305,7 @@ func (a *annIndex) maybeCompact() {
 		}
 	}
 	ng := newHNSWGraph(a.dim, a.p)
-	ng.data = make([]float32, 0, len(src)*a.dim)
+	ng.data = make([]uint16, 0, len(src)*a.dim)
 	ng.codes = make([]int8, 0, len(src)*ng.stride)
 	a.sh = &shadowBuild{g: ng, src: src, from: g.len(), old: make([]int, 0, len(src))}
 	a.kick()

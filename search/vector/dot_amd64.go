@@ -78,6 +78,6 @@ func (v navView) prefetch(rows []uint32) {
 // prefetchVecs is prefetch for the float vectors of g.
 func (g *hnswGraph) prefetchVecs(rows []uint32) {
 	if len(rows) > 0 && len(g.data) > 0 {
-		prefetchRows(unsafe.Pointer(&g.data[0]), 4*g.dim, rows)
+		prefetchRows(unsafe.Pointer(&g.data[0]), 2*g.dim, rows)
 	}
 }

@@ -18,7 +18,8 @@ import (
 // the cosine; a query need not be, ranking by dot is the same). The walk
 // compares 8-bit codes of the vectors, a quarter of the memory to pull in
 // per node, which is what a graph walk waits for; the nodes it ends with
-// are scored again on the float vectors (annIndex.Search).
+// are scored again on the stored vectors (annIndex.Search), kept in half
+// precision (half.go).
 //
 // Concurrency: only the annIndex worker changes the links. It plans
 // insertions (several at once, see hnswBatch) without any lock, since the
@@ -64,7 +65,7 @@ type hnswGraph struct {
 	rng  *rand.Rand
 
 	// node store
-	data   []float32 // node i at data[i*dim:(i+1)*dim]
+	data   []uint16  // node i at data[i*dim:(i+1)*dim], half precision (half.go)
 	codes  []int8    // node i's 8-bit code at codes[i*stride:], zero padded
 	scales []float32 // node i's vector ≈ codes × scales[i]
 	stride int       // dim rounded up to 32, for the SIMD kernel
@@ -107,7 +108,9 @@ func (g *hnswGraph) len() int { return len(g.ids) }
 
 // add appends a node; the worker links it later.
 func (g *hnswGraph) add(id string, v []float32) int {
-	g.data = append(g.data, v...)
+	d := len(g.data)
+	g.data = append(g.data, make([]uint16, g.dim)...)
+	putHalf(g.data[d:], v)
 	n := len(g.codes)
 	g.codes = append(g.codes, make([]int8, g.stride)...)
 	g.scales = append(g.scales, quantize(v, g.codes[n:n+g.stride]))
@@ -116,9 +119,11 @@ func (g *hnswGraph) add(id string, v []float32) int {
 	return len(g.ids) - 1
 }
 
-// addAll appends the vectors in data (ids alongside), taking data over.
+// addAll appends the vectors in data (ids alongside), taking ids over.
 func (g *hnswGraph) addAll(ids []string, data []float32) {
-	g.data, g.ids = data, ids
+	g.ids = ids
+	g.data = make([]uint16, len(data))
+	putHalf(g.data, data)
 	g.dead = make([]bool, len(ids))
 	g.codes = make([]int8, len(ids)*g.stride)
 	g.scales = make([]float32, len(ids))
@@ -134,7 +139,15 @@ func (g *hnswGraph) kill(n int) {
 	}
 }
 
+// vec is node n's vector as stored, in a new slice.
 func (g *hnswGraph) vec(n int) []float32 {
+	v := make([]float32, g.dim)
+	getHalf(v, g.row(n))
+	return v
+}
+
+// row is node n's stored (half precision) vector.
+func (g *hnswGraph) row(n int) []uint16 {
 	return g.data[n*g.dim : (n+1)*g.dim : (n+1)*g.dim]
 }
 

@@ -2,6 +2,7 @@ package vector
 
 import (
 	"fmt"
+	"math"
 	"math/rand"
 	"runtime"
 	"strconv"
@@ -173,9 +174,36 @@ func TestHNSW_SearchScoresAndOrder(t *testing.T) {
 	// A search too wide to pay off walking scans all the codes and finds
 	// the exact result.
 	exact := flatOf(vecs)
-	if fmt.Sprint(a.Search(q, 1000)) != fmt.Sprint(exact.Search(q, 1000)) {
-		t.Fatal("wide search differs from the exact one")
+	if err := halfClose(a.Search(q, 1000), exact.Search(q, 1000), exact, q); err != "" {
+		t.Fatal("wide search differs from the exact one: " + err)
 	}
+}
+
+// halfTol is how far a dot product of unit vectors moves when one of them
+// is stored in half precision (half.go), with room to spare.
+const halfTol = 2e-3
+
+// halfClose compares an index's hits with the exact (float) ones: the
+// same number, the i-th scores within halfTol, and each hit's score within
+// halfTol of its exact dot product. Ranks may differ only among hits
+// closer than that. It returns "" when they agree.
+func halfClose(got, want []Hit, exact *flatIndex, q []float32) string {
+	if len(got) != len(want) {
+		return fmt.Sprintf("%d hits, want %d", len(got), len(want))
+	}
+	for i := range got {
+		if d := math.Abs(got[i].Score - want[i].Score); d > halfTol {
+			return fmt.Sprintf("hit %d scores %v, exact %v", i, got[i].Score, want[i].Score)
+		}
+		v, ok := exact.Get(got[i].ID)
+		if !ok {
+			return "unknown id " + got[i].ID
+		}
+		if d := math.Abs(got[i].Score - float64(Dot(q, v))); d > halfTol {
+			return fmt.Sprintf("hit %s scores %v, its exact dot is %v", got[i].ID, got[i].Score, Dot(q, v))
+		}
+	}
+	return ""
 }
 
 func TestHNSW_Remove(t *testing.T) {
@@ -288,7 +316,7 @@ func TestHNSW_Compaction(t *testing.T) {
 	}
 	for id, i := range exact.pos {
 		got, ok := a.Get(id)
-		if !ok || fmt.Sprint(got) != fmt.Sprint(exact.data[i*dim:(i+1)*dim]) {
+		if !ok || !sameHalf(toHalves(got), exact.data[i*dim:(i+1)*dim]) {
 			t.Fatalf("Get(%s) after compaction wrong", id)
 		}
 	}
@@ -350,8 +378,8 @@ func TestAutoIndex_Threshold(t *testing.T) {
 	}
 	// Right after the switch (graph possibly unlinked) and after linking,
 	// the results are the same as before.
-	if got := fmt.Sprint(x.Search(q, 10)); got != fmt.Sprint(exact.Search(q, 10)) {
-		t.Fatalf("after switch: %s, want %s", got, want)
+	if err := halfClose(x.Search(q, 10), exact.Search(q, 10), exact, q); err != "" {
+		t.Fatalf("after switch: %s (want %s)", err, want)
 	}
 	x.ann.wait()
 	if x.ann.g.built != threshold {
@@ -375,8 +403,10 @@ func TestAutoIndex_Threshold(t *testing.T) {
 	if x.Len() != exact.Len() {
 		t.Fatalf("Len %d, want %d", x.Len(), exact.Len())
 	}
-	if got, want := fmt.Sprint(x.Search(q, 10)), fmt.Sprint(exact.Search(q, 10)); got != want {
-		t.Fatalf("back to flat: %s, want %s", got, want)
+	// (the vectors come back from the graph as it stored them, in half
+	// precision)
+	if err := halfClose(x.Search(q, 10), exact.Search(q, 10), exact, q); err != "" {
+		t.Fatalf("back to flat: %s", err)
 	}
 	checkMean(t, x, exact)
 }
