@@ -10,6 +10,7 @@
 //	snowclaw config get|set <scope> [key=value…]
 //	snowclaw privacy export|forget|freeze|unfreeze|destroy <npub> | audit
 //	snowclaw mcp [--relay URL] [--sec KEY]
+//	snowclaw health [--url URL]
 //	snowclaw version
 package main
 
@@ -23,9 +24,6 @@ import (
 	"os/signal"
 	"syscall"
 )
-
-// version is set at build time with -ldflags "-X main.version=…".
-var version = "0.1.0-dev"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -58,7 +56,8 @@ usage:
   snowclaw config  get|set <global|group:ID|npub:X> [key=value…]  dynamic config (owner)
   snowclaw privacy export|forget|freeze|unfreeze|destroy <npub>, audit [npub]  a person's rights (owner)
   snowclaw mcp     [--relay URL] [--sec KEY]  the memory tools over MCP on stdin/stdout, acting as KEY
-  snowclaw version
+  snowclaw health  [--url URL]  exit 0 when the relay's /healthz answers (container healthchecks)
+  snowclaw version              also --version
 
 Configuration: defaults < config file < SNOWCLAW_* environment < flags.
 See config.example.toml for every key.
@@ -100,9 +99,11 @@ func dispatch(ctx context.Context, args, environ []string, stdout, stderr io.Wri
 		return runPrivacy(ctx, args[1:], environ, stdout, stderr)
 	case "mcp":
 		return runMCP(ctx, args[1:], environ, stdout, stderr)
-	case "version", "--version":
-		fmt.Fprintln(stdout, "snowclaw", version)
+	case "version", "--version", "-version":
+		fmt.Fprintln(stdout, "snowclaw", versionString())
 		return nil
+	case "health":
+		return runHealth(ctx, args[1:], environ, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

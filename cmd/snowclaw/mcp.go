@@ -52,7 +52,7 @@ func runMCP(ctx context.Context, args, environ []string, stdout, stderr io.Write
 		return err
 	}
 	logger := newLogger(stderr, *logLevel)
-	server := mcpserver.New(apiBackend{c}, version, logger)
+	server := mcpserver.New(apiBackend{c}, versionString(), logger)
 	err = server.Run(ctx, &mcp.IOTransport{Reader: os.Stdin, Writer: nopWriteCloser{stdout}})
 	if err == nil || errors.Is(err, io.EOF) || ctx.Err() != nil {
 		return nil // the host closed stdin, or we were told to stop

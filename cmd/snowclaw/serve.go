@@ -136,7 +136,7 @@ func nodeOptions(c Config, keys relay.Keys, logger *slog.Logger) node.Options {
 		Contact:     c.Relay.Contact,
 		Icon:        c.Relay.Icon,
 		Banner:      c.Relay.Banner,
-		Version:     version,
+		Version:     versionString(),
 		// NIP-11 links; empty ones are left out of the document
 		PostingPolicy:  c.Relay.PostingPolicy,
 		PrivacyPolicy:  c.Relay.PrivacyPolicy,

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"testing"
+)
+
+func TestVersion_FromBuildInfo(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		bi   debug.BuildInfo
+		want string
+	}{
+		{"go install module@version", debug.BuildInfo{Main: debug.Module{Version: "v1.4.0"}}, "v1.4.0"},
+		{"checkout", debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{
+			{Key: "vcs.revision", Value: "0123456789abcdef0123"}, {Key: "vcs.modified", Value: "false"}}}, "dev-0123456789ab"},
+		{"checkout with changes", debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{
+			{Key: "vcs.revision", Value: "0123456789abcdef0123"}, {Key: "vcs.modified", Value: "true"}}}, "dev-0123456789ab-dirty"},
+		{"nothing recorded", debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, "dev"},
+	} {
+		if got := fromBuildInfo(&tc.bi); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestVersion_Ldflags: a release build's -X main.version is what every
+// spelling of the version command prints.
+func TestVersion_Ldflags(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "snowclaw")
+	out, err := exec.Command("go", "build", "-ldflags", "-X main.version=v9.8.7-test", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	for _, arg := range []string{"--version", "version", "-version"} {
+		out, err := exec.Command(bin, arg).Output()
+		if err != nil || strings.TrimSpace(string(out)) != "snowclaw v9.8.7-test" {
+			t.Errorf("snowclaw %s: %q, %v", arg, out, err)
+		}
+	}
+}
+
+func TestLoopbackFor(t *testing.T) {
+	for in, want := range map[string]string{
+		"0.0.0.0:3334": "127.0.0.1:3334", ":3334": "127.0.0.1:3334", "[::]:80": "[::1]:80",
+		"127.0.0.1:9": "127.0.0.1:9", "10.1.2.3:3334": "10.1.2.3:3334",
+	} {
+		if got := loopbackFor(in); got != want {
+			t.Errorf("loopbackFor(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestHealth: `snowclaw health` succeeds against a running relay, found
+// by --url or by the configured address, and fails (exit non-zero, a
+// message naming the URL) when nothing answers.
+func TestHealth(t *testing.T) {
+	c := startChild(t, t.TempDir())
+	httpURL := "http" + strings.TrimPrefix(c.url, "ws")
+	addr := strings.TrimPrefix(httpURL, "http://")
+	for _, args := range [][]string{
+		{"health", "--url", httpURL + "/healthz"},
+		{"health", "--addr", addr},
+	} {
+		var out, errOut bytes.Buffer
+		if err := run(context.Background(), args, nil, &out, &errOut); err != nil || !strings.HasPrefix(out.String(), "ok ") {
+			t.Fatalf("%q: %v %q %s", args, err, out.String(), errOut.String())
+		}
+	}
+	var out, errOut bytes.Buffer
+	err := run(context.Background(), []string{"health"}, []string{"SNOWCLAW_ADDR=" + addr}, &out, &errOut)
+	if err != nil {
+		t.Fatalf("health with SNOWCLAW_ADDR: %v", err)
+	}
+	c.cmd.Process.Kill()
+	c.cmd.Wait()
+	err = run(context.Background(), []string{"health", "--url", httpURL + "/healthz"}, nil, &out, &errOut)
+	if err == nil || !strings.Contains(err.Error(), httpURL) {
+		t.Fatalf("a stopped relay: err = %v, want one naming %s", err, httpURL)
+	}
+}
