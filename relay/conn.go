@@ -191,26 +191,34 @@ func (c *client) handle(env nostr.Envelope) {
 }
 
 func (c *client) handleEvent(evt *nostr.Event) {
-	if !evt.CheckID() {
-		c.ok(evt.ID, snowclaw.Invalid("event id is not the hash of its content"))
+	if err := c.checkEvent(evt); err != nil {
+		c.r.met.refused(err)
+		c.ok(evt.ID, err)
 		return
 	}
+	c.ok(evt.ID, c.r.add(c.ctx, evt))
+}
+
+// checkEvent is what the websocket checks before the write pipeline: the
+// id, the signature, and NIP-70's author-only rule, which needs this
+// connection's authentication.
+func (c *client) checkEvent(evt *nostr.Event) error {
+	if !evt.CheckID() {
+		return snowclaw.Invalid("event id is not the hash of its content")
+	}
 	if ok, err := evt.CheckSignature(); err != nil || !ok {
-		c.ok(evt.ID, snowclaw.Invalid("signature does not verify"))
-		return
+		return snowclaw.Invalid("signature does not verify")
 	}
 	if nip70.IsProtected(*evt) {
 		switch c.reader() {
 		case "":
-			c.ok(evt.ID, snowclaw.AuthRequired("this event is protected (NIP-70); authenticate as its author"))
-			return
+			return snowclaw.AuthRequired("this event is protected (NIP-70); authenticate as its author")
 		case evt.PubKey:
 		default:
-			c.ok(evt.ID, snowclaw.Restricted("a protected event (NIP-70) is accepted from its author only"))
-			return
+			return snowclaw.Restricted("a protected event (NIP-70) is accepted from its author only")
 		}
 	}
-	c.ok(evt.ID, c.r.add(c.ctx, evt))
+	return nil
 }
 
 func (c *client) handleReq(id string, filters nostr.Filters) {

@@ -1,15 +1,13 @@
 package relay
 
 import (
-	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/snowclaw/snowclaw/internal/httpjson"
 )
 
@@ -98,39 +96,15 @@ func (r *Relay) Connections() int { return len(r.subs.all()) }
 // CountAPICall counts one HTTP API call (snowclaw_queries_total{type="api"}).
 func (r *Relay) CountAPICall() { r.met.query(queryAPI) }
 
-// WriteMetrics renders the relay's own series in Prometheus' text format
-// (0.0.4); GET /metrics adds the index's and the agent's gauges.
-func (r *Relay) WriteMetrics(w io.Writer) {
-	m := &r.met
-	family := func(name, typ, help string) {
-		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, typ)
-	}
-	family("snowclaw_events_stored_total", "counter", "Events stored through the write pipeline, by kind class.")
-	for i, name := range kindClassNames {
-		fmt.Fprintf(w, "snowclaw_events_stored_total{class=%q} %d\n", name, m.stored[i].Load())
-	}
-	family("snowclaw_events_rejected_total", "counter", "Events refused by the write rules, by the NIP-01 prefix of the reason.")
-	for i, name := range rejectReasons {
-		fmt.Fprintf(w, "snowclaw_events_rejected_total{reason=%q} %d\n", name, m.rejected[i].Load())
-	}
-	family("snowclaw_queries_total", "counter", "Reads: stored REQ filters, COUNT filters, NIP-50 searches (any path) and HTTP API calls.")
-	for i, name := range queryTypeNames {
-		fmt.Fprintf(w, "snowclaw_queries_total{type=%q} %d\n", name, m.queries[i].Load())
-	}
+// Metrics is where the components built around the relay register
+// their own series (the index's and the agent's, plugins/httpapi): they
+// carry the instance label and are served with the relay's.
+func (r *Relay) Metrics() prometheus.Registerer { return r.met.with }
 
-	family("snowclaw_search_duration_seconds", "histogram", "Time to answer one NIP-50 search (websocket and HTTP API).")
-	var cum uint64
-	for i, le := range searchBuckets {
-		cum += m.search.slots[i].Load()
-		fmt.Fprintf(w, "snowclaw_search_duration_seconds_bucket{le=%q} %d\n", strconv.FormatFloat(le, 'g', -1, 64), cum)
-	}
-	cum += m.search.slots[len(searchBuckets)].Load()
-	// the count is the +Inf bucket: summing the slots keeps the two equal
-	// while searches run during the scrape
-	fmt.Fprintf(w, "snowclaw_search_duration_seconds_bucket{le=\"+Inf\"} %d\n", cum)
-	fmt.Fprintf(w, "snowclaw_search_duration_seconds_sum %s\n", strconv.FormatFloat(seconds(m.search.sumNS.Load()), 'g', -1, 64))
-	fmt.Fprintf(w, "snowclaw_search_duration_seconds_count %d\n", cum)
+// Gatherer is every registered series, for GET /metrics.
+func (r *Relay) Gatherer() prometheus.Gatherer { return r.met.reg }
 
-	family("snowclaw_connections", "gauge", "Open websocket connections.")
-	fmt.Fprintf(w, "snowclaw_connections %d\n", r.Connections())
-}
+// CountRefusal counts an event refused before it reached the write
+// pipeline (which counts its own refusals): the HTTP API's checks of a
+// memory it is asked to store.
+func (r *Relay) CountRefusal(err error) { r.met.refused(err) }

@@ -1,22 +1,72 @@
 package relay
 
 import (
-	"math"
-	"sync/atomic"
+	"os"
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/snowclaw/snowclaw"
 )
 
-// metrics are the relay's counters, kept with atomics on the hot paths
-// (every write, every query) and rendered by GET /metrics (relay/exports.go, plugins/httpapi/metrics.go)
-// in Prometheus' text format. The zero value is ready to use.
+// metrics are the relay's series, kept in a registry of this relay's own
+// (tests run many relays in one process, so the global default registry
+// would mix them) and served by GET /metrics (plugins/httpapi). Every
+// series carries the constant label instance = Options.InstanceID, so
+// several processes sharing one store can be told apart on a dashboard.
+// The label values of each vector are resolved once here: the hot paths
+// (every write, every query) only add to a counter.
 type metrics struct {
-	stored   [numKindClasses]atomic.Uint64
-	rejected [numRejectReasons]atomic.Uint64
-	queries  [numQueryTypes]atomic.Uint64
-	search   histogram
+	reg      *prometheus.Registry
+	with     prometheus.Registerer // reg, adding the instance label
+	stored   [numKindClasses]prometheus.Counter
+	rejected [numRejectReasons]prometheus.Counter
+	queries  [numQueryTypes]prometheus.Counter
+	search   timer
+}
+
+// newMetrics makes the registry with the standard go_* and process_*
+// collectors and the relay's own series; instance "" is the host name.
+func newMetrics(instance string) *metrics {
+	if instance == "" {
+		instance, _ = os.Hostname()
+	}
+	m := &metrics{reg: prometheus.NewRegistry()}
+	m.with = prometheus.WrapRegistererWith(prometheus.Labels{"instance": instance}, m.reg)
+	stored := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "snowclaw_events_stored_total",
+		Help: "Events stored through the write pipeline, by kind class.",
+	}, []string{"class"})
+	for i, name := range kindClassNames {
+		m.stored[i] = stored.WithLabelValues(name)
+	}
+	rejected := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "snowclaw_events_rejected_total",
+		Help: "Events refused, on every path (websocket, write pipeline, HTTP API), by the NIP-01 prefix of the reason.",
+	}, []string{"reason"})
+	for i, name := range rejectReasons {
+		m.rejected[i] = rejected.WithLabelValues(name)
+	}
+	queries := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "snowclaw_queries_total",
+		Help: "Reads: stored REQ filters, COUNT filters, NIP-50 searches (any path) and HTTP API calls.",
+	}, []string{"type"})
+	for i, name := range queryTypeNames {
+		m.queries[i] = queries.WithLabelValues(name)
+	}
+	search := prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "snowclaw_search_duration_seconds",
+		Help:    "Time to answer one NIP-50 search (websocket and HTTP API).",
+		Buckets: searchBuckets,
+	})
+	m.search = timer{search}
+	m.with.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		stored, rejected, queries, search,
+	)
+	return m
 }
 
 // Kind classes of stored events: a handful of labels, not one per kind,
@@ -59,6 +109,8 @@ var rejectReasons = [...]string{"invalid", "blocked", "restricted", "duplicate",
 
 const numRejectReasons = len(rejectReasons)
 
+// rejectReason is the one place a refusal becomes a label: its
+// snowclaw.ReasonOf.
 func rejectReason(err error) int {
 	prefix := snowclaw.ReasonOf(err).Prefix()
 	for i, r := range rejectReasons[:numRejectReasons-1] {
@@ -80,7 +132,10 @@ const (
 
 var queryTypeNames = [numQueryTypes]string{"req", "count", "search", "api"}
 
-func (m *metrics) query(typ int) { m.queries[typ].Add(1) }
+func (m *metrics) query(typ int) { m.queries[typ].Inc() }
+
+// refused counts one refusal of an event, whichever path refused it.
+func (m *metrics) refused(err error) { m.rejected[rejectReason(err)].Inc() }
 
 // wrote counts the outcome of one pass through the write pipeline (add):
 // stored, refused, or neither (a duplicate is skipped without error, an
@@ -88,35 +143,17 @@ func (m *metrics) query(typ int) { m.queries[typ].Add(1) }
 func (m *metrics) wrote(evt *nostr.Event, skipped bool, err error) {
 	switch {
 	case err != nil:
-		m.rejected[rejectReason(err)].Add(1)
+		m.refused(err)
 	case !skipped && !nostr.IsEphemeralKind(evt.Kind):
-		m.stored[kindClass(evt)].Add(1)
+		m.stored[kindClass(evt)].Inc()
 	}
 }
 
 // searchBuckets are the upper bounds (seconds) of the search latency
 // histogram: from a cached keyword hit to a slow embedder round trip.
-var searchBuckets = [...]float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5}
+var searchBuckets = []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5}
 
-// histogram is a cumulative-at-render Prometheus histogram with fixed
-// buckets; each observation lands in exactly one slot.
-type histogram struct {
-	slots [len(searchBuckets) + 1]atomic.Uint64 // the last is +Inf
-	sumNS atomic.Uint64
-}
+// timer observes durations into a histogram in seconds.
+type timer struct{ h prometheus.Histogram }
 
-func (h *histogram) observe(d time.Duration) {
-	s := d.Seconds()
-	i := 0
-	for i < len(searchBuckets) && s > searchBuckets[i] {
-		i++
-	}
-	h.slots[i].Add(1)
-	h.sumNS.Add(uint64(max(d, 0)))
-}
-
-// seconds renders a nanosecond sum as seconds without losing the small
-// values to float formatting.
-func seconds(ns uint64) float64 {
-	return math.Round(float64(ns)/1e3) / 1e6
-}
+func (t timer) observe(d time.Duration) { t.h.Observe(d.Seconds()) }

@@ -13,6 +13,7 @@ import (
 	"net/http"
 
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/snowclaw/snowclaw/policies"
 	"github.com/snowclaw/snowclaw/relay/store"
 )
@@ -37,7 +38,7 @@ type Options struct {
 
 	// InstanceID names this process among several sharing one store
 	// (docs/scaling.md): metrics carry it as their instance label.
-	// cmd/snowclaw defaults it to the host name.
+	// cmd/snowclaw defaults it to the host name, as the relay does for "".
 	InstanceID string
 
 	Owner string // hex; may be empty
@@ -82,7 +83,7 @@ type Relay struct {
 	subs   *registry
 	tombs  *tombstones
 	search Searcher // nil while search is off (UseSearch)
-	met    metrics  // counters for GET /metrics (metrics.go)
+	met    *metrics // series for GET /metrics (metrics.go)
 	disk   *diskGuard
 	follow *follower // the shared store's change log; nil with badger (follow.go)
 
@@ -114,7 +115,13 @@ func New(ctx context.Context, st *store.Exact, opts Options) (*Relay, error) {
 		subs:   newRegistry(),
 		disk:   newDiskGuard(opts.DataDir, opts.MinFreeMB, opts.Logger),
 		tombs:  newTombstones(),
+		met:    newMetrics(opts.InstanceID),
 	}
+	r.met.with.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "snowclaw_connections", Help: "Open websocket connections.",
+	}, func() float64 { return float64(r.Connections()) }), prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "snowclaw_subscriptions", Help: "Open REQ subscriptions on every websocket connection.",
+	}, func() float64 { return float64(r.subs.open()) }))
 	r.maxMessage = r.opts.MaxMessageBytes
 	if r.maxMessage <= 0 {
 		r.maxMessage = 512 * 1024

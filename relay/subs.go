@@ -62,6 +62,17 @@ func (g *registry) has(c *client, id string) bool {
 	return ok
 }
 
+// open is the number of open subscriptions on every connection.
+func (g *registry) open() int {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	n := 0
+	for _, subs := range g.clients {
+		n += len(subs)
+	}
+	return n
+}
+
 func (g *registry) all() []*client {
 	g.mu.RLock()
 	defer g.mu.RUnlock()

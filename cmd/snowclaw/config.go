@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
 	"github.com/snowclaw/snowclaw"
@@ -151,6 +153,9 @@ type RelayConfig struct {
 	PrivacyPolicy  string `toml:"privacy_policy"`
 	TermsOfService string `toml:"terms_of_service"`
 	ServiceURL     string `toml:"service_url"`
+	// InstanceID is the instance label of every metric; "" is the host
+	// name (serve.go).
+	InstanceID string `toml:"instance_id"`
 	// TrustedProxies may set X-Forwarded-For, -Host and -Proto: CIDRs or
 	// single addresses.
 	TrustedProxies []string `toml:"trusted_proxies"`
@@ -464,6 +469,9 @@ func (c *Config) Validate() error {
 		if u, err := url.Parse(v); v != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
 			bad(key, "%q is not an http:// or https:// URL", v)
 		}
+	}
+	if id := c.Relay.InstanceID; len(id) > 128 || !utf8.ValidString(id) || strings.ContainsFunc(id, unicode.IsControl) {
+		bad("relay.instance_id", "%q is not a name of at most 128 printable characters", id)
 	}
 	if _, err := relay.ParseTrustedProxies(c.Relay.TrustedProxies); err != nil {
 		bad("relay.trusted_proxies", "%v", err)

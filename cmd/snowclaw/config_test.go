@@ -329,6 +329,8 @@ func TestConfig_BadConfigNamesTheKey(t *testing.T) {
 		{name: "BadPostingPolicy", file: "[relay]\nposting_policy = \"ftp://relay.example.com/policy\"\n", want: []string{"relay.posting_policy", "ftp://"}},
 		{name: "PrivacyPolicyNoHost", env: []string{"SNOWCLAW_RELAY_PRIVACY_POLICY=https://"}, want: []string{"relay.privacy_policy"}},
 		{name: "ZeroMaxSubscriptions", env: []string{"SNOWCLAW_LIMITS_MAX_SUBSCRIPTIONS=0"}, want: []string{"limits.max_subscriptions", "positive"}},
+		{name: "InstanceIDControlEnv", env: []string{"SNOWCLAW_RELAY_INSTANCE_ID=relay\n1"}, want: []string{"relay.instance_id"}},
+		{name: "InstanceIDTooLong", file: "[relay]\ninstance_id = \"" + strings.Repeat("x", 129) + "\"\n", want: []string{"relay.instance_id", "128"}},
 		{name: "BadTrustedProxyFile", file: "[relay]\ntrusted_proxies = [\"10.0.0.0/8\", \"proxy.local\"]\n", want: []string{"relay.trusted_proxies", "proxy.local"}},
 		{name: "BadTrustedProxyEnv", env: []string{"SNOWCLAW_RELAY_TRUSTED_PROXIES=127.0.0.1, 10.0.0.0/40"}, want: []string{"relay.trusted_proxies", "10.0.0.0/40"}},
 		{name: "BadLogLevel", flags: serveFlags{logLevel: "loud"}, want: []string{"log_level", "loud"}},
@@ -572,5 +574,31 @@ func TestRun_KeygenMatches(t *testing.T) {
 	}
 	if got["secret hex"] != sk || got["public hex"] != pk {
 		t.Errorf("hex lines %q %q do not match nsec/npub %s %s", got["secret hex"], got["public hex"], sk, pk)
+	}
+}
+
+// TestConfig_InstanceID: the metrics' instance label is the configured
+// relay.instance_id (file or SNOWCLAW_RELAY_INSTANCE_ID), else the host
+// name.
+func TestConfig_InstanceID(t *testing.T) {
+	host, err := os.Hostname()
+	if err != nil {
+		t.Skip("no host name:", err)
+	}
+	for _, c := range []struct {
+		name string
+		env  []string
+		want string
+	}{
+		{"default", nil, host},
+		{"env", []string{"SNOWCLAW_RELAY_INSTANCE_ID=relay-eu-2"}, "relay-eu-2"},
+	} {
+		cfg, err := resolveConfig(&serveFlags{}, c.env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := nodeOptions(cfg, relay.Keys{}, newLogger(&bytes.Buffer{}, "error")).InstanceID; got != c.want {
+			t.Errorf("%s: instance %q, want %q", c.name, got, c.want)
+		}
 	}
 }

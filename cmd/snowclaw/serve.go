@@ -131,6 +131,7 @@ func nodeOptions(c Config, keys relay.Keys, logger *slog.Logger) node.Options {
 	return node.Options{Options: relay.Options{
 		DataDir:     c.Data,
 		ServiceURL:  c.Relay.ServiceURL,
+		InstanceID:  instanceID(c.Relay.InstanceID),
 		Name:        c.Relay.Name,
 		Description: c.Relay.Description,
 		Contact:     c.Relay.Contact,
@@ -251,4 +252,13 @@ func writeHeapProfile(path string) error {
 		err = cerr
 	}
 	return err
+}
+
+// instanceID is the configured instance label, or the host name.
+func instanceID(configured string) string {
+	if configured != "" {
+		return configured
+	}
+	h, _ := os.Hostname()
+	return h
 }

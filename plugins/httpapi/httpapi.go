@@ -27,11 +27,11 @@
 package httpapi
 
 import (
-	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/snowclaw/snowclaw/agent"
 	"github.com/snowclaw/snowclaw/internal/httpjson"
 	"github.com/snowclaw/snowclaw/plugins/memory"
@@ -57,7 +57,10 @@ type Relay interface {
 	Connections() int
 	DiskFull() bool
 	CountAPICall()
-	WriteMetrics(w io.Writer)
+	// Metrics is the relay's registry (with its instance label) for the
+	// index's and the agent's series; Gatherer serves them all.
+	Metrics() prometheus.Registerer
+	Gatherer() prometheus.Gatherer
 }
 
 // Options wire the API to its components.
@@ -79,7 +82,8 @@ type API struct {
 	o       Options
 	ids     policies.Identities
 	log     *slog.Logger
-	replays replayCache // NIP-98 event ids already used (nip98_replay.go)
+	replays replayCache  // NIP-98 event ids already used (nip98_replay.go)
+	metrics http.Handler // GET /metrics once authenticated (metrics.go)
 }
 
 // New builds the API; Routes mounts it.
@@ -87,7 +91,9 @@ func New(o Options) *API {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &API{o: o, ids: o.Relay.Identities(), log: o.Logger}
+	a := &API{o: o, ids: o.Relay.Identities(), log: o.Logger}
+	a.registerMetrics()
+	return a
 }
 
 // Routes registers every route on mux.

@@ -1,29 +1,31 @@
 package httpapi
 
 import (
-	"bufio"
 	"crypto/subtle"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/snowclaw/snowclaw"
+	"github.com/snowclaw/snowclaw/agent"
 )
 
-// serveMetrics is GET /metrics in Prometheus' text exposition format
-// (0.0.4), written by hand: a few counters do not justify a client
-// library. Scrapers authenticate with the bearer token of
-// Options.MetricsToken; the owner may also sign the request (NIP-98).
+// serveMetrics is GET /metrics: the relay's registry (its own series, the
+// standard go_* and process_* collectors, and the index's and agent's
+// series registered by registerMetrics) in Prometheus' exposition format,
+// through client_golang's handler. Scrapers authenticate with the bearer
+// token of Options.MetricsToken; the owner may also sign the request
+// (NIP-98).
 func (a *API) serveMetrics(w http.ResponseWriter, req *http.Request) {
 	if err := a.metricsAuth(req); err != nil {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="snowclaw metrics"`)
 		writeError(w, statusOf(err), err.Error())
 		return
 	}
-	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-	b := bufio.NewWriter(w)
-	a.writeMetrics(b)
-	b.Flush()
+	a.metrics.ServeHTTP(w, req)
 }
 
 // metricsAuth accepts the configured bearer token (compared in constant
@@ -50,34 +52,56 @@ func (a *API) metricsAuth(req *http.Request) error {
 	return snowclaw.AuthRequired("send Authorization: Bearer <metrics_token>, or a NIP-98 signature by the owner")
 }
 
-// writeMetrics renders the relay's own series, then the gauges read at
-// scrape time from the index and the agent.
-func (a *API) writeMetrics(w *bufio.Writer) {
-	a.o.Relay.WriteMetrics(w)
-	one := func(name, typ, help string, v any) {
-		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s %s\n%s %v\n", name, help, name, typ, name, v)
+// registerMetrics adds the series read at scrape time from the index and
+// the agent, which keep their own counters (the agent's are atomics on
+// its hot path, and neither package knows of Prometheus), and builds the
+// handler over the relay's registry.
+func (a *API) registerMetrics() {
+	reg := a.o.Relay.Metrics()
+	gauge := func(name, help string, f func() float64) {
+		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f))
 	}
-	if a.o.Index != nil {
-		one("snowclaw_search_index_docs", "gauge", "Documents in the search index.", a.o.Index.Count())
+	counter := func(name, help string, f func() float64) {
+		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, f))
 	}
-	if a.o.Agent != nil {
-		s := a.o.Agent.Stats()
-		one("snowclaw_agent_queue_depth", "gauge", "Events waiting in the agent's input queue.", s.QueueDepth)
-		one("snowclaw_agent_queue_capacity", "gauge", "Size of the agent's input queue.", s.QueueCap)
-		one("snowclaw_agent_dropped_total", "counter", "Events dropped because the agent's queue was full.", s.Dropped)
-		one("snowclaw_agent_handled_total", "counter", "Events the agent has handled.", s.Handled)
-		one("snowclaw_agent_replies_total", "counter", "Replies the agent has written.", s.Replies)
-		one("snowclaw_agent_llm_errors_total", "counter", "Failed model calls.", s.LLMErrors)
-		one("snowclaw_agent_flushed_total", "counter", "Memory records the agent has written to the relay.", s.Flushed)
-		if l := s.Learning; l.Enabled {
-			one("snowclaw_agent_learning_calls_total", "counter", "Model calls made by learning from conversation.", l.Calls)
-			one("snowclaw_agent_learning_prompt_tokens_total", "counter", "Prompt tokens of learning's model calls, as the model counts them.", l.PromptTokens)
-			one("snowclaw_agent_learning_output_tokens_total", "counter", "Output tokens of learning's model calls.", l.OutputTokens)
-			one("snowclaw_agent_learning_errors_total", "counter", "Learning's model calls that failed or broke the JSON schema.", l.Errors)
-			one("snowclaw_agent_learning_skipped_budget_total", "counter", "Learning's model calls not made because the hourly budget was spent.", l.SkippedBudget)
-			one("snowclaw_agent_learning_pending", "gauge", "Messages waiting to be read by learning.", l.Pending)
-			one("snowclaw_agent_learning_added_total", "counter", "Memories learning added.", l.Added)
-			one("snowclaw_agent_learning_updated_total", "counter", "Memories learning wrote a new version of.", l.Updated)
+	if ix := a.o.Index; ix != nil {
+		gauge("snowclaw_search_index_docs", "Documents in the search index.", func() float64 { return float64(ix.Count()) })
+	}
+	if ag := a.o.Agent; ag != nil {
+		stat := func(f func(s agent.Stats) float64) func() float64 {
+			return func() float64 { return f(ag.Stats()) }
+		}
+		gauge("snowclaw_agent_queue_depth", "Events waiting in the agent's input queue.", stat(func(s agent.Stats) float64 { return float64(s.QueueDepth) }))
+		gauge("snowclaw_agent_queue_capacity", "Size of the agent's input queue.", stat(func(s agent.Stats) float64 { return float64(s.QueueCap) }))
+		counter("snowclaw_agent_dropped_total", "Events dropped because the agent's queue was full.", stat(func(s agent.Stats) float64 { return float64(s.Dropped) }))
+		counter("snowclaw_agent_handled_total", "Events the agent has handled.", stat(func(s agent.Stats) float64 { return float64(s.Handled) }))
+		counter("snowclaw_agent_replies_total", "Replies the agent has written.", stat(func(s agent.Stats) float64 { return float64(s.Replies) }))
+		counter("snowclaw_agent_llm_errors_total", "Failed model calls.", stat(func(s agent.Stats) float64 { return float64(s.LLMErrors) }))
+		counter("snowclaw_agent_flushed_total", "Memory records the agent has written to the relay.", stat(func(s agent.Stats) float64 { return float64(s.Flushed) }))
+		counter("snowclaw_agent_flush_errors_total", "Memory records the agent failed to write to the relay.", stat(func(s agent.Stats) float64 { return float64(s.FlushErrors) }))
+		// learning is on or off for the agent's life (its options)
+		if ag.Stats().Learning.Enabled {
+			learn := func(f func(l agent.LearningStats) float64) func() float64 {
+				return func() float64 { return f(ag.Stats().Learning) }
+			}
+			counter("snowclaw_agent_learning_calls_total", "Model calls made by learning from conversation.", learn(func(l agent.LearningStats) float64 { return float64(l.Calls) }))
+			counter("snowclaw_agent_learning_prompt_tokens_total", "Prompt tokens of learning's model calls, as the model counts them.", learn(func(l agent.LearningStats) float64 { return float64(l.PromptTokens) }))
+			counter("snowclaw_agent_learning_output_tokens_total", "Output tokens of learning's model calls.", learn(func(l agent.LearningStats) float64 { return float64(l.OutputTokens) }))
+			counter("snowclaw_agent_learning_errors_total", "Learning's model calls that failed or broke the JSON schema.", learn(func(l agent.LearningStats) float64 { return float64(l.Errors) }))
+			counter("snowclaw_agent_learning_skipped_budget_total", "Learning's model calls not made because the hourly budget was spent.", learn(func(l agent.LearningStats) float64 { return float64(l.SkippedBudget) }))
+			gauge("snowclaw_agent_learning_pending", "Messages waiting to be read by learning.", learn(func(l agent.LearningStats) float64 { return float64(l.Pending) }))
+			counter("snowclaw_agent_learning_added_total", "Memories learning added.", learn(func(l agent.LearningStats) float64 { return float64(l.Added) }))
+			counter("snowclaw_agent_learning_updated_total", "Memories learning wrote a new version of.", learn(func(l agent.LearningStats) float64 { return float64(l.Updated) }))
 		}
 	}
+	a.metrics = promhttp.HandlerFor(a.o.Relay.Gatherer(), promhttp.HandlerOpts{
+		ErrorLog:      slogPrinter{a.log},
+		ErrorHandling: promhttp.ContinueOnError,
+	})
 }
+
+// slogPrinter logs the handler's gathering errors (a collector that
+// failed) through the API's logger.
+type slogPrinter struct{ log *slog.Logger }
+
+func (p slogPrinter) Println(v ...any) { p.log.Warn("metrics", "err", fmt.Sprint(v...)) }

@@ -55,6 +55,10 @@ type Options struct {
 	// DiskCheck refuses a store before the agent takes a text it could
 	// not write; nil: unguarded.
 	DiskCheck func() error
+	// Refused counts a store refused before it reached Publish (which
+	// counts its own refusals): the relay's rejected-event metric. nil:
+	// not counted.
+	Refused func(error)
 
 	// Self describes this relay's agent in the directory.
 	Self Self

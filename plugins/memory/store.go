@@ -14,61 +14,81 @@ import (
 // relay's write path as a websocket EVENT would, so every write rule
 // holds; text is written by the agent on reader's behalf, in a tier reader
 // may write to (see StoreRequest), and is on the relay when this returns.
+// Every check that can refuse runs first (checkStore), so a refusal is
+// counted once: here, or by the write path.
 func (s *Service) Store(ctx context.Context, reader string, req snowclaw.StoreRequest) (snowclaw.MemoryView, error) {
-	if reader == "" {
-		return snowclaw.MemoryView{}, snowclaw.AuthRequired("storing a memory needs an authenticated key")
-	}
-	if s.o.Agent != nil && s.o.Agent.Frozen(reader) {
-		return snowclaw.MemoryView{}, snowclaw.Restricted("your memory is frozen; unfreeze it before storing new memories")
-	}
-	// before the agent takes a text into its memory it could not store
-	if err := s.o.DiskCheck(); err != nil {
+	tier, err := s.checkStore(reader, req)
+	if err != nil {
+		if s.o.Refused != nil {
+			s.o.Refused(err)
+		}
 		return snowclaw.MemoryView{}, err
 	}
 	if req.Event != nil {
-		return s.storeEvent(ctx, reader, req.Event)
+		if err := s.o.Publish(ctx, req.Event); err != nil {
+			return snowclaw.MemoryView{}, err
+		}
+		return s.viewerFor(reader).view(req.Event), nil
 	}
-	return s.storeText(ctx, reader, req)
+	return s.storeText(ctx, reader, req, tier)
 }
 
-func (s *Service) storeEvent(ctx context.Context, reader string, evt *nostr.Event) (snowclaw.MemoryView, error) {
+// checkStore refuses what reader may not store; for a text memory it
+// also names the tier it goes to.
+func (s *Service) checkStore(reader string, req snowclaw.StoreRequest) (snowclaw.Tier, error) {
+	if reader == "" {
+		return "", snowclaw.AuthRequired("storing a memory needs an authenticated key")
+	}
+	if s.o.Agent != nil && s.o.Agent.Frozen(reader) {
+		return "", snowclaw.Restricted("your memory is frozen; unfreeze it before storing new memories")
+	}
+	// before the agent takes a text into its memory it could not store
+	if s.o.DiskCheck != nil {
+		if err := s.o.DiskCheck(); err != nil {
+			return "", err
+		}
+	}
+	if req.Event != nil {
+		return "", checkEvent(reader, req.Event)
+	}
+	return s.checkText(reader, req)
+}
+
+func checkEvent(reader string, evt *nostr.Event) error {
 	switch {
 	case evt.Kind != snowclaw.KindAppData:
-		return snowclaw.MemoryView{}, snowclaw.Invalid("a memory is a kind %d event, not kind %d", snowclaw.KindAppData, evt.Kind)
+		return snowclaw.Invalid("a memory is a kind %d event, not kind %d", snowclaw.KindAppData, evt.Kind)
 	case !isMemory(evt):
-		return snowclaw.MemoryView{}, snowclaw.Invalid("a memory's d tag starts with %s", snowclaw.PrefixMemoryItem)
+		return snowclaw.Invalid("a memory's d tag starts with %s", snowclaw.PrefixMemoryItem)
 	case evt.PubKey != reader:
-		return snowclaw.MemoryView{}, snowclaw.Restricted("the event must be signed by the key that authenticated the request")
+		return snowclaw.Restricted("the event must be signed by the key that authenticated the request")
 	case !evt.CheckID():
-		return snowclaw.MemoryView{}, snowclaw.Invalid("event id is not the hash of its content")
+		return snowclaw.Invalid("event id is not the hash of its content")
 	}
 	if ok, err := evt.CheckSignature(); err != nil || !ok {
-		return snowclaw.MemoryView{}, snowclaw.Invalid("signature does not verify")
+		return snowclaw.Invalid("signature does not verify")
 	}
-	if err := s.o.Publish(ctx, evt); err != nil {
-		return snowclaw.MemoryView{}, err
-	}
-	return s.viewerFor(reader).view(evt), nil
+	return nil
 }
 
-// storeText has the agent write the agentmem. The tier decides who may ask:
-// private (the default) is the caller's own, group needs membership,
-// public and internal are the owner's.
-func (s *Service) storeText(ctx context.Context, reader string, req snowclaw.StoreRequest) (snowclaw.MemoryView, error) {
+// checkText decides the tier of a text memory. The tier decides who may
+// ask: private (the default) is the caller's own, group needs
+// membership, public and internal are the owner's.
+func (s *Service) checkText(reader string, req snowclaw.StoreRequest) (snowclaw.Tier, error) {
 	if s.o.Agent == nil {
-		return snowclaw.MemoryView{}, snowclaw.Unsupported("the agent is off on this relay; send a signed event instead")
+		return "", snowclaw.Unsupported("the agent is off on this relay; send a signed event instead")
 	}
 	if strings.TrimSpace(req.Text) == "" {
-		return snowclaw.MemoryView{}, snowclaw.Invalid("send text, or a signed event")
+		return "", snowclaw.Invalid("send text, or a signed event")
 	}
 	if len(req.Tags) > 0 {
 		// the agent's items carry the first segment of their topic as
 		// their only t tag; dropping the caller's tags silently would lose
 		// what they asked for
-		return snowclaw.MemoryView{}, snowclaw.Invalid("tags are kept only on signed events; for a text memory name a topic (its first segment becomes the t tag)")
+		return "", snowclaw.Invalid("tags are kept only on signed events; for a text memory name a topic (its first segment becomes the t tag)")
 	}
 	if req.Confidence < 0 || req.Confidence > 1 {
-		return snowclaw.MemoryView{}, snowclaw.Invalid("confidence is between 0 and 1")
+		return "", snowclaw.Invalid("confidence is between 0 and 1")
 	}
 	tier := req.Tier
 	if tier == "" {
@@ -79,23 +99,28 @@ func (s *Service) storeText(ctx context.Context, reader string, req snowclaw.Sto
 	case snowclaw.TierPrivate:
 	case snowclaw.TierGroup:
 		if req.Group == "" {
-			return snowclaw.MemoryView{}, snowclaw.Invalid("a group memory names its group")
+			return "", snowclaw.Invalid("a group memory names its group")
 		}
 		if !s.o.Groups.IsMember(req.Group, reader) {
-			return snowclaw.MemoryView{}, snowclaw.Restricted("you are not a member of group %s", req.Group)
+			return "", snowclaw.Restricted("you are not a member of group %s", req.Group)
 		}
 	case snowclaw.TierPublic, snowclaw.TierInternal:
 		if !owner {
-			return snowclaw.MemoryView{}, snowclaw.Restricted("only the relay's owner may have the agent store %s memories", tier)
+			return "", snowclaw.Restricted("only the relay's owner may have the agent store %s memories", tier)
 		}
 	default:
-		return snowclaw.MemoryView{}, snowclaw.Invalid("tier %q: want private, group, public or internal", tier)
+		return "", snowclaw.Invalid("tier %q: want private, group, public or internal", tier)
 	}
 	if tier != snowclaw.TierGroup && req.Group != "" {
-		return snowclaw.MemoryView{}, snowclaw.Invalid("group is set but the tier is %s", tier)
+		return "", snowclaw.Invalid("group is set but the tier is %s", tier)
 	}
+	return tier, nil
+}
+
+// storeText has the agent write a text memory checkText allowed.
+func (s *Service) storeText(ctx context.Context, reader string, req snowclaw.StoreRequest, tier snowclaw.Tier) (snowclaw.MemoryView, error) {
 	source := agentmem.SourceExplicit
-	if owner {
+	if s.ids.Owner != "" && reader == s.ids.Owner {
 		source = agentmem.SourceOwner
 	}
 	it, err := s.o.Agent.StoreItem(ctx, agentmem.Item{

@@ -1,20 +1,39 @@
 package node_test
 
 import (
-	"bufio"
+	"fmt"
 	"net/http"
+	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
 )
 
 const metricsToken = "scrape-me-7c1f"
 
-// scrape reads /metrics with the bearer token into series → value.
+// testInstance is the instance label the metric tests configure.
+const testInstance = "relay-under-test"
+
+// withMetrics turns on scraping with the test token and names the instance.
+func withMetrics(o *node.Options) {
+	o.MetricsToken = metricsToken
+	o.InstanceID = testInstance
+}
+
+// scrape reads /metrics with the bearer token, parses it with
+// Prometheus' own text parser and returns series → value, the series
+// written without their instance label (every sample must carry
+// instance = e.opts.InstanceID, or the host name when that is ""):
+// name{label="v",…} with labels sorted, histograms as _bucket{le=…},
+// _sum and _count.
 func (e *testEnv) scrape() map[string]float64 {
 	e.t.Helper()
 	req, _ := http.NewRequest("GET", e.httpURL("/metrics"), nil)
@@ -26,25 +45,64 @@ func (e *testEnv) scrape() map[string]float64 {
 	if ct := resp.header.Get("Content-Type"); !strings.HasPrefix(ct, "text/plain; version=0.0.4") {
 		e.t.Fatalf("content type %q", ct)
 	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := parser.TextToMetricFamilies(strings.NewReader(resp.body))
+	if err != nil {
+		e.t.Fatalf("parsing the exposition: %v", err)
+	}
+	instance := e.opts.InstanceID
+	if instance == "" {
+		instance, _ = os.Hostname()
+	}
 	out := map[string]float64{}
-	sc := bufio.NewScanner(strings.NewReader(resp.body))
-	for sc.Scan() {
-		line := sc.Text()
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
+	for name, fam := range fams {
+		for _, m := range fam.GetMetric() {
+			var labels []string
+			got := ""
+			for _, lp := range m.GetLabel() {
+				if lp.GetName() == "instance" {
+					got = lp.GetValue()
+					continue
+				}
+				labels = append(labels, fmt.Sprintf("%s=%q", lp.GetName(), lp.GetValue()))
+			}
+			if got != instance {
+				e.t.Fatalf("%s%v: instance label %q, want %q", name, labels, got, instance)
+			}
+			key := func(suffix string, extra ...string) string {
+				all := append(slices.Clone(labels), extra...)
+				slices.Sort(all)
+				if len(all) == 0 {
+					return name + suffix
+				}
+				return name + suffix + "{" + strings.Join(all, ",") + "}"
+			}
+			switch fam.GetType() {
+			case dto.MetricType_COUNTER:
+				out[key("")] = m.GetCounter().GetValue()
+			case dto.MetricType_GAUGE:
+				out[key("")] = m.GetGauge().GetValue()
+			case dto.MetricType_UNTYPED:
+				out[key("")] = m.GetUntyped().GetValue()
+			case dto.MetricType_HISTOGRAM:
+				h := m.GetHistogram()
+				for _, b := range h.GetBucket() {
+					out[key("_bucket", fmt.Sprintf("le=%q", strconv.FormatFloat(b.GetUpperBound(), 'g', -1, 64)))] = float64(b.GetCumulativeCount())
+				}
+				out[key("_bucket", `le="+Inf"`)] = float64(h.GetSampleCount())
+				out[key("_sum")] = h.GetSampleSum()
+				out[key("_count")] = float64(h.GetSampleCount())
+			case dto.MetricType_SUMMARY:
+				out[key("_sum")] = m.GetSummary().GetSampleSum()
+				out[key("_count")] = float64(m.GetSummary().GetSampleCount())
+			}
 		}
-		i := strings.LastIndexByte(line, ' ')
-		v, err := strconv.ParseFloat(line[i+1:], 64)
-		if i < 0 || err != nil {
-			e.t.Fatalf("bad exposition line %q", line)
-		}
-		out[line[:i]] = v
 	}
 	return out
 }
 
 func TestMetrics_Auth(t *testing.T) {
-	e := startEnv(t, func(o *node.Options) { o.MetricsToken = metricsToken })
+	e := startEnv(t, withMetrics)
 	alice := newUser()
 	for _, c := range []struct {
 		name, auth string
@@ -83,7 +141,7 @@ func TestMetrics_Auth(t *testing.T) {
 }
 
 func TestMetrics_CountersMove(t *testing.T) {
-	e := startAgentEnv(t, func(o *node.Options) { o.MetricsToken = metricsToken })
+	e := startAgentEnv(t, withMetrics)
 	before := e.scrape()
 	for _, s := range []string{
 		`snowclaw_agent_queue_depth`, `snowclaw_agent_dropped_total`, `snowclaw_agent_replies_total`,

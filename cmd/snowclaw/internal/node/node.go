@@ -246,7 +246,7 @@ func (n *Node) newServices() error {
 		Store: n.store, Publish: r.Publish, CanRead: r.CanRead, IDs: n.ids,
 		AgentSecret: o.Keys.AgentSecret, Groups: n.groups,
 		Index: n.search, Ranking: o.Search.Search,
-		Agent: n.agent, Rights: n.rights, DiskCheck: r.CheckDisk,
+		Agent: n.agent, Rights: n.rights, DiskCheck: r.CheckDisk, Refused: r.CountRefusal,
 		Self:   memory.Self{AgentName: o.Agent.Name, RelayName: o.Name, Version: o.Version, LLM: o.Agent.LLM},
 		Logger: o.Logger,
 	}
