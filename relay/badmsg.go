@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
 )
 
 // refuseUnparsed answers a message the envelope parser refused. NIP-01
@@ -29,7 +30,9 @@ func (c *client) refuseUnparsed(msg []byte, err error) {
 				ID string `json:"id"`
 			}
 			if json.Unmarshal(parts[1], &evt) == nil && nostr.IsValid32ByteHex(evt.ID) {
-				c.send(nostr.OKEnvelope{EventID: evt.ID, OK: false, Reason: "invalid: could not parse the event: " + errString(err, "bad event")})
+				refusal := snowclaw.Invalid("could not parse the event: %s", errString(err, "bad event"))
+				c.r.met.refused(refusal)
+				c.send(nostr.OKEnvelope{EventID: evt.ID, OK: false, Reason: refusal.Error()})
 				return
 			}
 		}

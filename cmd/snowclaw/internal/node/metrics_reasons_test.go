@@ -136,6 +136,14 @@ func TestMetrics_RejectedByReason(t *testing.T) {
 	}{
 		{"id not the hash", "invalid", e, func() { e.refusedWith(anon, tampered, "invalid:") }},
 		{"bad signature", "invalid", e, func() { e.refusedWith(anon, badSig, "invalid:") }},
+		{"unparsable event", "invalid", e, func() {
+			rc := e.raw()
+			id := strings.Repeat("ab", 32)
+			rc.send("EVENT", map[string]any{"id": id, "kind": "one"})
+			if got, ok := rc.waitFor("OK", id, 5*time.Second); !ok || !strings.Contains(string(got[3]), "invalid:") {
+				t.Fatalf("unparsable event: %s", got)
+			}
+		}},
 		{"limits: created_at ahead", "invalid", e, func() { e.refusedWith(ac, future, "invalid:") }},
 		{"NIP-70 unauthenticated", "auth-required", e, func() { e.refusedWith(anon, protected, "auth-required:") }},
 		{"NIP-70 by another key", "restricted", e, func() { e.refusedWith(ac, protected, "restricted:") }},
