@@ -43,11 +43,17 @@ type Config struct {
 	Store      StoreConfig  `toml:"store"`
 }
 
-// StoreConfig is the event store's guard against a full disk.
+// StoreConfig is the event store: which one, and its guard against a
+// full disk.
 type StoreConfig struct {
 	// MinFreeMB is the free space (MiB) kept on the data directory's
 	// volume; below it new events are refused ("error: disk full").
 	MinFreeMB int `toml:"min_free_mb"`
+	// Backend is "badger" (in <data>/events, one process) or "postgres"
+	// (PostgresURL, shared by several instances).
+	Backend string `toml:"backend"`
+	// PostgresURL is postgres://user:password@host:5432/database.
+	PostgresURL string `toml:"postgres_url"`
 }
 
 // HTTPConfig is what the HTTP side needs beyond NIP-98: static tokens for
@@ -257,7 +263,7 @@ func DefaultConfig() Config {
 			DefaultLimit: search.DefaultLimit,
 			MaxLimit:     100,
 		},
-		Store:  StoreConfig{MinFreeMB: 256},
+		Store:  StoreConfig{MinFreeMB: 256, Backend: "badger"},
 		Memory: MemoryConfig{Sources: WeightMap{}, ModelTiers: WeightMap{}, DefaultTrust: 1, IndexInterval: Duration{30 * time.Minute}},
 		Agent: AgentConfig{
 			Enabled: true, Name: "Snowclaw", RespondMode: "mention", ContextHistory: 20,
@@ -295,7 +301,7 @@ func loadFile(cfg *Config, path string) error {
 const envPrefix = "SNOWCLAW_"
 
 // envNotConfig are SNOWCLAW_* variables that are not config keys.
-var envNotConfig = map[string]bool{"SNOWCLAW_CONFIG": true, "SNOWCLAW_SEC": true}
+var envNotConfig = map[string]bool{"SNOWCLAW_CONFIG": true, "SNOWCLAW_SEC": true, "SNOWCLAW_TEST_STORE": true}
 
 // configFields lists every leaf of the config struct with its TOML path.
 func configFields(v reflect.Value, prefix string, out map[string]reflect.Value) {
@@ -560,6 +566,7 @@ func (c *Config) Validate() error {
 	if c.Store.MinFreeMB < 0 || c.Store.MinFreeMB > 1<<30 {
 		bad("store.min_free_mb", "must be between 0 (no guard) and 1073741824 MiB, got %d", c.Store.MinFreeMB)
 	}
+	c.Store.validate(bad)
 	if len(errs) > 0 {
 		return fmt.Errorf("bad config:\n  %w", errors.Join(errs...))
 	}

@@ -5,19 +5,20 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
 	"github.com/snowclaw/snowclaw/plugins/memsearch"
 	"github.com/snowclaw/snowclaw/relay/store"
 )
 
 // runReindex rebuilds the search index from the stored events. It opens
 // the event store and the index and nothing else (no relay, groups,
-// agent or rights). The relay must be stopped: the store is opened
-// exclusively.
+// agent or rights). The relay must be stopped: a badger store is opened
+// exclusively, and the index directory is the relay's. With the
+// PostgreSQL backend the store is the shared one.
 func runReindex(ctx context.Context, args, environ []string, stdout, stderr io.Writer) error {
 	cfg, keys, err := dataDirKeys("reindex", args, environ, stderr)
 	if err != nil {
@@ -27,7 +28,7 @@ func runReindex(ctx context.Context, args, environ []string, stdout, stderr io.W
 	if err != nil {
 		return fmt.Errorf("agent key: %w", err)
 	}
-	st, err := store.OpenBadger(filepath.Join(cfg.Data, "events"), cfg.Limits.MaxLimit)
+	st, err := node.OpenStore(ctx, storeOptions(cfg), cfg.Data, cfg.Limits.MaxLimit, newLogger(stderr, "warn"))
 	if err != nil {
 		if errors.Is(err, store.ErrStoreInUse) {
 			return fmt.Errorf("the store in %s is in use: stop the running relay first", cfg.Data)

@@ -25,6 +25,7 @@ import (
 // serveFlags are the command-line overrides; empty means "not given".
 type serveFlags struct {
 	addr, data, owner, config, logLevel string
+	storeURL                            string // implies store.backend = "postgres"
 	cpuprofile, memprofile              string // not settings: measuring aids, so not in the config
 }
 
@@ -34,6 +35,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.owner, "owner", "", "owner public key, npub or hex")
 	fs.StringVar(&f.config, "config", "", "TOML config file")
 	fs.StringVar(&f.logLevel, "log-level", "", "debug, info, warn or error")
+	fs.StringVar(&f.storeURL, "store-url", "", "PostgreSQL URL of a shared event store (sets store.backend = postgres)")
 	fs.StringVar(&f.cpuprofile, "cpuprofile", "", "write a CPU profile of the relay to this file until it stops (cmd/snowbench uses it)")
 	fs.StringVar(&f.memprofile, "memprofile", "", "write a heap profile to this file when the relay stops, before it closes")
 }
@@ -43,6 +45,9 @@ func (f *serveFlags) apply(c *Config) {
 		if src != "" {
 			*dst = src
 		}
+	}
+	if f.storeURL != "" {
+		c.Store.Backend, c.Store.PostgresURL = "postgres", f.storeURL
 	}
 }
 
@@ -167,6 +172,7 @@ func nodeOptions(c Config, keys relay.Keys, logger *slog.Logger) node.Options {
 		Logger:          logger,
 	},
 		Search:           node.SearchOptions{Enabled: c.Search.Enabled, Options: searchOptions(c)},
+		PostgresURL:      postgresURL(c),
 		GroupCreators:    c.Groups.Creators,
 		GroupDefaults:    policies.GroupInfo{Private: c.Groups.DefaultPrivate, Restricted: true, Hidden: c.Groups.DefaultHidden, Closed: c.Groups.DefaultClosed},
 		MaxModerationAge: c.Groups.MaxModerationAge.Duration,

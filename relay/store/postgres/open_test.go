@@ -30,7 +30,7 @@ func TestOpen_BadURLs(t *testing.T) {
 	for _, c := range []struct{ url, names string }{
 		{"postgres://snow:s3cret@" + closed + "/relay", "postgres://snow@" + closed + "/relay"},
 		{"not a url at all", "unparsable"},
-		{"postgres://snow:s3cret@[::1/x", "unparsable"},
+		{"postgres://snow:s3cret@[::1/x", "postgres://snow@[::1/x"},
 		{strings.Replace(noDB, "postgres://postgres@", "postgres://postgres:s3cret@", 1), "/missing_"},
 		{"mysql://snow:s3cret@" + closed + "/relay", "mysql://snow@"},
 		{"host=127.0.0.1 port=" + port + " user=snow password=s3cret dbname=relay", "postgres://snow@127.0.0.1:" + port + "/relay"},

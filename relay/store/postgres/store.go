@@ -31,6 +31,7 @@ import (
 	"net"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -74,6 +75,7 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fail(errors.New("not a PostgreSQL URL (postgres://user:password@host:5432/database)"))
 	}
+	cfg.ConnConfig.RuntimeParams["application_name"] = "snowclaw"
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = 10 * time.Second
 	}
@@ -109,6 +111,15 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	return s, nil
 }
 
+// CheckURL reports whether rawURL is one pgx can connect with, without
+// connecting (config validation).
+func CheckURL(rawURL string) error {
+	if _, err := pgxpool.ParseConfig(rawURL); err != nil {
+		return fmt.Errorf("%s is not a PostgreSQL URL (postgres://user:password@host:5432/database)", Describe(rawURL))
+	}
+	return nil
+}
+
 // NewOrigin is a random process id for Options.Origin.
 func NewOrigin() string {
 	var b [8]byte
@@ -124,15 +135,18 @@ func Describe(rawURL string) string {
 		u := url.URL{Scheme: "postgres", User: url.User(cfg.User), Host: net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port))), Path: "/" + cfg.Database}
 		return u.String()
 	}
-	u, err := url.Parse(rawURL)
-	if err != nil || u.Scheme == "" || u.Host == "" {
+	// not one pgx reads: cut it by hand, keeping the user, host and path
+	scheme, rest, ok := strings.Cut(rawURL, "://")
+	if !ok || scheme == "" || strings.ContainsAny(scheme, " =") {
 		return "(unparsable PostgreSQL URL)"
 	}
-	if u.User != nil {
-		u.User = url.User(u.User.Username())
+	rest, _, _ = strings.Cut(rest, "?")
+	host, path, _ := strings.Cut(rest, "/")
+	if at := strings.LastIndex(host, "@"); at >= 0 {
+		user, _, _ := strings.Cut(host[:at], ":")
+		host = user + "@" + host[at+1:]
 	}
-	u.RawQuery, u.Fragment = "", ""
-	return u.String()
+	return scheme + "://" + host + "/" + path
 }
 
 // Init is eventstore.Store's: Open has done the work.

@@ -2,7 +2,6 @@ package node
 
 import (
 	"context"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -102,14 +101,11 @@ func (n *Node) journal(name, file string) rights.Journal {
 
 // openStore opens the event store: PostgreSQL when PostgresURL is set
 // (shared with whichever other nodes use it), else badger in the data
-// directory. Every reader and writer gets exact answers (store.Exact).
+// directory (OpenStore).
 func openStore(ctx context.Context, o Options) (*store.Exact, error) {
-	if o.PostgresURL == "" {
-		return store.OpenBadger(filepath.Join(o.DataDir, "events"), o.Limits.MaxLimit)
+	so := StoreOptions{Backend: BackendBadger}
+	if o.PostgresURL != "" {
+		so = StoreOptions{Backend: BackendPostgres, PostgresURL: o.PostgresURL}
 	}
-	pg, err := postgres.Open(ctx, o.PostgresURL, postgres.Options{MaxLimit: max(o.Limits.MaxLimit, store.PageSize), Logger: o.Logger})
-	if err != nil {
-		return nil, err
-	}
-	return store.NewExact(pg), nil
+	return OpenStore(ctx, so, o.DataDir, o.Limits.MaxLimit, o.Logger)
 }

@@ -1,0 +1,26 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// The store's settings: --store-url implies postgres, and a bad URL is
+// named without its password.
+func TestConfig_Store(t *testing.T) {
+	cfg, err := resolveConfig(&serveFlags{storeURL: "postgres://snow:pw@db:5432/relay"}, nil)
+	if err != nil || cfg.Store.Backend != "postgres" || cfg.Store.PostgresURL != "postgres://snow:pw@db:5432/relay" {
+		t.Fatalf("--store-url: backend %q url %q err %v; want postgres with the URL", cfg.Store.Backend, cfg.Store.PostgresURL, err)
+	}
+	cfg, err = resolveConfig(&serveFlags{}, []string{"SNOWCLAW_STORE_BACKEND=postgres", "SNOWCLAW_STORE_POSTGRES_URL=postgres://snow@db/relay"})
+	if err != nil || storeOptions(cfg).Backend != "postgres" || storeOptions(cfg).PostgresURL != "postgres://snow@db/relay" {
+		t.Fatalf("env: %+v, %v", storeOptions(cfg), err)
+	}
+	if cfg, err := resolveConfig(&serveFlags{}, nil); err != nil || cfg.Store.Backend != "badger" {
+		t.Fatalf("default backend %q, err %v; want badger", cfg.Store.Backend, err)
+	}
+	_, err = resolveConfig(&serveFlags{storeURL: "postgres://snow:s3cret@db:notaport/x"}, nil)
+	if err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "snow@db") {
+		t.Fatalf("bad URL: %v; want an error naming snow@db without the password", err)
+	}
+}
