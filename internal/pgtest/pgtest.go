@@ -42,6 +42,7 @@ var (
 	srv      *server
 	startErr error
 	dbSeq    atomic.Int64
+	drops    sync.WaitGroup // databases being dropped
 )
 
 // server is the running cluster.
@@ -81,16 +82,24 @@ func New(t testing.TB) string {
 		t.Fatalf("pgtest: connecting to the test cluster: %v", err)
 	}
 	defer admin.Close(context.Background())
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
+	// FILE_COPY: with fsync off its checkpoint is cheap, and copying the
+	// template's files beats writing them all to the WAL (the default)
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()+" STRATEGY FILE_COPY"); err != nil {
 		t.Fatalf("pgtest: creating database %s: %v", name, err)
 	}
+	adminURL := srv.url("postgres")
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if c, err := pgx.Connect(ctx, srv.url("postgres")); err == nil {
-			_, _ = c.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)")
-			_ = c.Close(ctx)
-		}
+		// dropped behind the test's back: only disk space depends on it
+		drops.Add(1)
+		go func() {
+			defer drops.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			if c, err := pgx.Connect(ctx, adminURL); err == nil {
+				_, _ = c.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)")
+				_ = c.Close(ctx)
+			}
+		}()
 	})
 	return srv.url(name)
 }
@@ -102,6 +111,7 @@ func Stop() {
 	if srv == nil {
 		return
 	}
+	drops.Wait()
 	// SIGQUIT is PostgreSQL's immediate shutdown: the data is thrown away
 	_ = srv.cmd.Process.Signal(syscall.SIGQUIT)
 	select {

@@ -211,6 +211,7 @@ func TestAttack_StoreBurstSecondLosesNothing(t *testing.T) {
 // reason. Opening must fail with an error naming the store and the file
 // and saying what to do, whatever the damage.
 func TestAttack_TruncatedTableIsAClearError(t *testing.T) {
+	badgerOnly(t)
 	for name, cut := range map[string]func(size int64) int64{
 		"half":       func(size int64) int64 { return size / 2 },
 		"footer off": func(size int64) int64 { return size - 3 },
