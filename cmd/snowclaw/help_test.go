@@ -19,6 +19,7 @@ func TestHelp(t *testing.T) {
 		{"keygen", "--help"},
 		{"keys", "--help"},
 		{"reindex", "--help"},
+		{"migrate", "--help"},
 		{"search", "--help"},
 		{"eval", "locomo", "--help"},
 		{"memory", "--help"}, {"memory", "items", "--help"},

@@ -5,6 +5,7 @@
 //	snowclaw keygen
 //	snowclaw keys --data DIR
 //	snowclaw reindex --data DIR
+//	snowclaw migrate --from badger:DIR|postgres://… --to badger:DIR|postgres://… [--force]
 //	snowclaw search "query" [--relay URL] [--sec KEY] [--explain] [--limit N]
 //	snowclaw memory get|set|list|items|delete|flush|compact|lessons …
 //	snowclaw config get|set <scope> [key=value…]
@@ -50,6 +51,7 @@ usage:
   snowclaw keygen  print a new key pair
   snowclaw keys    [--data DIR]  print the relay's and the agent's public keys
   snowclaw reindex [--data DIR]  rebuild the search index from the events (relay stopped)
+  snowclaw migrate --from badger:DIR|postgres://… --to badger:DIR|postgres://… [--force]  copy every event (relay stopped)
   snowclaw search  "query" [--relay URL] [--sec KEY] [--explain] [--limit N]  NIP-50 search on a relay
   snowclaw eval locomo --data FILE  retrieval metric (LoCoMo JSON) against a real relay
   snowclaw memory  get|set|list|items|delete|flush|compact|lessons …  the agent's memory (owner)
@@ -87,6 +89,8 @@ func dispatch(ctx context.Context, args, environ []string, stdout, stderr io.Wri
 		return runKeys(args[1:], environ, stdout, stderr)
 	case "reindex":
 		return runReindex(ctx, args[1:], environ, stdout, stderr)
+	case "migrate":
+		return runMigrate(ctx, args[1:], environ, stdout, stderr)
 	case "search":
 		return runSearch(ctx, args[1:], environ, stdout, stderr)
 	case "eval":

@@ -24,6 +24,15 @@ var ErrUnstorable = errors.New("invalid: the event holds a NUL character or inva
 const insertEvent = `INSERT INTO events (id, pubkey, created_at, kind, tags, content, sig, tagvalues, addr)
 	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
 
+// replaceClause makes insertEvent a replacement: the address's row takes
+// the new version only if it is newer (NIP-01).
+const replaceClause = ` ON CONFLICT (addr) DO UPDATE SET
+	id = excluded.id, pubkey = excluded.pubkey, created_at = excluded.created_at,
+	kind = excluded.kind, tags = excluded.tags, content = excluded.content,
+	sig = excluded.sig, tagvalues = excluded.tagvalues
+	WHERE excluded.created_at > events.created_at
+	   OR (excluded.created_at = events.created_at AND excluded.id < events.id)`
+
 // row is evt as the insert's parameters.
 func row(evt *nostr.Event) ([]any, error) {
 	if err := storable(evt); err != nil {
@@ -111,12 +120,7 @@ func (s *Store) ReplaceEvent(ctx context.Context, evt *nostr.Event) error {
 		return s.SaveEvent(ctx, evt) // a regular kind has nothing to replace
 	}
 	return s.tx(ctx, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, insertEvent+` ON CONFLICT (addr) DO UPDATE SET
-			id = excluded.id, pubkey = excluded.pubkey, created_at = excluded.created_at,
-			kind = excluded.kind, tags = excluded.tags, content = excluded.content,
-			sig = excluded.sig, tagvalues = excluded.tagvalues
-			WHERE excluded.created_at > events.created_at
-			   OR (excluded.created_at = events.created_at AND excluded.id < events.id)`, args...)
+		tag, err := tx.Exec(ctx, insertEvent+replaceClause, args...)
 		if isUniqueViolation(err) {
 			// the id is stored under no address of its own (it cannot
 			// be: the id covers kind and pubkey), or as a version
@@ -158,15 +162,28 @@ func (s *Store) DeleteEvent(ctx context.Context, evt *nostr.Event) error {
 // seq; followers read the entries themselves (a notification can be
 // lost, the log cannot).
 func (s *Store) logChange(ctx context.Context, tx pgx.Tx, op store.Op, evt *nostr.Event) error {
-	body, err := json.Marshal(evt)
-	if err != nil {
-		return err
+	return s.logChanges(ctx, tx, op, []*nostr.Event{evt})
+}
+
+// logChanges appends one entry per event, in order, in one statement,
+// and notifies once with the last seq.
+func (s *Store) logChanges(ctx context.Context, tx pgx.Tx, op store.Op, evs []*nostr.Event) error {
+	bodies := make([]string, len(evs))
+	for i, evt := range evs {
+		b, err := json.Marshal(evt)
+		if err != nil {
+			return err
+		}
+		bodies[i] = string(b)
 	}
 	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", lockLog); err != nil {
 		return err
 	}
-	_, err = tx.Exec(ctx, `WITH c AS (INSERT INTO changes (op, origin, event) VALUES ($1, $2, $3) RETURNING seq)
-		SELECT pg_notify('`+channel+`', seq::text) FROM c`, int16(op), s.opts.Origin, string(body))
+	_, err := tx.Exec(ctx, `WITH c AS (
+			INSERT INTO changes (op, origin, event)
+			SELECT $1, $2, u.e::jsonb FROM unnest($3::text[]) WITH ORDINALITY AS u(e, n) ORDER BY u.n
+			RETURNING seq)
+		SELECT pg_notify('`+channel+`', max(seq)::text) FROM c`, int16(op), s.opts.Origin, bodies)
 	if err != nil {
 		return fmt.Errorf("writing the change log: %w", err)
 	}
