@@ -74,7 +74,7 @@ func startEnv(t *testing.T, mods ...func(*node.Options)) *testEnv {
 	},
 		GroupDefaults:    policies.GroupInfo{Private: true, Restricted: true},
 		MaxModerationAge: time.Hour,
-		Store:            testStore(t),
+		PostgresURL:      testPostgresURL(t),
 	}
 	for _, m := range mods {
 		m(&e.opts)

@@ -15,7 +15,7 @@ import (
 func (e *testEnv) plant(evs []nostr.Event) {
 	e.t.Helper()
 	e.stop()
-	st, err := node.OpenStore(context.Background(), e.opts.Store, e.dir, 0, nil)
+	st, err := node.OpenStore(context.Background(), storeOptions(e.opts), e.dir, 0, nil)
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -10,19 +10,27 @@ import (
 
 // The end-to-end tests run over the store SNOWCLAW_TEST_STORE names:
 // badger (the default) or postgres, a fresh database of a cluster the
-// tests start themselves (CI runs both).
-func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
-
-func testStore(t *testing.T) node.StoreOptions {
+// tests start themselves (CI runs both). testPostgresURL is the node's
+// PostgresURL: "" for badger.
+func testPostgresURL(t *testing.T) string {
 	switch b := os.Getenv("SNOWCLAW_TEST_STORE"); b {
 	case "", node.BackendBadger:
-		return node.StoreOptions{}
+		return ""
 	case node.BackendPostgres:
-		return node.StoreOptions{Backend: b, PostgresURL: pgtest.New(t)}
+		return pgtest.New(t)
 	default:
 		t.Fatalf("SNOWCLAW_TEST_STORE=%q: want badger or postgres", b)
-		return node.StoreOptions{}
+		return ""
 	}
+}
+
+// storeOptions is the store a test node runs over, for opening it
+// directly (plant).
+func storeOptions(o node.Options) node.StoreOptions {
+	if o.PostgresURL != "" {
+		return node.StoreOptions{Backend: node.BackendPostgres, PostgresURL: o.PostgresURL}
+	}
+	return node.StoreOptions{Backend: node.BackendBadger}
 }
 
 // badgerOnly skips a test of badger's own files when the tests run over
