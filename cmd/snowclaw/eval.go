@@ -15,6 +15,7 @@ import (
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
 	"github.com/snowclaw/snowclaw/internal/locomo"
+	"github.com/snowclaw/snowclaw/internal/progress"
 	"github.com/snowclaw/snowclaw/internal/wsclient"
 	"github.com/snowclaw/snowclaw/policies"
 	"github.com/snowclaw/snowclaw/relay"
@@ -82,7 +83,9 @@ func runEval(ctx context.Context, args, environ []string, stdout, stderr io.Writ
 			bm25  bool
 		}{{"BM25 alone", true}, {"full ranking", false}} {
 			start := time.Now()
-			res, err := evalOnRelay(ctx, cfg, convs, mode.bm25, path)
+			bar := progress.New(stderr, fmt.Sprintf("eval %s, %s", path, mode.title), "questions")
+			res, err := evalOnRelay(ctx, cfg, convs, mode.bm25, path, func(done int) { bar.Update(done, questions) })
+			bar.Finish()
 			if err != nil {
 				return fmt.Errorf("%s, %s: %w", path, mode.title, err)
 			}
@@ -140,7 +143,8 @@ type evalResult struct {
 
 // evalOnRelay starts a relay on a fresh data directory and a random
 // loopback port, publishes the conversations and scores the questions.
-func evalOnRelay(ctx context.Context, cfg Config, convs []locomo.Conversation, bm25Only bool, path string) (*evalResult, error) {
+// answered, when not nil, hears how many questions have been scored.
+func evalOnRelay(ctx context.Context, cfg Config, convs []locomo.Conversation, bm25Only bool, path string, answered func(int)) (*evalResult, error) {
 	dir, err := os.MkdirTemp("", "snowclaw-eval-")
 	if err != nil {
 		return nil, err
@@ -182,6 +186,7 @@ func evalOnRelay(ctx context.Context, cfg Config, convs []locomo.Conversation, b
 		return nil, err
 	}
 	res := &evalResult{scores: &locomo.Scores{}}
+	done := 0
 	for _, conv := range convs {
 		var docOf map[string]string
 		var scope nostr.Filter // what keeps a query inside its conversation
@@ -219,6 +224,10 @@ func evalOnRelay(ctx context.Context, cfg Config, convs []locomo.Conversation, b
 				return nil, err
 			}
 			res.scores.Add(q.Category, ranked, q.Gold)
+			if answered != nil {
+				done++
+				answered(done)
+			}
 		}
 		for _, probe := range unrelatedProbes {
 			ranked, err := ask(probe)

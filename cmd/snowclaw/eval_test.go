@@ -69,6 +69,10 @@ func TestEval_LocomoOverRelay(t *testing.T) {
 	if !strings.Contains(text, "multi-hop") || !strings.Contains(text, "single-hop") {
 		t.Fatalf("no per-category lines:\n%s", text)
 	}
+	// progress on stderr, plain lines when it is not a terminal
+	if !strings.Contains(errOut.String(), "eval chat, BM25 alone: 4/4 questions (100%)") || strings.Contains(errOut.String(), "\r") {
+		t.Fatalf("eval progress on stderr:\n%q", errOut.String())
+	}
 }
 
 // TestEval_DataRequired: the data set is not in the repository, so eval

@@ -53,12 +53,15 @@ func runKeys(args, environ []string, stdout, stderr io.Writer) error {
 
 // dataDirKeys parses the flags of the commands that work on a stopped
 // relay's data directory (--data, --config) and loads its keys.
-func dataDirKeys(name string, args, environ []string, stderr io.Writer) (Config, relay.Keys, error) {
+func dataDirKeys(name string, args, environ []string, stderr io.Writer, more ...func(*flag.FlagSet, *serveFlags)) (Config, relay.Keys, error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var fl serveFlags
 	fs.StringVar(&fl.data, "data", "", "data directory (default ./snowclaw-data)")
 	fs.StringVar(&fl.config, "config", "", "TOML config file")
+	for _, m := range more {
+		m(fs, &fl)
+	}
 	if err := fs.Parse(args); err != nil {
 		return Config{}, relay.Keys{}, usageFailed(err)
 	}

@@ -4,7 +4,7 @@
 //	snowclaw serve [--addr A] [--data DIR] [--owner NPUB] [--config FILE]
 //	snowclaw keygen
 //	snowclaw keys --data DIR
-//	snowclaw reindex --data DIR
+//	snowclaw reindex --data DIR [--owner NPUB]
 //	snowclaw migrate --from badger:DIR|postgres://… --to badger:DIR|postgres://… [--force]
 //	snowclaw search "query" [--relay URL] [--sec KEY] [--explain] [--limit N]
 //	snowclaw memory get|set|list|items|delete|flush|compact|lessons …
@@ -50,7 +50,7 @@ usage:
   snowclaw serve   [--addr HOST:PORT] [--data DIR] [--owner NPUB|HEX] [--config FILE] [--log-level L]
   snowclaw keygen  print a new key pair
   snowclaw keys    [--data DIR]  print the relay's and the agent's public keys
-  snowclaw reindex [--data DIR]  rebuild the search index from the events (relay stopped)
+  snowclaw reindex [--data DIR] [--owner NPUB]  rebuild the search index from the events (relay stopped)
   snowclaw migrate --from badger:DIR|postgres://… --to badger:DIR|postgres://… [--force]  copy every event (relay stopped)
   snowclaw search  "query" [--relay URL] [--sec KEY] [--explain] [--limit N]  NIP-50 search on a relay
   snowclaw eval locomo --data FILE  retrieval metric (LoCoMo JSON) against a real relay

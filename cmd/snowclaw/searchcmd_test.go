@@ -133,3 +133,53 @@ func TestReindexCmd_RefusesAStoreInUse(t *testing.T) {
 		t.Fatalf("reindex on a running relay's data: %v", err)
 	}
 }
+
+// TestReindexCmd_Owner: the owner given to reindex is a public key the
+// sanitizer lets through, as on the running relay. Without it the owner's
+// hex key in a memory is indexed shortened (a 64-hex string could be a
+// secret) and a search for it misses, and reindex warns; with --owner
+// (npub) it is found again. Progress and the warning share stderr as
+// whole lines.
+func TestReindexCmd_Owner(t *testing.T) {
+	ownerSK := nostr.GeneratePrivateKey()
+	ownerPK, _ := nostr.GetPublicKey(ownerSK)
+	npub, _ := nip19.EncodePublicKey(ownerPK)
+	dir := t.TempDir()
+	url, stop := startServe(t, dir, ownerPK)
+	publishMemory(t, url, nostr.GeneratePrivateKey(), nostr.Tags{{"d", "snow:memory:ops/escalation"}}, `{"summary":"when the backup fails page `+ownerPK+` at once"}`)
+	stop()
+	for _, tc := range []struct {
+		args      []string
+		found     bool
+		stderrHas string
+	}{
+		{[]string{"reindex", "--data", dir}, false, "no owner given"},
+		{[]string{"reindex", "--data", dir, "--owner", npub}, true, ""},
+	} {
+		var out, errOut bytes.Buffer
+		if err := run(context.Background(), tc.args, nil, &out, &errOut); err != nil {
+			t.Fatalf("%q: %v\n%s", tc.args, err, errOut.String())
+		}
+		if !strings.Contains(errOut.String(), tc.stderrHas) || (tc.stderrHas == "" && strings.Contains(errOut.String(), "no owner")) {
+			t.Fatalf("%q: stderr %q, want %q", tc.args, errOut.String(), tc.stderrHas)
+		}
+		for _, line := range strings.Split(strings.TrimSuffix(errOut.String(), "\n"), "\n") {
+			if line != "" && !strings.HasPrefix(line, "reindex: ") && !strings.HasPrefix(line, "time=") || strings.ContainsAny(line, "\r\x1b") {
+				t.Fatalf("%q: stderr line %q is neither a progress nor a log line", tc.args, line)
+			}
+		}
+		url, stop := startServe(t, dir, ownerPK)
+		out.Reset()
+		if err := run(context.Background(), []string{"search", ownerPK, "--relay", url}, nil, &out, &errOut); err != nil {
+			t.Fatal(err)
+		}
+		stop()
+		if strings.Contains(out.String(), "backup fails") != tc.found {
+			t.Fatalf("%q: search for the owner's key after reindex (want found %v):\n%s", tc.args, tc.found, out.String())
+		}
+	}
+	var out, errOut bytes.Buffer
+	if err := run(context.Background(), []string{"reindex", "--data", dir, "--owner", "npub1nope"}, nil, &out, &errOut); err == nil || !strings.Contains(err.Error(), "owner") {
+		t.Fatalf("a bad --owner: err = %v, want one naming owner", err)
+	}
+}
