@@ -15,7 +15,7 @@ import (
 // per event. Every search first applies what is pending itself, so a
 // reader still finds every event whose OK went out before its REQ; with
 // no reader the worker applies a batch within batchWait of its first
-// update, well inside the second DESIGN.md §4 allows.
+// update, well inside the second docs/design.md "Search" allows.
 //
 // The queue is bounded: at maxPending updates push waits for the worker
 // (back-pressure on the publishers, whose OKs slow down) instead of

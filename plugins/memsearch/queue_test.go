@@ -44,7 +44,7 @@ func TestQueue_FullQueueBlocksPushUntilDrained(t *testing.T) {
 
 // With no reader forcing it, the worker applies an update batchWait after
 // it arrives — not before (updates gather into batches), and not later
-// (DESIGN.md §4: searchable within a second of the OK); batchMax updates
+// (docs/design.md "Search": searchable within a second of the OK); batchMax updates
 // are applied at once.
 func TestQueue_WorkerAppliesWithinBatchWait(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 
 // While other authenticated connections publish as fast as their OKs
 // come back, every event of one more publisher is found by a NIP-50
-// search within a second of its OK (DESIGN.md §4): kind 1 notes (keyword
+// search within a second of its OK (docs/design.md "Search"): kind 1 notes (keyword
 // only) and memory items (embedded) alike. The index is updated off the
 // write path in batches; the prober polls with a deadline, so the test
 // holds however the work is scheduled, and fails if an event is missing
