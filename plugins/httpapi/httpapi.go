@@ -27,9 +27,11 @@
 package httpapi
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"net/url"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/snowclaw/snowclaw/agent"
@@ -73,8 +75,12 @@ type Options struct {
 
 	MCP          MCPOptions
 	MetricsToken string // bearer token for GET /metrics; "" = only the owner over NIP-98
-	Version      string
-	Logger       *slog.Logger
+	// UseOnce, when set, is where NIP-98 authorizations are recorded as
+	// used for every instance sharing the store (relay/store/postgres);
+	// this instance's own cache is checked first either way.
+	UseOnce func(ctx context.Context, id string, until time.Time) (bool, error)
+	Version string
+	Logger  *slog.Logger
 }
 
 // API serves the HTTP routes.

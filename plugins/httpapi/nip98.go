@@ -68,6 +68,15 @@ func (a *API) auth(req *http.Request) (string, error) {
 	if err := a.replays.use(evt.ID, evt.CreatedAt.Time(), now); err != nil {
 		return "", err
 	}
+	if a.o.UseOnce != nil {
+		fresh, err := a.o.UseOnce(req.Context(), evt.ID, evt.CreatedAt.Time().Add(nip98Window+time.Second))
+		if err != nil {
+			return "", snowclaw.Internal("could not check the authorization against replays; retry")
+		}
+		if !fresh {
+			return "", errReplayed
+		}
+	}
 	return evt.PubKey, nil
 }
 

@@ -57,6 +57,12 @@ var migrations = []string{
 		at     timestamptz NOT NULL DEFAULT now()
 	);
 	CREATE INDEX journal_name ON journal (name, seq);`,
+	// 3: one-time tokens (seen.go): NIP-98 authorizations already used.
+	`CREATE TABLE used_once (
+		id    text PRIMARY KEY,
+		until timestamptz NOT NULL
+	);
+	CREATE INDEX used_once_until ON used_once (until);`,
 }
 
 // Advisory lock keys (arbitrary constants, one per purpose).

@@ -109,3 +109,12 @@ func openStore(ctx context.Context, o Options) (*store.Exact, error) {
 	}
 	return OpenStore(ctx, so, o.DataDir, o.Limits.MaxLimit, o.Logger)
 }
+
+// useOnce is where NIP-98 authorizations are recorded as used for every
+// node: the shared database, or nil (the API's own cache) for a node alone.
+func (n *Node) useOnce() func(context.Context, string, time.Time) (bool, error) {
+	if pg, ok := n.store.Unwrap().(*postgres.Store); ok {
+		return pg.UseOnce
+	}
+	return nil
+}

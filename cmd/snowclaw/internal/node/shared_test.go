@@ -2,7 +2,10 @@ package node_test
 
 import (
 	"fmt"
+	"io"
+	"net/http"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -260,5 +263,32 @@ func TestShared_AgentRunsOnOneNode(t *testing.T) {
 	}
 	if n1, n2 := len(replies(t, standby, &alice, first)), len(replies(t, standby, &alice, second)); n1 != 1 || n2 != 1 {
 		t.Fatalf("after the takeover: %d replies to the first mention and %d to the second, want 1 and 1", n1, n2)
+	}
+}
+
+// A NIP-98 Authorization header used once on A is refused on B: a
+// captured header cannot be replayed against another instance behind the
+// same public URL.
+func TestAttack_NIP98ReplayAcrossInstances(t *testing.T) {
+	envs := startCluster(t, 2, func(o *node.Options) { o.ServiceURL = "wss://relay.example.com" })
+	const path = "/api/v1/memories"
+	header := nip98Header(envs[0].owner, "https://relay.example.com"+path, "GET")
+	get := func(e *testEnv) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest("GET", e.httpURL(path), nil)
+		req.Header.Set("Authorization", header)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, body := get(envs[0]); code != http.StatusOK {
+		t.Fatalf("first use on A: %d %s", code, body)
+	}
+	if code, body := get(envs[1]); code != http.StatusUnauthorized || !strings.Contains(body, "already used") {
+		t.Fatalf("the same header replayed on B: %d %s, want 401 already used", code, body)
 	}
 }
