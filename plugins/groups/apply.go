@@ -25,16 +25,41 @@ type effect struct {
 // OnEventSaved applies a stored group event to the state and carries out
 // its consequences.
 func (s *Groups) OnEventSaved(ctx context.Context, evt *nostr.Event) {
+	if relay.FromPeer(ctx) {
+		s.peerSaved(ctx, evt)
+		return
+	}
 	if !snowclaw.IsGroupStateKind(evt.Kind) {
 		return
 	}
-	// another instance over a shared store stored it and carries out
-	// its consequences (metadata, joins, deletions); here it is state
-	peer := relay.FromPeer(ctx)
 	s.mu.Lock()
-	eff := s.apply(evt, !peer)
+	eff := s.apply(evt, true)
 	s.mu.Unlock()
 	s.carryOut(ctx, eff)
+	if s.shared {
+		// the snapshot just published is in the store: derive the group
+		// from it as every other instance does
+		if gid := snowclaw.GroupOf(evt); gid != "" {
+			s.reload(ctx, gid)
+		}
+	}
+}
+
+// peerSaved follows a group change another instance over a shared store
+// made: that instance carries out its consequences (metadata, joins,
+// deletions); here the group is derived from the store again (reload),
+// after its moderation event and again after its new snapshot.
+func (s *Groups) peerSaved(ctx context.Context, evt *nostr.Event) {
+	var gid string
+	switch {
+	case snowclaw.IsGroupStateKind(evt.Kind):
+		gid = snowclaw.GroupOf(evt)
+	case snowclaw.IsGroupMetadataKind(evt.Kind) && evt.PubKey == s.opts.IDs.Relay:
+		gid = evt.Tags.GetD()
+	}
+	if gid != "" {
+		s.reload(ctx, gid)
+	}
 }
 
 // apply changes the state for one event. live is false while replaying the
@@ -177,50 +202,13 @@ func (s *Groups) deleteMatching(ctx context.Context, f nostr.Filter, group strin
 // republishes metadata that is missing or stale (a crash between a state
 // change and its metadata leaves it so).
 func (s *Groups) Load(ctx context.Context) error {
-	kinds := []int{}
-	for k := 9000; k <= 9022; k++ {
-		kinds = append(kinds, k)
-	}
-	events, err := store.All(ctx, s.opts.Store, nostr.Filter{Kinds: kinds})
+	events, snaps, err := s.history(ctx, "")
 	if err != nil {
 		return err
 	}
-	sort.SliceStable(events, func(i, j int) bool {
-		a, b := events[i], events[j]
-		if a.CreatedAt != b.CreatedAt {
-			return a.CreatedAt < b.CreatedAt
-		}
-		return replayRank(a.Kind) < replayRank(b.Kind)
-	})
-	snaps, err := s.loadSnapshots(ctx)
-	if err != nil {
-		return err
-	}
+	groups := s.replay(events, snaps)
 	s.mu.Lock()
-	s.groups = make(map[string]*Group)
-	for _, evt := range events {
-		s.apply(evt, false)
-	}
-	for gid, g := range s.groups {
-		sn := snaps[gid]
-		if sn == nil {
-			continue
-		}
-		g.restore(sn)
-		for _, evt := range events {
-			if evt.CreatedAt > sn.at && snowclaw.GroupOf(evt) == gid {
-				s.apply(evt, false)
-			}
-		}
-	}
-	// invite codes and their revocations are not in the snapshot and
-	// their order does not matter; a 9009, 9021 or 9001 dated before its
-	// group's 9007 was skipped above
-	for _, evt := range events {
-		if g := s.groups[snowclaw.GroupOf(evt)]; g != nil {
-			g.noteInvite(evt, s.opts.IDs.Relay)
-		}
-	}
+	s.groups = groups
 	ids := make([]string, 0, len(s.groups))
 	for id := range s.groups {
 		ids = append(ids, id)
@@ -235,6 +223,89 @@ func (s *Groups) Load(ctx context.Context) error {
 	}
 	s.log.Info("group state rebuilt", "events", len(events), "groups", len(ids))
 	return nil
+}
+
+// stateKinds are the moderation and request kinds state is replayed from.
+var stateKinds = func() []int {
+	var kinds []int
+	for k := 9000; k <= 9022; k++ {
+		kinds = append(kinds, k)
+	}
+	return kinds
+}()
+
+// history reads the stored state events, oldest first in replay order,
+// and the relay's newest snapshots: of every group, or of gid alone.
+func (s *Groups) history(ctx context.Context, gid string) ([]*nostr.Event, map[string]*snapshot, error) {
+	f := nostr.Filter{Kinds: stateKinds}
+	if gid != "" {
+		f.Tags = nostr.TagMap{"h": {gid}}
+	}
+	events, err := store.All(ctx, s.opts.Store, f)
+	if err != nil {
+		return nil, nil, err
+	}
+	sort.SliceStable(events, func(i, j int) bool {
+		a, b := events[i], events[j]
+		if a.CreatedAt != b.CreatedAt {
+			return a.CreatedAt < b.CreatedAt
+		}
+		return replayRank(a.Kind) < replayRank(b.Kind)
+	})
+	snaps, err := s.loadSnapshots(ctx, gid)
+	return events, snaps, err
+}
+
+// replay derives the groups' state from their history: the same events
+// give the same state on every instance, whatever order they arrived in.
+func (s *Groups) replay(events []*nostr.Event, snaps map[string]*snapshot) map[string]*Group {
+	t := &Groups{opts: s.opts, log: s.log, groups: make(map[string]*Group)}
+	for _, evt := range events {
+		t.apply(evt, false)
+	}
+	for gid, g := range t.groups {
+		sn := snaps[gid]
+		if sn == nil {
+			continue
+		}
+		g.restore(sn)
+		for _, evt := range events {
+			if evt.CreatedAt > sn.at && snowclaw.GroupOf(evt) == gid {
+				t.apply(evt, false)
+			}
+		}
+	}
+	// invite codes and their revocations are not in the snapshot and
+	// their order does not matter; a 9009, 9021 or 9001 dated before its
+	// group's 9007 was skipped above
+	for _, evt := range events {
+		if g := t.groups[snowclaw.GroupOf(evt)]; g != nil {
+			g.noteInvite(evt, s.opts.IDs.Relay)
+		}
+	}
+	return t.groups
+}
+
+// reload derives one group's state from the store again. Over a shared
+// store it follows every change another instance made to the group:
+// applying changes in the order each instance happened to receive them
+// could leave two instances with different members after a race (a
+// put-user on one, a remove-user on the other, in the same instant); the
+// store's history, read the same way by all, cannot.
+func (s *Groups) reload(ctx context.Context, gid string) {
+	events, snaps, err := s.history(ctx, gid)
+	if err != nil {
+		s.log.Error("reloading a group's state from the store", "group", gid, "err", err)
+		return
+	}
+	g := s.replay(events, snaps)[gid]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if g == nil {
+		delete(s.groups, gid)
+		return
+	}
+	s.groups[gid] = g
 }
 
 // replayRank orders events of the same second the way they can only have

@@ -42,6 +42,7 @@ type Groups struct {
 	mu     sync.RWMutex
 	groups map[string]*Group
 	metaTS map[string]nostr.Timestamp // last created_at used for a group's metadata
+	shared bool                       // over a shared store: groups follow the store (reload)
 }
 
 // New returns an empty group state; call Load to rebuild it from the store.

@@ -8,6 +8,7 @@ import "github.com/snowclaw/snowclaw/relay"
 // rules are attached, before Load and before serving.
 func (s *Groups) Init(r *relay.Relay) {
 	s.opts.Publish, s.opts.Delete = r.Publish, r.Delete
+	s.shared = r.Shared()
 	r.RejectEvent = append(r.RejectEvent, s.RejectEvent)
 	r.OnEventSaved = append(r.OnEventSaved, s.OnEventSaved)
 }

@@ -23,12 +23,16 @@ type snapshot struct {
 // relay published a snapshot after each of them in the order it really
 // applied them. Load therefore takes membership, roles and flags from the
 // snapshot and replays on top of it only the events newer than it.
-func (s *Groups) loadSnapshots(ctx context.Context) (map[string]*snapshot, error) {
+func (s *Groups) loadSnapshots(ctx context.Context, gid string) (map[string]*snapshot, error) {
 	out := make(map[string]*snapshot)
-	err := store.Each(ctx, s.opts.Store, nostr.Filter{
+	f := nostr.Filter{
 		Kinds:   []int{snowclaw.KindGroupMetadata, snowclaw.KindGroupAdmins, snowclaw.KindGroupMembers},
 		Authors: []string{s.opts.IDs.Relay},
-	}, func(evt *nostr.Event) bool {
+	}
+	if gid != "" {
+		f.Tags = nostr.TagMap{"d": {gid}}
+	}
+	err := store.Each(ctx, s.opts.Store, f, func(evt *nostr.Event) bool {
 		gid := evt.Tags.GetD()
 		sn := out[gid]
 		if sn == nil {

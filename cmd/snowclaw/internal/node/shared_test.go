@@ -5,7 +5,9 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -290,5 +292,41 @@ func TestAttack_NIP98ReplayAcrossInstances(t *testing.T) {
 	}
 	if code, body := get(envs[1]); code != http.StatusUnauthorized || !strings.Contains(body, "already used") {
 		t.Fatalf("the same header replayed on B: %d %s, want 401 already used", code, body)
+	}
+}
+
+// Racing moderation on two nodes (bob added on A while removed on B, in
+// the same second) leaves both nodes with the same members: each derives
+// the group from the shared store, not from the order it heard of the
+// changes.
+func TestShared_RacingModerationConverges(t *testing.T) {
+	envs := startCluster(t, 2)
+	a, b := envs[0], envs[1]
+	oa, ob := a.connect(&a.owner), b.connect(&b.owner)
+	a.mustPublish(oa, mkEvent(a.owner, 9007, nostr.Tags{{"h", "crew"}}, ""))
+	for round := range 40 {
+		bob := newUser()
+		a.mustPublish(oa, mkEvent(a.owner, 9000, nostr.Tags{{"h", "crew"}, {"p", bob.pk}}, ""))
+		at := nostr.Now() + 1
+		put := nostr.Event{Kind: 9000, CreatedAt: at, Tags: nostr.Tags{{"h", "crew"}, {"p", bob.pk}, {"p", bob.pk, "moderator"}}}
+		remove := nostr.Event{Kind: 9001, CreatedAt: at, Tags: nostr.Tags{{"h", "crew"}, {"p", bob.pk}}}
+		put.Sign(a.owner.sk)
+		remove.Sign(a.owner.sk)
+		var wg sync.WaitGroup
+		wg.Add(2)
+		go func() { defer wg.Done(); _ = publish(oa, put) }()
+		go func() { defer wg.Done(); _ = publish(ob, remove) }()
+		wg.Wait()
+		// a REQ waits until its node has applied everything committed
+		// before it: after one on each node both have heard of both
+		fetch(t, a.connect(nil), nostr.Filter{Kinds: []int{1}, Limit: 1})
+		fetch(t, b.connect(nil), nostr.Filter{Kinds: []int{1}, Limit: 1})
+		ga, _ := a.n.Groups().Snapshot("crew")
+		gb, _ := b.n.Groups().Snapshot("crew")
+		_, onA := ga.Members[bob.pk]
+		_, onB := gb.Members[bob.pk]
+		if onA != onB || !slices.Equal(ga.Members[bob.pk], gb.Members[bob.pk]) {
+			t.Fatalf("round %d: bob on A: %v %v, on B: %v %v", round, onA, ga.Members[bob.pk], onB, gb.Members[bob.pk])
+		}
 	}
 }
