@@ -45,8 +45,11 @@ func New(b Backend, version string, logger *slog.Logger) *mcp.Server {
 		Instructions: instructions,
 		Logger:       logger,
 		SchemaCache:  schemaCache,
-		// tools only: no logging capability to advertise
-		Capabilities: &mcp.ServerCapabilities{},
+		// tools only, and a fixed list: no logging capability, and
+		// listChanged false, since the tools never change and /mcp is
+		// stateless (there is no session a notification could reach);
+		// the SDK would otherwise claim listChanged true
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: false}},
 	})
 	s.AddReceivingMiddleware(prefixToolErrors)
 	t := toolDefs()

@@ -336,3 +336,17 @@ func storeOnce(text string) error {
 	}
 	return nil
 }
+
+// TestCapabilities_StaticTools: the server offers tools whose list never
+// changes, and says so (listChanged false; no logging, which it does not
+// send). The SDK's default would claim listChanged true.
+func TestCapabilities_StaticTools(t *testing.T) {
+	cs := connect(t, &memBackend{items: map[string]snowclaw.MemoryView{}})
+	caps := cs.InitializeResult().Capabilities
+	if caps == nil || caps.Tools == nil {
+		t.Fatalf("capabilities %+v: want tools", caps)
+	}
+	if caps.Tools.ListChanged || caps.Logging != nil || caps.Prompts != nil || caps.Resources != nil {
+		t.Fatalf("capabilities %+v: want tools only, listChanged false", caps)
+	}
+}
