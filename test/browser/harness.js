@@ -144,8 +144,8 @@ export function launch() {
 
 // withExtension opens a context whose pages carry window.nostr (NIP-07)
 // backed by sk in this process: the page never sees the secret.
-export async function withExtension(browser, sk) {
-  const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1280, height: 900 } })
+export async function withExtension(browser, sk, options = {}) {
+  const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1280, height: 900 }, ...options })
   const pk = getPublicKey(sk)
   await context.exposeFunction('__nip07', (op, a, b) => {
     switch (op) {

@@ -15,7 +15,8 @@ import { mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 
 import { generateSecretKey, getPublicKey } from 'nostr-tools/pure'
-import { npubEncode, nsecEncode } from 'nostr-tools/nip19'
+import { decode as nip19decode, npubEncode, nsecEncode } from 'nostr-tools/nip19'
+import * as nip44 from 'nostr-tools/nip44'
 
 import {
   STEP_MS, api, buildBinary, connect, launch, memory, publish, screenshotDir, sign,
@@ -24,7 +25,7 @@ import {
 
 const keys = () => { const sk = generateSecretKey(); return { sk, pk: getPublicKey(sk), npub: npubEncode(getPublicKey(sk)) } }
 
-describe('snowclaw web UI in Chromium', { timeout: 240000 }, () => {
+describe('snowclaw web UI in Chromium', { timeout: 600000 }, () => {
   const owner = keys()
   const alice = keys() // group member with private memories
   const agentA = keys() // "studio" agent
@@ -33,6 +34,10 @@ describe('snowclaw web UI in Chromium', { timeout: 240000 }, () => {
   const group = `core-${suffix}`
   const zebra = `zebra${suffix}` // a word only the group memory has
   const quokka = `quokka${suffix}` // a word only alice's private memory has
+  const ocelot = `ocelot${suffix}` // a word only the agent's record of alice has
+  const marmot = `marmot${suffix}` // a word only mallory's memory has
+  const mallory = keys() // a stranger whose profile name is markup
+  const evilName = '<img src=x onerror="window.__xss=1">'
   const model = 'anthropic/claude-sonnet-4'
 
   let built
@@ -80,6 +85,24 @@ describe('snowclaw web UI in Chromium', { timeout: 240000 }, () => {
     assert.equal(stored.status, 201, `private memory via the API: ${JSON.stringify(stored.body)}`)
     seeded.privateMem = stored.body.memory
     assert.equal(seeded.privateMem.tier, 'private')
+
+    // names from kind 0: alice's, and a stranger's that is markup
+    await publish(aliceWS, sign(alice.sk, 0, [], JSON.stringify({ name: 'alice', display_name: 'Alice Liddell' })), 'alice profile')
+    const mWS = await connect(server.ws, mallory.sk)
+    relays.push(mWS)
+    await publish(mWS, sign(mallory.sk, 0, [], JSON.stringify({ name: evilName, display_name: evilName })), 'mallory profile')
+    seeded.mallory = await publishMemory(mWS, memory(mallory.sk, 'notes/migration', `Mallory notes on the ${marmot} migration`))
+
+    // the agent's record of alice, sealed to her: a search hit that is not
+    // a memory item, which the list once called unreadable while the debug
+    // view opened it
+    const raw = readFileSync(join(server.dataDir, 'agent.key'), 'utf8').trim()
+    const agentSk = raw.startsWith('nsec1') ? nip19decode(raw).data : Uint8Array.from(Buffer.from(raw, 'hex'))
+    const agentWS = await connect(server.ws, agentSk)
+    relays.push(agentWS)
+    const sealed = nip44.encrypt(JSON.stringify({ summary: `Alice mentors the ${ocelot} team` }), nip44.getConversationKey(agentSk, alice.pk))
+    seeded.record = sign(agentSk, 30078, [['d', `snowclaw:memory:npub:${alice.npub}`], ['p', alice.pk], ['encrypted', 'nip44']], sealed)
+    await publish(agentWS, seeded.record, 'agent record of alice')
   })
 
   after(async () => {
@@ -95,8 +118,8 @@ describe('snowclaw web UI in Chromium', { timeout: 240000 }, () => {
   }
 
   // open logs a page in as sk through the injected extension.
-  async function open(sk) {
-    const context = await withExtension(browser, sk)
+  async function open(sk, options) {
+    const context = await withExtension(browser, sk, options)
     const page = await context.newPage()
     const problems = watch(page)
     await page.goto(server.http + '/')
@@ -253,6 +276,99 @@ describe('snowclaw web UI in Chromium', { timeout: 240000 }, () => {
     } finally { await context.close() }
   })
 
+  it('shows people by their kind 0 name with the npub on hover, never as markup', async () => {
+    const { context, page, problems } = await open(alice.sk)
+    try {
+      await page.locator('#me .person', { hasText: 'Alice Liddell' }).waitFor({ timeout: STEP_MS })
+      assert.equal(await page.locator('#me .person').getAttribute('title'), alice.npub)
+      const own = page.locator(`#memory-list li[data-id="${seeded.v2.id}"] .prov .person`)
+      await page.locator(`#memory-list li[data-id="${seeded.v2.id}"] .prov .person`, { hasText: 'Alice Liddell' }).waitFor({ timeout: STEP_MS })
+      assert.equal(await own.getAttribute('title'), alice.npub)
+
+      // the stranger's name is shown as the text it is
+      const card = page.locator(`#memory-list li[data-id="${seeded.mallory.id}"]`)
+      await card.waitFor({ timeout: STEP_MS })
+      const name = card.locator('.prov .person')
+      await page.waitForFunction((id) => document.querySelector(`#memory-list li[data-id="${id}"] .prov .person`).textContent.includes('<img'), seeded.mallory.id, { timeout: STEP_MS })
+      assert.equal(await name.textContent(), evilName)
+      assert.equal(await name.getAttribute('title'), mallory.npub)
+      assert.equal(await page.locator('#memory-list img, #who img').count(), 0, 'a profile name became markup')
+      assert.equal(await page.evaluate(() => window.__xss), undefined, 'a profile name ran script')
+
+      // a long id is shortened, whole on hover, with a copy button
+      const id = card.locator('.mid')
+      assert.equal(await id.getAttribute('data-full-id'), seeded.mallory.id)
+      assert.ok((await id.locator('.idtext').textContent()).length < 20)
+      assert.equal(await id.locator('.idtext').getAttribute('title'), seeded.mallory.id)
+      await id.getByRole('button', { name: /^Copy id/ }).click()
+      await id.getByRole('button', { name: /^Copy id/, hasText: /copied|selected/ }).waitFor({ timeout: STEP_MS })
+      // the list uses the page's width: cards side by side while no history is open
+      const widths = await page.locator('#memory-list').evaluate((el) => [el.getBoundingClientRect().width, document.querySelector('main').getBoundingClientRect().width])
+      assert.ok(widths[0] > widths[1] * 0.9, `memory list ${widths[0]}px of ${widths[1]}px`)
+      await page.screenshot({ path: join(screenshotDir, 'explorer-list.png') })
+      noPageErrors(problems)
+    } finally { await context.close() }
+  })
+
+  it('reads a record the same way in Memories and in Debug', async () => {
+    const { context, page, problems } = await open(alice.sk)
+    try {
+      const want = new RegExp(`Alice mentors the ${ocelot} team`)
+      await page.getByLabel('Search (full text and meaning)').fill(ocelot)
+      await page.getByRole('button', { name: 'Search', exact: true }).click()
+      const card = page.locator(`#memory-list li[data-id="${seeded.record.id}"]`)
+      await card.waitFor({ timeout: STEP_MS })
+      assert.match(await card.locator('.mtext').textContent(), want, 'Memories reads the agent\'s record of alice')
+      const mine = page.locator(`#memory-list li[data-id="${seeded.privateMem.id}"]`)
+      for (const via of ['HTTP API', 'websocket (NIP-50 REQ)']) {
+        const rows = await explain(page, ocelot, via)
+        const row = rows.find((r) => r.id === seeded.record.id)
+        assert.ok(row, `the record explained via ${via}`)
+        assert.match(row.text, want, `Debug via ${via}`)
+      }
+      // alice's private memory too: the same text in both views
+      await tab(page, 'Memories')
+      await page.getByLabel('Search (full text and meaning)').fill(`dark roast ${quokka}`)
+      await page.getByRole('button', { name: 'Search', exact: true }).click()
+      await mine.waitFor({ timeout: STEP_MS })
+      const listed = await mine.locator('.mtext').textContent()
+      const overWS = (await explain(page, `dark roast ${quokka}`, 'websocket (NIP-50 REQ)')).find((r) => r.id === seeded.privateMem.id)
+      assert.equal(overWS.text, listed)
+      noPageErrors(problems)
+    } finally { await context.close() }
+  })
+
+  it('offers the trust list controls only to the owner, who alone can save them', async () => {
+    const { context, page, problems } = await open(alice.sk)
+    try {
+      await tab(page, 'Agents')
+      await page.locator(`#agents tr[data-pubkey="${agentA.pk}"]`).waitFor({ timeout: STEP_MS })
+      assert.equal(await page.getByRole('button', { name: 'Add to trust list' }).count(), 0)
+      assert.equal(await page.getByRole('button', { name: 'Save trust order' }).count(), 0)
+      assert.equal(await page.getByRole('button', { name: /^Move / }).count(), 0)
+      await page.screenshot({ path: join(screenshotDir, 'agents-member.png'), fullPage: true })
+      noPageErrors(problems)
+    } finally { await context.close() }
+  })
+
+  it('follows the system\'s dark mode', async () => {
+    const { context, page, problems } = await open(owner.sk, { colorScheme: 'dark' })
+    try {
+      await page.locator(`#memory-list li[data-id="${seeded.deployA.id}"]`).waitFor({ timeout: STEP_MS })
+      const [bg, fg] = await page.evaluate(() => { const s = getComputedStyle(document.body); return [s.backgroundColor, s.color] })
+      const lum = (c) => { const [r, g, b] = c.match(/\d+/g).map(Number); return 0.2126 * r + 0.7152 * g + 0.0722 * b }
+      assert.ok(lum(bg) < 60 && lum(fg) > 180, `dark mode: background ${bg}, text ${fg}`)
+      await page.screenshot({ path: join(screenshotDir, 'dark-explorer.png') })
+      await tab(page, 'Agents')
+      await page.locator(`#agents tr[data-pubkey="${agentA.pk}"]`).waitFor({ timeout: STEP_MS })
+      await page.screenshot({ path: join(screenshotDir, 'dark-agents.png'), fullPage: true })
+      await tab(page, 'Conflicts')
+      await page.locator('#conflict-list article').first().waitFor({ timeout: STEP_MS })
+      await page.screenshot({ path: join(screenshotDir, 'dark-conflicts.png'), fullPage: true })
+      noPageErrors(problems)
+    } finally { await context.close() }
+  })
+
   it('explains every ranking factor of a search in the debug view', async () => {
     const { context, page, problems } = await open(alice.sk)
     try {
@@ -377,6 +493,7 @@ describe('snowclaw web UI in Chromium', { timeout: 240000 }, () => {
     const problems = watch(page)
     try {
       await page.goto(server.http + '/ui/')
+      await page.screenshot({ path: join(screenshotDir, 'login.png') })
       // no extension in this browser: the page says so and stays usable
       await page.getByRole('button', { name: 'Log in with a browser extension (NIP-07)' }).click()
       await page.getByRole('alert').filter({ hasText: 'No NIP-07 extension found' }).waitFor({ timeout: STEP_MS })

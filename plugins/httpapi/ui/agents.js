@@ -4,6 +4,7 @@
 // published over the websocket; the relay applies it to ranking at once.
 
 import { field, fill, h, npub, short, status, toHex } from './dom.js'
+import { cleanName, nameOf, person } from './names.js'
 
 const CONFIG_D = 'snowclaw:config:global'
 
@@ -14,13 +15,13 @@ export function mount(root, ctx) {
   const names = new Map() // hex → agent name
   const prefList = h('ol', { class: 'preference', id: 'preference', 'aria-label': 'Source preference, most trusted first' })
   const addInput = h('input', { placeholder: 'npub1… or group:<id>', autocomplete: 'off' })
-  const saveBtn = h('button', { type: 'button', onclick: () => save().catch(ctx.error) }, 'Save trust order')
+  const saveBtn = h('button', { type: 'button', class: 'primary', onclick: () => save().catch(ctx.error) }, 'Save trust order')
   const inEffect = h('pre', { class: 'trust', 'aria-label': 'Trust configuration in effect' })
   let dragFrom = -1
 
   const label = (entry) => {
     const name = names.get(entry.startsWith('group:') ? entry : toHex(entry))
-    return name ? `${name} (${short(entry)})` : short(entry)
+    return name ? `${name} (${short(entry)})` : entry.startsWith('group:') ? entry : nameOf(entry)
   }
   const move = (from, to) => {
     if (from < 0 || to < 0 || from >= pref.length || to >= pref.length || from === to) return
@@ -40,18 +41,24 @@ export function mount(root, ctx) {
     renderAgents(lastAgents)
   }
 
+  // only the owner can save the order, so only the owner gets controls
+  // to change it; others see the order in effect
   function renderPref() {
+    const edit = ctx.isOwner
     fill(prefList, pref.map((entry, i) => h('li', {
-      draggable: 'true', dataset: { entry }, title: entry,
-      ondragstart: (e) => { dragFrom = i; e.dataTransfer.effectAllowed = 'move'; e.dataTransfer.setData('text/plain', entry) },
-      ondragover: (e) => { e.preventDefault(); e.dataTransfer.dropEffect = 'move' },
-      ondrop: (e) => { e.preventDefault(); move(dragFrom, i) },
+      draggable: edit ? 'true' : false, dataset: { entry }, title: entry, class: edit ? 'editable' : false,
+      ondragstart: edit ? (e) => { dragFrom = i; e.dataTransfer.effectAllowed = 'move'; e.dataTransfer.setData('text/plain', entry) } : null,
+      ondragover: edit ? (e) => { e.preventDefault(); e.dataTransfer.dropEffect = 'move' } : null,
+      ondrop: edit ? (e) => { e.preventDefault(); move(dragFrom, i) } : null,
     },
-    h('span', { class: 'handle', 'aria-hidden': 'true' }, '⠿'),
+    edit ? h('span', { class: 'handle', 'aria-hidden': 'true' }, '⠿') : h('span', { class: 'handle' }, `${i + 1}.`),
     h('span', { class: 'entry' }, label(entry)),
-    h('button', { type: 'button', 'aria-label': `Move ${label(entry)} up`, disabled: i === 0, onclick: () => move(i, i - 1) }, '↑'),
-    h('button', { type: 'button', 'aria-label': `Move ${label(entry)} down`, disabled: i === pref.length - 1, onclick: () => move(i, i + 1) }, '↓'),
-    h('button', { type: 'button', 'aria-label': `Remove ${label(entry)}`, onclick: () => { pref.splice(i, 1); renderPref(); renderAgents(lastAgents) } }, '✕'))))
+    edit ? [
+      h('button', { type: 'button', class: 'icon', 'aria-label': `Move ${label(entry)} up`, disabled: i === 0, onclick: () => move(i, i - 1) }, '↑'),
+      h('button', { type: 'button', class: 'icon', 'aria-label': `Move ${label(entry)} down`, disabled: i === pref.length - 1, onclick: () => move(i, i + 1) }, '↓'),
+      h('button', { type: 'button', class: 'icon', 'aria-label': `Remove ${label(entry)}`, onclick: () => { pref.splice(i, 1); renderPref(); renderAgents(lastAgents) } }, '✕'),
+    ] : null)))
+    if (!pref.length) fill(prefList, h('li', { class: 'hint' }, 'No sources ranked: every source is trusted alike.'))
   }
 
   let lastAgents = []
@@ -61,13 +68,13 @@ export function mount(root, ctx) {
       const key = npub(a.npub || a.pubkey)
       const caps = Array.isArray(a.capabilities) ? a.capabilities.join(', ') : (a.capabilities || '')
       return h('tr', { dataset: { pubkey: toHex(key) } },
-        h('th', { scope: 'row', title: a.about || '' }, a.name || '(no name)', a.is_self ? h('span', { class: 'badge' }, 'this relay') : null,
-          h('br'), h('small', { title: key }, short(key))),
+        h('th', { scope: 'row', title: a.about || '' }, cleanName(a.name) ? h('span', { class: 'agent-name', title: key }, cleanName(a.name)) : person(key), a.is_self ? h('span', { class: 'badge' }, 'this relay') : null,
+          h('br'), h('small', { class: 'mid', title: key }, short(key))),
         h('td', {}, a.model || ''),
         h('td', {}, caps),
-        h('td', { title: a.operator || '' }, a.operator ? short(npub(a.operator)) : ''),
+        h('td', {}, a.operator ? person(a.operator) : ''),
         h('td', { class: 'num', title: typeof a.model_weight === 'number' ? `model factor ${a.model_weight}` : '' }, typeof a.trust === 'number' ? a.trust.toFixed(2) : ''),
-        h('td', {}, h('button', { type: 'button', disabled: pref.includes(key), onclick: () => add(key) }, 'Add to trust list')))
+        ctx.isOwner ? h('td', {}, h('button', { type: 'button', disabled: pref.includes(key), onclick: () => add(key) }, pref.includes(key) ? 'In the trust list' : 'Add to trust list')) : null)
     }))
   }
 
@@ -76,10 +83,10 @@ export function mount(root, ctx) {
     try {
       const res = await ctx.api('GET', '/api/v1/agents')
       const agents = res.agents || []
-      for (const a of agents) names.set(toHex(a.npub || a.pubkey), a.name || '')
+      for (const a of agents) names.set(toHex(a.npub || a.pubkey), cleanName(a.name))
       // entries are {source, weight, name}; plain strings are accepted too
       const entries = (res.preference || []).map((p) => (typeof p === 'string' ? { source: p } : p))
-      for (const e of entries) if (e.name) names.set(e.source.startsWith('group:') ? e.source : toHex(e.source), e.name)
+      for (const e of entries) if (cleanName(e.name)) names.set(e.source.startsWith('group:') ? e.source : toHex(e.source), cleanName(e.name))
       pref.splice(0, pref.length, ...entries.map((e) => (e.source.startsWith('group:') ? e.source : npub(e.source))))
       renderPref()
       renderAgents(agents)
@@ -118,14 +125,16 @@ export function mount(root, ctx) {
     st,
     h('table', { class: 'agents', id: 'agents' },
       h('caption', {}, 'Agents from their kind 0 profiles'),
-      h('thead', {}, h('tr', {}, ['Agent', 'Model', 'Capabilities', 'Operator', 'Trust', ''].map((c) => h('th', { scope: 'col' }, c)))),
+      h('thead', {}, h('tr', {}, ['Agent', 'Model', 'Capabilities', 'Operator', 'Trust', ...(ctx.isOwner ? [''] : [])].map((c) => h('th', { scope: 'col' }, c)))),
       table),
     h('h3', {}, 'Source preference (most trusted first)'),
-    h('p', { class: 'hint' }, 'Drag entries, or use the arrow buttons, to reorder. Saving publishes owner-signed config; ranking follows at once.'),
+    ctx.isOwner
+      ? h('p', { class: 'hint' }, 'Drag entries, or use the arrow buttons, to reorder. Saving publishes owner-signed config; ranking follows at once.')
+      : h('p', { class: 'hint' }, 'The order the relay owner set; only the owner can change it.'),
     prefList,
-    h('form', { class: 'row', onsubmit: (e) => { e.preventDefault(); add(addInput.value); addInput.value = '' } },
-      field('Add a source', addInput), h('button', { type: 'submit' }, 'Add')),
-    ctx.isOwner ? saveBtn : h('p', { class: 'hint' }, 'Only the relay owner can save the trust order.'),
+    ctx.isOwner ? h('form', { class: 'row', onsubmit: (e) => { e.preventDefault(); add(addInput.value); addInput.value = '' } },
+      field('Add a source', addInput), h('button', { type: 'submit' }, 'Add')) : null,
+    ctx.isOwner ? saveBtn : null,
     h('details', {}, h('summary', {}, 'Trust in effect'), inEffect))
   return { show: () => { if (!lastAgents.length) load() } }
 }

@@ -5,7 +5,8 @@
 
 import { RelayConn, call } from './api.js'
 import { extensionSigner, sessionSigner } from './auth.js'
-import { fill, h, npub, short, toHex } from './dom.js'
+import { fill, h, toHex } from './dom.js'
+import { person, useConnection } from './names.js'
 import * as agents from './agents.js'
 import * as conflicts from './conflicts.js'
 import * as debug from './debug.js'
@@ -62,6 +63,7 @@ async function login(makeSigner) {
   }
   const facts = await relayFacts()
   const conn = new RelayConn(signer)
+  useConnection(conn)
   try {
     await conn.ready()
     if (conn.authError) showError(new Error(`Websocket: ${conn.authError}. Over it, only public data can be shown.`))
@@ -73,32 +75,14 @@ async function login(makeSigner) {
     isOwner: !!facts.owner && facts.owner === signer.pubkey,
     api: (method, path, payload, opts) => call(signer, method, path, payload, opts),
     error: showError,
-    decryptAll: (items, as = signer) => decryptAll(as, facts.agent, items),
   }
   start(ctx, facts)
 }
 
-// decryptAll fills in the text of encrypted memories that came over the
-// websocket (the HTTP API decrypts for its reader itself), when signer can
-// decrypt them: NIP-44 between the agent and the person.
-async function decryptAll(signer, agent, items) {
-  for (const m of items) {
-    if (!m.encrypted || m.text || !m.event || !signer.decrypt) continue
-    const peer = m.event.pubkey === signer.pubkey ? agent : m.event.pubkey
-    if (!peer) continue
-    try {
-      const plain = await signer.decrypt(peer, m.event.content)
-      try { const c = JSON.parse(plain); m.text = c.summary || plain; m.detail = c.detail || '' } catch { m.text = plain }
-    } catch { /* not for this key */ }
-  }
-  return items
-}
-
 function start(ctx, facts) {
   $('login').hidden = true
-  const me = npub(ctx.signer.pubkey)
   fill($('who'),
-    h('span', { title: me, id: 'me', dataset: { pubkey: ctx.signer.pubkey } }, `Logged in as ${short(me)}`),
+    h('span', { id: 'me', dataset: { pubkey: ctx.signer.pubkey } }, 'Logged in as ', person(ctx.signer.pubkey)),
     ` with ${ctx.signer.kind === 'extension' ? 'your browser extension' : 'a session key (memory only)'}`,
     ctx.isOwner ? h('span', { class: 'badge' }, 'owner') : null,
     ` · relay ${facts.name}`)

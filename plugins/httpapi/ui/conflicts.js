@@ -5,6 +5,7 @@
 import { query } from './api.js'
 import { memoryCard } from './explorer.js'
 import { field, fill, h, status } from './dom.js'
+import { readable } from './memview.js'
 
 export function mount(root, ctx) {
   const st = status()
@@ -17,6 +18,7 @@ export function mount(root, ctx) {
     try {
       const res = await ctx.api('GET', '/api/v1/conflicts' + query({ topic: topic.value.trim() }))
       const conflicts = res.conflicts || []
+      await readable(ctx, ctx.agent, conflicts.flatMap((c) => c.memories || []))
       fill(list, conflicts.map(render))
       st.textContent = conflicts.length ? `${conflicts.length} topics with conflicting memories.` : 'No conflicts among the memories you can read.'
     } catch (err) { st.textContent = ''; ctx.error(err) }
@@ -46,7 +48,7 @@ export function mount(root, ctx) {
 
   fill(root,
     h('h2', {}, 'Conflicts'),
-    h('form', { class: 'row', onsubmit: load }, field('Topic', topic), h('button', { type: 'submit' }, 'Show conflicts')),
+    h('form', { class: 'row', onsubmit: load }, field('Topic', topic), h('button', { type: 'submit', class: 'primary' }, 'Show conflicts')),
     ctx.isOwner ? null : h('p', { class: 'hint' }, 'Only the relay owner can resolve conflicts; you see those among memories you can read.'),
     st, list)
   return { show: () => load() }

@@ -5,8 +5,9 @@
 
 import { RelayConn, call, query } from './api.js'
 import { sessionSigner } from './auth.js'
-import { viewOfEvent } from './explorer.js'
-import { field, fill, h, npub, num, short, status } from './dom.js'
+import { field, fill, h, idChip, npub, num, short, status } from './dom.js'
+import { readable, shownText, viewOfEvent } from './memview.js'
+import { person } from './names.js'
 
 const COLUMNS = [
   ['bm25_rank', 'BM25 rank', 0], ['bm25_score', 'BM25 score', 3], ['vector_rank', 'vector rank', 0],
@@ -39,7 +40,9 @@ export function mount(root, ctx) {
     st.textContent = `Searching as ${short(npub(signer.pubkey))}…`
     try {
       const res = await explainSearch(ctx, signer, q.value, parseInt(limit.value, 10) || 20, via.value)
-      const views = await ctx.decryptAll(res.map((hit) => hit.memory || viewOfEvent(hit.event)), signer)
+      // read as the key searched: what it may read, the way every view does
+      const asSigner = (method, path, payload) => call(signer, method, path, payload)
+      const views = await readable({ api: asSigner, signer }, ctx.agent, res.map((hit) => hit.memory || viewOfEvent(hit.event)))
       fill(body, res.map((hit, i) => row(views[i], hit.explain || {}, i)))
       table.hidden = false
       st.textContent = `${res.length} results for “${q.value}” as ${signer === ctx.signer ? 'you' : short(npub(signer.pubkey))}.`
@@ -49,11 +52,11 @@ export function mount(root, ctx) {
   function row(m, x, i) {
     return h('tr', { dataset: { id: m.id } },
       h('td', { class: 'num' }, String(i + 1)),
-      h('td', {}, h('strong', {}, m.topic), ' ', h('span', { class: `tier tier-${m.tier}` }, m.tier), h('br'),
-        h('span', { class: 'mtext' }, m.text || (m.encrypted ? '(encrypted)' : '')), h('br'),
-        h('small', { title: m.source }, `source ${short(m.source)}`, m.model ? ` · ${m.model}` : '', ` · id ${m.id.slice(0, 10)}`)),
+      h('td', { class: 'memcell' }, h('strong', { class: 'topic' }, m.topic), ' ', h('span', { class: `tier tier-${m.tier}` }, m.tier), h('br'),
+        h('span', { class: m.text || m.context ? 'mtext' : 'mtext unreadable' }, shownText(m)), h('br'),
+        h('small', {}, 'source ', person(m.source), m.model ? ` · ${m.model}` : '', ' · ', idChip(m.id))),
       COLUMNS.map(([k, , digits]) => h('td', { class: 'num', dataset: { col: k } }, digits === 0 ? (x[k] ? String(x[k]) : '–') : num(x[k], digits))),
-      h('td', {}, (x.conflicts_with || []).map((id) => h('span', { class: 'mid', title: id }, id.slice(0, 10) + ' '))))
+      h('td', {}, (x.conflicts_with || []).map((id) => idChip(id))))
   }
 
   fill(root,
@@ -61,7 +64,7 @@ export function mount(root, ctx) {
     h('form', { class: 'row', onsubmit: run, 'aria-label': 'Explain a search' },
       field('Query', q), field('Limit', limit),
       field('Search as another key', asKey, 'kept in this page for this search only'), field('Through', via),
-      h('button', { type: 'submit' }, 'Explain')),
+      h('button', { type: 'submit', class: 'primary' }, 'Explain')),
     st, table)
   return { show: () => q.focus() }
 }

@@ -90,3 +90,26 @@ export function download(name, text, type) {
   a.remove()
   setTimeout(() => URL.revokeObjectURL(url), 10000)
 }
+
+// idChip shows an event id shortened, the whole id on hover and a button
+// that copies it.
+export function idChip(id) {
+  id = id || ''
+  const copy = h('button', { type: 'button', class: 'copy', title: 'Copy the full id', 'aria-label': `Copy id ${id}` }, 'copy')
+  copy.addEventListener('click', async () => {
+    try {
+      await navigator.clipboard.writeText(id)
+      copy.textContent = 'copied'
+    } catch {
+      // no clipboard permission: select the id so the user can copy it
+      const r = document.createRange()
+      r.selectNodeContents(text)
+      getSelection().removeAllRanges()
+      getSelection().addRange(r)
+      copy.textContent = 'selected'
+    }
+    setTimeout(() => { copy.textContent = 'copy' }, 1500)
+  })
+  const text = h('span', { class: 'idtext', title: id }, id.length > 16 ? id.slice(0, 10) + '…' + id.slice(-4) : id)
+  return h('span', { class: 'mid', dataset: { fullId: id } }, 'id ', text, ' ', copy)
+}

@@ -5,32 +5,9 @@
 
 import { query } from './api.js'
 import { renderDiff } from './diff.js'
-import { field, fill, h, npub, short, status, when } from './dom.js'
-
-const MEMORY_PREFIX = 'snow:memory:'
-
-// viewOfEvent decodes a kind 30078 memory event the way the API's
-// MemoryView does, for results that came over the websocket.
-export function viewOfEvent(evt) {
-  const tag = (k) => (evt.tags.find((t) => t[0] === k) || [])[1]
-  const all = (k) => evt.tags.filter((t) => t[0] === k).map((t) => t[1])
-  const d = tag('d') || ''
-  const encrypted = tag('encrypted') === 'nip44'
-  let text = evt.content
-  let detail = ''
-  if (!encrypted) {
-    try { const c = JSON.parse(evt.content); if (c && typeof c === 'object') { text = c.summary || ''; detail = c.detail || '' } } catch { /* plain text summary */ }
-  }
-  const tier = tag('snow:tier') || (tag('h') ? 'group' : tag('p') && encrypted ? 'private' : encrypted ? 'internal' : 'public')
-  return {
-    id: evt.id, pubkey: evt.pubkey, created_at: evt.created_at, encrypted,
-    topic: d.startsWith(MEMORY_PREFIX) ? d.slice(MEMORY_PREFIX.length) : d || `kind ${evt.kind}`,
-    tier, group: tag('h'), person: tag('p'), text: encrypted ? '' : text, detail,
-    tags: all('t'), source: tag('snow:source') || npub(evt.pubkey), model: tag('snow:model'),
-    confidence: parseFloat(tag('snow:confidence')) || 0, version: parseInt(tag('snow:version'), 10) || 0,
-    supersedes: all('snow:supersedes'), event: evt, isMemory: d.startsWith(MEMORY_PREFIX),
-  }
-}
+import { field, fill, h, idChip, status, when } from './dom.js'
+import { readable, shownText, viewOfEvent } from './memview.js'
+import { person } from './names.js'
 
 // memoryCard shows one memory with its provenance. opts.actions are extra
 // buttons; opts.filter(kind, value) makes topic, source and group clickable.
@@ -38,23 +15,23 @@ export function memoryCard(m, opts = {}) {
   const link = (kind, value, label) => opts.filter
     ? h('button', { type: 'button', class: 'link', title: `Show memories with ${kind} ${value}`, onclick: () => opts.filter(kind, value) }, label)
     : h('span', { title: value }, label)
-  const text = m.text || (m.encrypted ? '(encrypted: this key cannot read it)' : '')
   return h('li', { class: 'memory', dataset: { id: m.id } },
     h('div', { class: 'mhead' },
       h('span', { class: `tier tier-${m.tier}` }, m.tier || '?'), ' ',
-      link('topic', m.topic, m.topic),
+      link('topic', m.topic, h('span', { class: 'topic' }, m.topic)),
       m.version ? h('span', { class: 'badge' }, `v${m.version}`) : null,
       m.superseded_by && m.superseded_by.length ? h('span', { class: 'badge warn' }, 'superseded') : null),
-    h('p', { class: 'mtext' }, text),
+    h('p', { class: m.text || m.context ? 'mtext' : 'mtext unreadable' }, shownText(m)),
     m.detail ? h('p', { class: 'detail' }, m.detail) : null,
     h('p', { class: 'prov' },
-      'source ', link('source', m.source, short(m.source)),
+      'source ', link('source', m.source, person(m.source)),
+      m.person ? [' · about ', person(m.person)] : null,
       m.model ? [' · model ', h('span', { class: 'model' }, m.model)] : null,
       ' · ', h('time', { datetime: new Date(m.created_at * 1000).toISOString() }, when(m.created_at)),
       m.confidence ? ` · confidence ${m.confidence}` : null,
       m.group ? [' · group ', link('group', m.group, m.group)] : null,
       m.tags && m.tags.length ? ` · #${m.tags.join(' #')}` : null,
-      h('span', { class: 'mid', title: m.id }, ` · id ${m.id.slice(0, 10)}`)),
+      ' · ', idChip(m.id)),
     opts.actions ? h('div', { class: 'actions' }, opts.actions) : null)
 }
 
@@ -69,13 +46,17 @@ export function mount(root, ctx) {
   const st = status()
   const list = h('ul', { class: 'memories', id: 'memory-list', 'aria-label': 'Memories' })
   const detail = h('section', { class: 'detail-pane', id: 'memory-detail', 'aria-label': 'Version history', 'aria-live': 'polite' })
+  // the list takes the page's width until a history is open beside it
+  const split = h('div', { class: 'split' }, list, detail)
+  const closeDetail = () => { fill(detail); split.classList.remove('with-detail') }
 
   const filter = (kind, value) => {
     for (const c of [tier, topic, source, group]) c.value = ''
     ;({ topic, source, group })[kind].value = value
     browse()
   }
-  const show = (items, what) => {
+  const show = async (items, what) => {
+    await readable(ctx, ctx.agent, items)
     fill(list, items.map((m) => memoryCard(m, {
       filter,
       actions: m.isMemory === false ? null : h('button', { type: 'button', onclick: () => history(m.id) }, 'History'),
@@ -90,7 +71,7 @@ export function mount(root, ctx) {
     try {
       const res = await ctx.api('GET', '/api/v1/search' + query({ q: q.value, limit: 50 }))
       const items = (res.results || []).map((hit) => hit.memory || viewOfEvent(hit.event))
-      show(items, `match “${q.value}”, best first`)
+      await show(items, `match “${q.value}”, best first`)
     } catch (err) { st.textContent = ''; ctx.error(err) }
   }
 
@@ -100,11 +81,12 @@ export function mount(root, ctx) {
     const params = { tier: tier.value, topic: topic.value.trim(), source: source.value.trim(), group: group.value.trim(), include_superseded: superseded.checked, limit: 100 }
     try {
       const res = await ctx.api('GET', '/api/v1/memories' + query(params))
-      show(res.memories || [], 'listed, newest first')
+      await show(res.memories || [], 'listed, newest first')
     } catch (err) { st.textContent = ''; ctx.error(err) }
   }
 
   async function history(id) {
+    split.classList.add('with-detail')
     fill(detail, h('p', {}, 'Loading history…'))
     try {
       const d = await ctx.api('GET', `/api/v1/memories/${encodeURIComponent(id)}`)
@@ -112,15 +94,17 @@ export function mount(root, ctx) {
       const versions = [...(d.superseded_by || []), d.memory, ...(d.history || [])]
         .filter((m) => m && !seen.has(m.id) && seen.add(m.id))
         .sort((a, b) => b.created_at - a.created_at || (b.version || 0) - (a.version || 0))
-      const full = (m) => [m.text, m.detail].filter(Boolean).join('\n')
+      await readable(ctx, ctx.agent, versions)
+      const full = (m) => [shownText(m), m.detail].filter(Boolean).join('\n')
       fill(detail,
-        h('h3', {}, `History of ${d.memory.topic}`),
+        h('div', { class: 'detail-head' }, h('h3', {}, 'History of ', h('span', { class: 'topic' }, d.memory.topic)),
+          h('button', { type: 'button', onclick: closeDetail, 'aria-label': 'Close the history' }, 'Close')),
         h('p', { class: 'hint' }, `${versions.length} ${versions.length === 1 ? 'version' : 'versions'}, newest first; each shows what changed from the one before.`),
         h('ol', { class: 'versions' }, versions.map((m, i) => h('li', { class: m.id === id ? 'version selected' : 'version', dataset: { id: m.id } },
           h('h4', {}, `${m.version ? 'v' + m.version : 'version'} · ${when(m.created_at)}`, i === 0 ? ' (current)' : ' (superseded)'),
-          h('p', { class: 'prov' }, `${m.topic} · source ${short(m.source)}`, m.model ? ` · ${m.model}` : '', m.confidence ? ` · confidence ${m.confidence}` : '', ` · id ${m.id.slice(0, 10)}`),
+          h('p', { class: 'prov' }, h('span', { class: 'topic' }, m.topic), ' · source ', person(m.source), m.model ? ` · ${m.model}` : '', m.confidence ? ` · confidence ${m.confidence}` : '', ' · ', idChip(m.id)),
           versions[i + 1] ? [h('p', { class: 'hint' }, 'Changes from the previous version:'), renderDiff(full(versions[i + 1]), full(m))] : h('p', { class: 'mtext' }, full(m))))))
-    } catch (err) { fill(detail); ctx.error(err) }
+    } catch (err) { closeDetail(); ctx.error(err) }
   }
 
   async function loadGroups() {
@@ -138,12 +122,12 @@ export function mount(root, ctx) {
     h('h2', {}, 'Memories'),
     h('form', { role: 'search', class: 'row', onsubmit: search },
       field('Search (full text and meaning)', q, 'extensions: tier: t: source: model: group: since: min_confidence: include:superseded'),
-      h('button', { type: 'submit' }, 'Search')),
+      h('button', { type: 'submit', class: 'primary' }, 'Search')),
     h('form', { class: 'row', onsubmit: browse, 'aria-label': 'Browse memories' },
       field('Tier', tier), field('Topic prefix', topic), field('Source agent', source), field('Group', group), groups,
       h('div', { class: 'field check' }, superseded, h('label', { for: superseded.id }, 'old versions too')),
-      h('button', { type: 'submit' }, 'List')),
+      h('button', { type: 'submit', class: 'primary' }, 'List')),
     st,
-    h('div', { class: 'split' }, list, detail))
+    split)
   return { show: () => { if (!list.children.length) { browse(); loadGroups() } }, search: (text) => { q.value = text; search(new Event('submit')) } }
 }

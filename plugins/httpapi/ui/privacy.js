@@ -6,6 +6,7 @@
 import { query } from './api.js'
 import { memoryCard } from './explorer.js'
 import { download, field, fill, h, npub, status } from './dom.js'
+import { readable } from './memview.js'
 
 export function mount(root, ctx) {
   const st = status()
@@ -20,7 +21,7 @@ export function mount(root, ctx) {
   async function loadPrivate() {
     try {
       const res = await ctx.api('GET', '/api/v1/memories' + query({ tier: 'private', limit: 200 }))
-      const items = res.memories || []
+      const items = await readable(ctx, ctx.agent, res.memories || [])
       fill(list, items.map((m) => memoryCard(m, {
         actions: h('button', { type: 'button', onclick: () => forgetIDs([m.id]) }, 'Forget this'),
       })))
@@ -124,7 +125,7 @@ export function mount(root, ctx) {
       h('button', { type: 'button', onclick: () => exportAs('markdown') }, 'Download markdown')),
     summary,
     h('h3', {}, 'Forget by query'),
-    h('form', { class: 'row', onsubmit: forgetQuery }, field('Forget memories matching', forgetQ), h('button', { type: 'submit' }, 'Preview')),
+    h('form', { class: 'row', onsubmit: forgetQuery }, field('Forget memories matching', forgetQ), h('button', { type: 'submit', class: 'primary' }, 'Preview')),
     preview,
     h('h3', {}, 'Restrict processing'),
     h('div', { class: 'row' },
