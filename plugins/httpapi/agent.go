@@ -9,12 +9,28 @@ import (
 	"github.com/snowclaw/snowclaw/agent/dynconfig"
 )
 
+// onLeader answers 503 on an instance whose agent stands by: over a
+// shared store the agent runs on one instance (the leader), and this
+// one's holds nothing to show or change. The client retries; behind a
+// load balancer the next request may reach the leader (docs/scaling.md:
+// route /api/v1/agent/ to it, or retry).
+func (a *API) onLeader(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if a.o.Leading != nil && !a.o.Leading() {
+			w.Header().Set("Retry-After", "1")
+			writeError(w, http.StatusServiceUnavailable, "error: the agent runs on another instance of this relay (the leader); retry")
+			return
+		}
+		h(w, r)
+	}
+}
+
 // The owner's API over the agent's memory (the memory and config CLI
 // commands use it). Every route needs NIP-98 auth by the owner: the
 // records hold what the agent knows about everybody.
 func (a *API) agentRoutes(mux *http.ServeMux) {
 	handle := func(pattern string, h func(http.ResponseWriter, *http.Request)) {
-		mux.HandleFunc(pattern, cors(a.ownerOnly(h)))
+		mux.HandleFunc(pattern, cors(a.ownerOnly(a.onLeader(h))))
 	}
 	handle("GET /api/v1/agent/memory", a.apiList)
 	handle("GET /api/v1/agent/memory/{subject}", a.apiGet)

@@ -79,6 +79,9 @@ type Options struct {
 	// used for every instance sharing the store (relay/store/postgres);
 	// this instance's own cache is checked first either way.
 	UseOnce func(ctx context.Context, id string, until time.Time) (bool, error)
+	// Leading reports whether the agent runs here (nil: always, a relay
+	// alone on its store); the agent's owner routes answer 503 elsewhere.
+	Leading func() bool
 	Version string
 	Logger  *slog.Logger
 }

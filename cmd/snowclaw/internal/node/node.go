@@ -267,7 +267,7 @@ func (n *Node) newServices() error {
 	n.api = httpapi.New(httpapi.Options{
 		Relay: r, Memory: svc, Rights: n.rights, Agent: n.agent, Index: n.search,
 		MCP: o.MCP, MetricsToken: o.MetricsToken, Version: o.Version, Logger: o.Logger,
-		UseOnce: n.useOnce(),
+		UseOnce: n.useOnce(), Leading: n.leading(),
 	})
 	return nil
 }

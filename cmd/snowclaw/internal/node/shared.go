@@ -118,3 +118,13 @@ func (n *Node) useOnce() func(context.Context, string, time.Time) (bool, error) 
 	}
 	return nil
 }
+
+// leading is the API's test of where the agent runs: nil (here) unless
+// the store is shared. n.shared is set after the API is built, so the
+// function reads it when called.
+func (n *Node) leading() func() bool {
+	if !n.relay.Shared() || n.agent == nil {
+		return nil
+	}
+	return n.Leading
+}

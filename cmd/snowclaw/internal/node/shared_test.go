@@ -330,3 +330,18 @@ func TestShared_RacingModerationConverges(t *testing.T) {
 		}
 	}
 }
+
+// The owner's agent routes answer on the leader and say 503 "retry" on a
+// node whose agent stands by (it holds nothing to show).
+func TestShared_AgentRoutesOnTheLeaderOnly(t *testing.T) {
+	envs, _, _ := startAgentCluster(t)
+	li := leaderOf(t, envs...)
+	lead, standby := envs[li], envs[1-li]
+	if code, body := lead.api(&lead.owner, "GET", "/api/v1/agent/stats", nil); code != http.StatusOK {
+		t.Fatalf("stats on the leader: %d %v", code, body)
+	}
+	code, body := standby.api(&standby.owner, "GET", "/api/v1/agent/stats", nil)
+	if code != http.StatusServiceUnavailable || !strings.Contains(fmt.Sprint(body["error"]), "another instance") {
+		t.Fatalf("stats on the standby node: %d %v, want 503 naming the leader", code, body)
+	}
+}
