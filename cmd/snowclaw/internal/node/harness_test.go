@@ -30,6 +30,9 @@ type testEnv struct {
 	owner user
 	agent user
 	relay user
+	// solo: the only node on its PostgreSQL database (the store matrix),
+	// which is ready once it has won the agent's election
+	solo bool
 }
 
 type user struct{ sk, pk string }
@@ -76,9 +79,11 @@ func startEnv(t *testing.T, mods ...func(*node.Options)) *testEnv {
 		MaxModerationAge: time.Hour,
 		PostgresURL:      testPostgresURL(t),
 	}
+	url := e.opts.PostgresURL
 	for _, m := range mods {
 		m(&e.opts)
 	}
+	e.solo = url != "" && e.opts.PostgresURL == url
 	e.start()
 	t.Cleanup(e.stop)
 	return e
@@ -91,6 +96,15 @@ func (e *testEnv) start() {
 		e.t.Fatal(err)
 	}
 	e.n, e.r = n, n.Relay()
+	if e.solo && e.opts.Agent.Enabled {
+		// a node alone on its database leads at once; the tests written
+		// for one process expect its agent running when start returns
+		for deadline := time.Now().Add(30 * time.Second); !n.Leading(); time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				e.t.Fatal("the only node on its database did not take the agent's lead within 30 s")
+			}
+		}
+	}
 	e.srv = httptest.NewServer(n.Handler())
 	e.url = "ws" + strings.TrimPrefix(e.srv.URL, "http")
 }
