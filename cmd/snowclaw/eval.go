@@ -247,10 +247,18 @@ func evalOnRelay(ctx context.Context, cfg Config, convs []locomo.Conversation, b
 // dated as in the data; it returns event id → turn id. The d tag is one
 // opaque token, so the topic adds no word a question could match.
 func publishMemories(ctx context.Context, c *wsclient.Client, author string, conv locomo.Conversation) (map[string]string, error) {
+	// created_at is the session's date, the same for all its turns: a
+	// memory carries no position in a conversation
+	sessionAt := make(map[int]int64)
+	for _, t := range conv.Turns {
+		if at, ok := sessionAt[t.Session]; !ok || t.At < at {
+			sessionAt[t.Session] = t.At
+		}
+	}
 	docOf := make(map[string]string, len(conv.Turns))
 	for i, t := range conv.Turns {
 		summary, _ := json.Marshal(map[string]string{"summary": t.Speaker + ": " + t.Text})
-		evt := nostr.Event{Kind: snowclaw.KindAppData, CreatedAt: nostr.Timestamp(t.At),
+		evt := nostr.Event{Kind: snowclaw.KindAppData, CreatedAt: nostr.Timestamp(sessionAt[t.Session]),
 			Tags: nostr.Tags{{"d", fmt.Sprintf("snow:memory:t%x", i)}}, Content: string(summary)}
 		evt.Sign(author)
 		if err := c.Publish(ctx, evt); err != nil {
