@@ -97,10 +97,10 @@ type RecallRequest struct {
 
 // Stats are the agent's counters (metrics, tests).
 type Stats struct {
-	QueueDepth, QueueCap int
-	Dropped, Handled     uint64
-	Replies, LLMErrors   uint64
-	Flushed, FlushErrors uint64
+	QueueDepth, QueueCap  int
+	Fed, Dropped, Handled uint64
+	Replies, LLMErrors    uint64
+	Flushed, FlushErrors  uint64
 
 	// Learning from conversation (zero when it is off).
 	Learning LearningStats
@@ -298,7 +298,7 @@ func (a *Agent) Feed(evt *nostr.Event) bool {
 func (a *Agent) Stats() Stats {
 	return Stats{
 		QueueDepth: len(a.queue), QueueCap: cap(a.queue),
-		Dropped: a.dropped.Load(), Handled: a.handled.Load(),
+		Fed: a.fed.Load(), Dropped: a.dropped.Load(), Handled: a.handled.Load(),
 		Replies: a.replied.Load(), LLMErrors: a.llmErr.Load(),
 		Flushed: a.flushed.Load(), FlushErrors: a.flushErr.Load(),
 		Learning: a.learningStats(),

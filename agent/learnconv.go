@@ -101,13 +101,15 @@ func (a *Agent) learnBatch(b *batch) {
 		return
 	}
 	var items []memory.Item
+	var sources []memory.HistoryMessage
+	var kept []extract.Candidate
 	var similar [][]extract.Existing
 	for _, c := range cands {
 		it, ok := a.candidateItem(c, t, from[c.Message])
 		if !ok {
 			continue
 		}
-		items = append(items, it)
+		items, sources, kept = append(items, it), append(sources, from[c.Message]), append(kept, c)
 		// in a group, search as the message's author: a member, who
 		// reads what the group's readers read
 		ts := t
@@ -129,6 +131,13 @@ func (a *Agent) learnBatch(b *batch) {
 		return
 	}
 	for i, it := range items {
+		// the model took its time: what was deleted, erased or frozen
+		// meanwhile is not written
+		if !a.lq.wanted(sources[i].EventID) || a.frozen(it.Author) || it.Subject != "" && a.frozen(it.Subject) {
+			a.ls.ignored.Add(1)
+			continue
+		}
+		a.noteGroup(kept[i], it, t)
 		a.applyLearnt(ctx, it, decisions[i], t)
 	}
 	if err := a.flush(ctx); err != nil {
@@ -137,11 +146,10 @@ func (a *Agent) learnBatch(b *batch) {
 }
 
 func (a *Agent) learnFailed(what string, err error) {
+	a.ls.dropped.Add(1)
 	if errors.Is(err, extract.ErrBudget) {
-		a.ls.dropped.Add(1)
 		return // counted and logged by the learner
 	}
-	a.ls.dropped.Add(1)
 	a.log.Warn("learning from conversation failed: batch dropped", "step", what, "err", err)
 }
 
@@ -182,22 +190,27 @@ func (a *Agent) candidateItem(c extract.Candidate, t turn, m memory.HistoryMessa
 	if c.Confidence <= 0 {
 		it.Confidence = 0.5
 	}
-	if !t.private {
-		// the group's record keeps its decisions and themes (seed 000 §2)
-		changed := false
-		if c.Kind == extract.KindDecision {
-			changed = a.mem.AddDecision(t.group, it.Text, m.Timestamp) || changed
-		}
-		for _, tp := range c.Topics {
-			if len(tp) <= 64 {
-				changed = a.mem.AddTheme(t.group, tp) || changed
-			}
-		}
-		if changed {
-			a.dirtied()
+	return it, true
+}
+
+// noteGroup keeps a group's decisions and themes in its record (seed 000
+// §2) from what was learnt there.
+func (a *Agent) noteGroup(c extract.Candidate, it memory.Item, t turn) {
+	if t.private {
+		return
+	}
+	changed := false
+	if c.Kind == extract.KindDecision {
+		changed = a.mem.AddDecision(t.group, it.Text, it.CreatedAt)
+	}
+	for _, tp := range c.Topics {
+		if len(tp) <= 64 {
+			changed = a.mem.AddTheme(t.group, tp) || changed
 		}
 	}
-	return it, true
+	if changed {
+		a.dirtied()
+	}
 }
 
 // similar finds the memories of the item's scope most like it, as the

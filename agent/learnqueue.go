@@ -73,6 +73,9 @@ type learnQueue struct {
 	pending int               // messages queued or being read (Idle)
 	signal  chan struct{}
 	closed  bool
+
+	current *batch          // being read by the learn loop
+	revoked map[string]bool // event ids of current's messages deleted meanwhile
 }
 
 func newLearnQueue() *learnQueue {
@@ -143,6 +146,7 @@ func (q *learnQueue) next() *batch {
 	}
 	b := q.ready[0]
 	q.ready = q.ready[1:]
+	q.current, q.revoked = b, map[string]bool{}
 	return b
 }
 
@@ -150,7 +154,49 @@ func (q *learnQueue) next() *batch {
 func (q *learnQueue) done(b *batch) {
 	q.mu.Lock()
 	q.pending -= len(b.msgs)
+	q.current, q.revoked = nil, nil
 	q.mu.Unlock()
+}
+
+// drop removes the pending messages match accepts, waiting or ready, so
+// that what the relay deleted (a message, a group, a person's data) is
+// never read; those of the batch being read now are revoked: nothing
+// learnt from them is written (wanted).
+func (q *learnQueue) drop(match func(b *batch, m memory.HistoryMessage) bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	filter := func(b *batch) {
+		kept := b.msgs[:0]
+		for _, m := range b.msgs {
+			if match(b, m) {
+				q.pending--
+				continue
+			}
+			kept = append(kept, m)
+		}
+		b.msgs = kept
+	}
+	for _, b := range q.waiting {
+		filter(b)
+	}
+	for _, b := range q.ready {
+		filter(b)
+	}
+	if b := q.current; b != nil {
+		for _, m := range b.msgs {
+			if match(b, m) {
+				q.revoked[m.EventID] = true
+			}
+		}
+	}
+}
+
+// wanted reports whether what was learnt from the message id of the batch
+// being read may still be written.
+func (q *learnQueue) wanted(id string) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return !q.revoked[id]
 }
 
 func (q *learnQueue) idle() bool {

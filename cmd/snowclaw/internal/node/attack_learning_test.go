@@ -5,10 +5,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/agent/privmsg"
+	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
 	"github.com/snowclaw/snowclaw/internal/wsclient"
 )
 
@@ -94,5 +96,37 @@ func TestAttack_LearntPrivatePreferenceNeverInGroupPrompt(t *testing.T) {
 	}
 	if code, _ := e.api(&e.bob, "GET", "/api/v1/agent/context/group:"+agentGroup, nil); code != 403 {
 		t.Fatalf("bob reads the context view: %d", code)
+	}
+}
+
+// What the relay deletes before learning reads it is never read: a
+// message its author deletes, a group a moderator deletes. A deletion
+// that did not reach the waiting batch would have the agent learn from
+// words that no longer exist, and write them back as a memory.
+func TestAttack_DeletedBeforeLearningIsNeverRead(t *testing.T) {
+	s := &learnScript{rules: []learnRule{{trigger: "jazz", text: "alice loves jazz", kind: "preference"}}}
+	e := startLearnEnv(t, s, func(o *node.Options) { o.Agent.Learning.Debounce = time.Hour })
+	pending := func() int { return e.n.Agent().Stats().Learning.Pending }
+
+	msg := e.say(e.ac, e.alice, "I love jazz")
+	e.settle0()
+	if pending() != 1 {
+		t.Fatalf("pending = %d, want the message waiting", pending())
+	}
+	e.mustPublish(e.ac, mkEvent(e.alice, 5, nostr.Tags{{"e", msg.ID}}, ""))
+	e.settle0()
+	if pending() != 0 {
+		t.Fatalf("pending = %d after the message was deleted", pending())
+	}
+
+	e.say(e.bc, e.bob, "jazz again, from bob")
+	e.settle0()
+	if pending() != 1 {
+		t.Fatalf("pending = %d, want bob's message waiting", pending())
+	}
+	e.mustPublish(e.connect(&e.owner), mkEvent(e.owner, 9008, nostr.Tags{{"h", agentGroup}}, ""))
+	e.settle()
+	if pending() != 0 || s.count() != 0 || len(e.itemsWhere("jazz")) != 0 {
+		t.Fatalf("after the group's deletion: pending %d, %d model calls, items %+v", pending(), s.count(), e.n.Agent().Items())
 	}
 }

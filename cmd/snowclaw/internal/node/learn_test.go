@@ -475,3 +475,16 @@ func TestLearn_StatusSaysWhatLearningDoes(t *testing.T) {
 		t.Fatalf("alice reads learning status: %d", code)
 	}
 }
+
+// settle0 waits until the agent has handled every event fed to it,
+// without waiting for learning's debounced batches (Idle would).
+func (e *agentEnv) settle0() {
+	e.t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for st := e.n.Agent().Stats(); st.Handled < st.Fed; st = e.n.Agent().Stats() {
+		if time.Now().After(deadline) {
+			e.t.Fatal("agent did not catch up")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
