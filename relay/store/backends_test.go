@@ -15,15 +15,15 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
 // backends are the stores the paging tests run over: each must answer
 // every filter exactly and page through a burst second.
-func backends() map[string]func(t *testing.T) eventstore.Store {
-	return map[string]func(t *testing.T) eventstore.Store{
-		"badger":   func(t *testing.T) eventstore.Store { return openStore(t) },
-		"postgres": func(t *testing.T) eventstore.Store { return openPG(t) },
+func backends() map[string]func(t testing.TB) eventstore.Store {
+	return map[string]func(t testing.TB) eventstore.Store{
+		"badger":   func(t testing.TB) eventstore.Store { return openStore(t) },
+		"postgres": func(t testing.TB) eventstore.Store { return openPG(t) },
 	}
 }
 
 // openPG is a PostgreSQL store on a fresh database of the test cluster.
-func openPG(t *testing.T) *postgres.Store {
+func openPG(t testing.TB) *postgres.Store {
 	t.Helper()
 	s, err := postgres.Open(context.Background(), pgtest.New(t), postgres.Options{MaxLimit: store.PageSize})
 	if err != nil {

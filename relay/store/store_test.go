@@ -18,7 +18,7 @@ import (
 // burst is the second that holds more events than a page, many times over.
 const burst = nostr.Timestamp(1_700_000_000)
 
-func openStore(t *testing.T) *badgerstore.BadgerBackend {
+func openStore(t testing.TB) *badgerstore.BadgerBackend {
 	t.Helper()
 	b := &badgerstore.BadgerBackend{
 		Path: t.TempDir(), MaxLimit: store.PageSize,
@@ -34,7 +34,7 @@ func openStore(t *testing.T) *badgerstore.BadgerBackend {
 // put stores one event. The store does not check signatures, and
 // thousands of them would slow the race detector down, so it gets an id
 // and a dummy signature.
-func put(t *testing.T, b eventstore.Store, pk string, kind int, at nostr.Timestamp, tags nostr.Tags, content string) *nostr.Event {
+func put(t testing.TB, b eventstore.Store, pk string, kind int, at nostr.Timestamp, tags nostr.Tags, content string) *nostr.Event {
 	t.Helper()
 	evt := &nostr.Event{PubKey: pk, Kind: kind, CreatedAt: at, Tags: tags, Content: content, Sig: strings.Repeat("0", 128)}
 	if evt.Tags == nil {
