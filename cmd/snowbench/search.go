@@ -23,6 +23,8 @@ type searchOpts struct {
 	n, queries, warmup int
 	snowclaw, dir      string
 	relays             string
+	cpuprofile         bool
+	restart            bool
 }
 
 // searchResult is one relay's figures.
@@ -49,6 +51,8 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.IntVar(&o.warmup, "warmup", 50, "untimed REQs first")
 	fs.StringVar(&o.snowclaw, "snowclaw", "", "snowclaw binary (default: go build ./cmd/snowclaw)")
 	fs.StringVar(&o.dir, "dir", "", "work directory; the corpus store is kept there as corpus-<n> and reused (default: a temp dir, removed)")
+	fs.BoolVar(&o.cpuprofile, "cpuprofile", false, "write each relay's CPU profile (first start to stop) to <dir>/<relay>-<n>.pprof")
+	fs.BoolVar(&o.restart, "restart", true, "also time a second start on the built index")
 	fs.StringVar(&o.relays, "relays", "snowclaw,bare", `relays to measure, in order ("": only write the corpus store)`)
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -104,6 +108,9 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			binary, args = self, []string{"bare", "--bluge", "--data", data}
 		default:
 			return fmt.Errorf("search: unknown relay %q", name)
+		}
+		if o.cpuprofile {
+			args = append(args, "--cpuprofile", filepath.Join(dir, fmt.Sprintf("%s-%d.pprof", name, o.n)))
 		}
 		r, err := measureSearch(ctx, name, binary, args, env, data, o, queries, byID, stdout)
 		if err != nil {
@@ -176,6 +183,12 @@ func measureSearch(ctx context.Context, name, bin string, args, env []string, da
 	if err := p.stop(); err != nil {
 		return r, fmt.Errorf("stopping %s: %w", name, err)
 	}
+	if !o.restart {
+		fmt.Fprintf(stdout, "%s: p50 %.2f ms, p95 %.2f ms, p99 %.2f ms, recall@10 %.3f, peak RSS %d MB\n",
+			name, r.p50, r.p95, r.p99, r.recall, r.peakRSS>>20)
+		return r, nil
+	}
+	args = slices.DeleteFunc(slices.Clone(args), func(a string) bool { return strings.HasSuffix(a, ".pprof") || a == "--cpuprofile" })
 	p, err = startProc(ctx, name, bin, args, env, data+".restart.log", time.Hour)
 	if err != nil {
 		return r, err
@@ -190,7 +203,8 @@ func measureSearch(ctx context.Context, name, bin string, args, env []string, da
 }
 
 // waitQuiet waits until the relay's CPU use stays under a tenth of a core
-// for three seconds running (a background index build has finished) and
+// for ten seconds running (a background index build has finished; on a
+// loaded machine a starved relay looks quiet for a few seconds) and
 // returns how long that took.
 func waitQuiet(ctx context.Context, p *proc, limit time.Duration) (time.Duration, error) {
 	began := time.Now()
@@ -199,7 +213,7 @@ func waitQuiet(ctx context.Context, p *proc, limit time.Duration) (time.Duration
 		return 0, err
 	}
 	quiet := 0
-	for quiet < 3 {
+	for quiet < 10 {
 		select {
 		case <-ctx.Done():
 			return 0, ctx.Err()
@@ -219,7 +233,7 @@ func waitQuiet(ctx context.Context, p *proc, limit time.Duration) (time.Duration
 			return 0, errors.New("relay still busy after " + limit.String())
 		}
 	}
-	return time.Since(began) - 3*time.Second, nil
+	return time.Since(began) - 10*time.Second, nil
 }
 
 // pct is the p-th quantile of durs, in milliseconds.

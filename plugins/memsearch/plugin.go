@@ -205,6 +205,18 @@ func (p *Plugin) catchUp(ctx context.Context, progress func(done, total int)) er
 	}
 	var indexErr error
 	err := store.Each(ctx, p.opts.Store, nostr.Filter{Kinds: indexedKinds}, func(evt *nostr.Event) bool {
+		// On a restart nearly every event is in the doc log already: what
+		// catching up needs of it (its address and scope) is in the indexed
+		// doc, without decoding, decrypting and sanitizing it again.
+		if d, have := p.ix.Get(evt.ID); have && !d.Volatile {
+			if d.Address != "" {
+				p.mu.Lock()
+				p.addrs[d.Address] = d.ID
+				p.mu.Unlock()
+			}
+			p.remember(d.Scope, evt)
+			return true
+		}
 		doc, ok := p.docOf(evt)
 		if !ok {
 			return true
