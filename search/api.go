@@ -106,7 +106,7 @@ type Explain struct {
 	Confidence  float64 `json:"confidence"`   // factor from snow:confidence
 	Recency     float64 `json:"recency"`      // factor from recency decay
 	Length      float64 `json:"length"`       // factor from the message-length prior
-	Date        float64 `json:"date"`         // factor from a month the query names (dates.go)
+	Date        float64 `json:"date"`         // factor from a month the query names (search/querydate)
 	Final       float64 `json:"final"`
 	// Floor is the relevance floor the result passed: bm25, vector
 	// (vector_score ≥ vector_floor), both, or context (a thread neighbour

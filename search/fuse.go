@@ -33,7 +33,7 @@ type tuning struct {
 	// of the docs, mixed in at prfWeight.
 	prfDocs, prfTerms   int
 	prfMaxDF, prfWeight float64
-	// dateBoost lifts docs written in a month the query names (dates.go).
+	// dateBoost lifts docs written in a month the query names (search/querydate).
 	dateBoost float64
 }
 
@@ -52,7 +52,7 @@ type tuning struct {
 // 63.9 and 63.4. Letting docs found by the expansion alone in gained
 // more (64.0 and 64.0) but they hold no query term, so it was left out.
 // Chat messages do not take feedback: on chat it cost 1.4 points on the
-// holdout half. The date boost (dates.go), 1 (a doc written in the month
+// holdout half. The date boost (search/querydate), 1 (a doc written in the month
 // a query names, or the month after, counts double), tuned the same way:
 // tune chat 74.2 → 75.5, memories 64.2 → 65.2 (0.3 gave 74.5 and 64.7, 2
 // no more than 1); holdout chat 71.8 → 72.5, memories 63.5 → 64.7.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/snowclaw/snowclaw/search/querydate"
 	"github.com/snowclaw/snowclaw/search/vector"
 )
 
@@ -68,7 +69,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (res []Result, err error) 
 	if len(terms) == 0 {
 		return nil, nil // only stop words: nothing to rank by
 	}
-	months := queryMonths(q.Text)
+	months := querydate.Months(q.Text)
 	for depth := minCandidates; ; depth *= 4 {
 		depth = max(depth, 2*limit)
 		cands, exhausted, err := ix.candidates(ctx, st, v, terms, qvec, depth)
@@ -78,7 +79,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (res []Result, err error) 
 		cands = ix.aboveFloor(st, v, cands)
 		for _, c := range cands {
 			ix.finish(c, now, st.threads.lengthFactor(c.doc, ix.tune.lengthAlpha, v.chatN, v.chatW))
-			c.ex.Date = dateFactor(months, c.doc, ix.tune.dateBoost)
+			c.ex.Date = querydate.Factor(months, c.doc.CreatedAt, ix.tune.dateBoost)
 			c.ex.Final *= c.ex.Date
 		}
 		sortCandidates(cands)
