@@ -127,7 +127,7 @@ const maxCatchUpWait = 2 * time.Second
 // before the call: a client that got its OK from one instance and asks
 // another (a load balancer may send it anywhere) finds what it wrote, and
 // a membership granted or revoked on one instance decides on every one.
-// It costs one indexed read of the log's head. Hooks of a peer's change
+// It costs one indexed read of the log's newest entries (Feed.Pending). Hooks of a peer's change
 // (FromPeer) never wait: they run on the goroutine that would have to
 // advance.
 func (r *Relay) caughtUp(ctx context.Context) {
@@ -135,7 +135,9 @@ func (r *Relay) caughtUp(ctx context.Context) {
 	if f == nil || FromPeer(ctx) || f.done == nil {
 		return
 	}
-	head, err := f.feed.Head(ctx)
+	// only other instances' changes need waiting for: this instance's
+	// own were applied before their OK
+	head, err := f.feed.Pending(ctx, f.pos.Load())
 	if err != nil {
 		r.log.Warn("reading the change log's head", "err", err)
 		return

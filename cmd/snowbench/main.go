@@ -37,6 +37,8 @@ const usage = `usage: snowbench <command> [flags]
 
   ingest   EVENT → OK throughput, snowclaw (search and agent on) vs bare khatru+badger
   search   NIP-50 latency, start-up and reindex rate, snowclaw vs bare khatru+badger+bluge
+  cluster  snowclaw over badger and over one PostgreSQL with 1, 2, … instances:
+           ingest events/s, search p50/p95, cross-instance live latency, RSS
   bare     run the bare khatru relay (started by the commands above)
 
 snowbench <command> --help lists a command's flags.
@@ -54,6 +56,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runSearch(ctx, args[1:], stdout, stderr)
 	case "bare":
 		return runBare(ctx, args[1:], stdout, stderr)
+	case "cluster":
+		return runCluster(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

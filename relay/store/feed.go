@@ -58,6 +58,10 @@ type Feed interface {
 	// Head is the position of the newest entry (0 for an empty log): a
 	// follower that has just read the whole store starts there.
 	Head(ctx context.Context) (int64, error)
+	// Pending is the position of the newest entry after `after` that
+	// another instance made, 0 when there is none: what this instance
+	// must apply before it answers as every instance would.
+	Pending(ctx context.Context, after int64) (int64, error)
 	// Follow calls fn for every entry after position `after`, in order,
 	// and then for each new one as it is committed, until ctx ends or fn
 	// returns an error (which Follow returns). Entries arrive within a

@@ -33,6 +33,17 @@ func (s *Store) Head(ctx context.Context) (int64, error) {
 	return head, err
 }
 
+// Pending is store.Feed's: one range read of the log's newest entries
+// (those after `after`, which a follower near the head keeps few).
+func (s *Store) Pending(ctx context.Context, after int64) (int64, error) {
+	var seq *int64
+	err := s.pool.QueryRow(ctx, "SELECT max(seq) FROM changes WHERE seq > $1 AND origin <> $2", after, s.opts.Origin).Scan(&seq)
+	if err != nil || seq == nil {
+		return 0, err
+	}
+	return *seq, nil
+}
+
 // Follow is store.Feed's: the entries after `after`, then each new one,
 // in seq (commit) order. It listens on a connection of its own and reads
 // the log when told and every pollEvery; a broken connection is
