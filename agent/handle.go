@@ -148,7 +148,7 @@ func (a *Agent) seeGiftWrap(evt *nostr.Event) {
 	if pm.From == a.pk {
 		return // the copy of our own reply
 	}
-	if a.privateCommand(pm.From, pm.ID, pm.Content) {
+	if !a.backlog.wasSeen(pm.ID) && a.privateCommand(pm.From, pm.ID, pm.Content) {
 		return
 	}
 	at := int64(pm.CreatedAt)

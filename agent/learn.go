@@ -25,6 +25,9 @@ type turn struct {
 // item written at once, items forgotten at once, or a lesson. It returns
 // a line for the reply prompt saying what was done.
 func (a *Agent) learn(t turn) string {
+	if a.backlog.wasSeen(t.msg.EventID) {
+		return "" // the previous leader acted on it (standby.go)
+	}
 	in := parseIntent(t.msg.Content, a.o.Name)
 	tier, scope := snowclaw.TierGroup, t.group
 	if t.private {

@@ -43,7 +43,7 @@ func newLearner(o Options, sanitize func(string) string) (*extract.Learner, erro
 // queueLearn offers a turn's message to learning. Messages that were
 // explicit requests ("remember …", a correction) were acted on already.
 func (a *Agent) queueLearn(t turn) {
-	if a.learner == nil || t.note != "" {
+	if a.learner == nil || t.note != "" || a.backlog.wasSeen(t.msg.EventID) {
 		return
 	}
 	key, person := t.group, ""

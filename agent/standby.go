@@ -23,10 +23,21 @@ import (
 
 // backlog is what a new leader catches up on.
 type backlog struct {
-	mu     sync.Mutex
-	events []*nostr.Event  // oldest first; handled before the queue
-	ids    map[string]bool // their ids: a live copy in the queue is skipped
-	done   map[string]bool // message ids a stored reply names
+	mu      sync.Mutex
+	events  []*nostr.Event       // oldest first; handled before the queue
+	ids     map[string]bool      // their ids: a live copy in the queue is skipped
+	done    map[string]bool      // message ids a stored reply names
+	seen    map[string]bool      // message ids the previous leader handled (StartAfter)
+	handled func(id string) bool // whether the previous leader received an event (StartAfter)
+}
+
+// wasSeen reports whether the previous leader handled message id: it is
+// replayed into the conversation buffer, and answered if it has no reply,
+// but not learnt from or obeyed again.
+func (b *backlog) wasSeen(id string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.seen[id]
 }
 
 func (b *backlog) had(id string) bool {
@@ -48,6 +59,16 @@ func (b *backlog) take() []*nostr.Event {
 	evs := b.events
 	b.events = nil
 	return evs
+}
+
+// StartAfter is Start for a new leader: handled tells the events the
+// previous leader had received (by event id; a gift wrap's outer id), and
+// so acted on; nil: none.
+func (a *Agent) StartAfter(ctx context.Context, handled func(id string) bool) error {
+	a.backlog.mu.Lock()
+	a.backlog.handled = handled
+	a.backlog.mu.Unlock()
+	return a.Start(ctx)
 }
 
 // catchUp reads the messages of the last CatchUp and the replies to them,
@@ -103,11 +124,41 @@ func (a *Agent) catchUp(ctx context.Context) error {
 	a.backlog.mu.Lock()
 	a.backlog.events, a.backlog.ids, a.backlog.done = msgs, ids, done
 	a.backlog.mu.Unlock()
+	a.markSeen(ctx, msgs)
 	a.fed.Add(uint64(len(msgs))) // Idle waits for them too
 	if len(msgs) > 0 {
 		a.log.Info("catching up on recent messages", "messages", len(msgs), "answered", len(done), "since", time.Unix(int64(since), 0).UTC())
 	}
 	return nil
+}
+
+// markSeen notes the messages the previous leader had received, by the
+// id the agent knows them by (a private message's own id inside its wrap).
+func (a *Agent) markSeen(ctx context.Context, msgs []*nostr.Event) {
+	a.backlog.mu.Lock()
+	handled := a.backlog.handled
+	a.backlog.mu.Unlock()
+	if handled == nil {
+		return
+	}
+	seen := make(map[string]bool)
+	for _, m := range msgs {
+		if !handled(m.ID) {
+			continue
+		}
+		id := m.ID
+		if m.Kind == snowclaw.KindGiftWrap {
+			pm, err := privmsg.Unwrap(ctx, m, a.sk)
+			if err != nil {
+				continue
+			}
+			id = pm.ID
+		}
+		seen[id] = true
+	}
+	a.backlog.mu.Lock()
+	a.backlog.seen = seen
+	a.backlog.mu.Unlock()
 }
 
 // handleBacklog runs on the worker before the queue.
@@ -156,7 +207,7 @@ func (a *Agent) Pause(ctx context.Context) error {
 	a.run, a.endRun = context.WithCancel(context.Background())
 	a.mu.Unlock()
 	a.backlog.mu.Lock()
-	a.backlog.ids, a.backlog.done = nil, nil
+	a.backlog.ids, a.backlog.done, a.backlog.seen = nil, nil, nil
 	a.backlog.mu.Unlock()
 	return err
 }

@@ -37,14 +37,29 @@ type Options struct {
 	Key    int64         // the lock; 0 = Key
 	Retry  time.Duration // how often a follower tries the lock; 0 = 2s
 	Check  time.Duration // how often the leader checks its session; 0 = 1s
-	Logger *slog.Logger
+	// Position, when set, is recorded with every heartbeat: how far the
+	// leader had got (its relay's position in the change log).
+	Position func() int64
+	Logger   *slog.Logger
+}
+
+// Previous is what the last leader left: when it was last seen alive and
+// its position then (zero values: there was none).
+type Previous struct {
+	Alive    time.Time
+	Position int64
 }
 
 // Run takes part in the election until ctx ends. Whenever this instance
 // holds the lock it calls lead with a context that ends when the lock is
 // lost or ctx ends, and waits for lead to return before it lets the lock
-// go: lead must stop everything it started before it returns.
-func Run(ctx context.Context, o Options, lead func(ctx context.Context)) {
+// go: lead must stop everything it started before it returns. lead is
+// also told what the previous leader left (Previous): what it had
+// received by then it had handled.
+func Run(ctx context.Context, o Options, lead func(ctx context.Context, prev Previous)) {
+	if o.Position == nil {
+		o.Position = func() int64 { return 0 }
+	}
 	if o.Key == 0 {
 		o.Key = Key
 	}
@@ -69,7 +84,7 @@ func Run(ctx context.Context, o Options, lead func(ctx context.Context)) {
 }
 
 // term is one session: try the lock until it is ours, lead while it is.
-func term(ctx context.Context, o Options, log *slog.Logger, lead func(context.Context)) error {
+func term(ctx context.Context, o Options, log *slog.Logger, lead func(context.Context, Previous)) error {
 	conn, err := connect(ctx, o.URL)
 	if err != nil {
 		return err
@@ -87,20 +102,26 @@ func term(ctx context.Context, o Options, log *slog.Logger, lead func(context.Co
 			return ctx.Err()
 		}
 	}
+	prev, err := lastAlive(ctx, conn, o.Key, o.Position())
+	if err != nil {
+		return err
+	}
 	log.Info("leading: this instance runs the agent")
 	leadCtx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		lead(leadCtx)
+		lead(leadCtx, prev)
 	}()
-	err = hold(leadCtx, conn, o.Check, done)
+	err = hold(leadCtx, conn, o, done)
 	stop()
 	<-done
 	if ctx.Err() != nil || errors.Is(err, errLeadEnded) {
-		// a clean shutdown: let the next leader in at once
+		// a clean shutdown: a last heartbeat (lead has handled all it
+		// received), then let the next leader in at once
 		unlockCtx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
+		conn.Exec(unlockCtx, "UPDATE snowclaw_leader SET alive_at = now(), position = $2 WHERE key = $1", o.Key, o.Position())
 		conn.Exec(unlockCtx, "SELECT pg_advisory_unlock($1)", o.Key)
 		if ctx.Err() == nil {
 			return err // lead gave up (its start failed): another may try
@@ -117,7 +138,8 @@ var errLeadEnded = errors.New("the leader's work ended by itself")
 
 // hold checks the session every interval until it fails, ctx ends or
 // lead returns (done).
-func hold(ctx context.Context, conn *pgx.Conn, every time.Duration, done <-chan struct{}) error {
+func hold(ctx context.Context, conn *pgx.Conn, o Options, done <-chan struct{}) error {
+	every := o.Check
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -128,8 +150,9 @@ func hold(ctx context.Context, conn *pgx.Conn, every time.Duration, done <-chan 
 			return errLeadEnded
 		case <-t.C:
 		}
+		// the check is the heartbeat: when did the leader last live
 		pingCtx, cancel := context.WithTimeout(ctx, every)
-		err := conn.Ping(pingCtx)
+		_, err := conn.Exec(pingCtx, "UPDATE snowclaw_leader SET alive_at = now(), position = $2 WHERE key = $1", o.Key, o.Position())
 		cancel()
 		if err != nil && ctx.Err() == nil {
 			return fmt.Errorf("session check: %w", err)
@@ -153,6 +176,26 @@ func connect(ctx context.Context, url string) (*pgx.Conn, error) {
 	d := &net.Dialer{KeepAliveConfig: net.KeepAliveConfig{Enable: true, Idle: 2 * time.Second, Interval: time.Second, Count: 3}, Timeout: 5 * time.Second}
 	cfg.DialFunc = d.DialContext
 	return pgx.ConnectConfig(ctx, cfg)
+}
+
+// lastAlive reads the previous leader's heartbeat and starts this one's.
+func lastAlive(ctx context.Context, conn *pgx.Conn, key, pos int64) (Previous, error) {
+	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS snowclaw_leader (
+		key bigint PRIMARY KEY, alive_at timestamptz NOT NULL, position bigint NOT NULL DEFAULT 0)`); err != nil {
+		return Previous{}, fmt.Errorf("leader heartbeat table: %w", err)
+	}
+	var (
+		alive *time.Time
+		at    *int64
+	)
+	err := conn.QueryRow(ctx, `WITH old AS (SELECT alive_at, position FROM snowclaw_leader WHERE key = $1)
+		INSERT INTO snowclaw_leader (key, alive_at, position) VALUES ($1, now(), $2)
+		ON CONFLICT (key) DO UPDATE SET alive_at = now(), position = $2
+		RETURNING (SELECT alive_at FROM old), (SELECT position FROM old)`, key, pos).Scan(&alive, &at)
+	if err != nil || alive == nil {
+		return Previous{}, err
+	}
+	return Previous{Alive: *alive, Position: *at}, nil
 }
 
 // wait sleeps d or until ctx ends; false when ctx ended.

@@ -30,7 +30,7 @@ func run(t *testing.T, url, name string, terms chan<- term) *candidate {
 	c := &candidate{name: name, cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(c.done)
-		leader.Run(ctx, leader.Options{URL: url, Retry: 200 * time.Millisecond, Check: 100 * time.Millisecond}, func(lctx context.Context) {
+		leader.Run(ctx, leader.Options{URL: url, Retry: 200 * time.Millisecond, Check: 100 * time.Millisecond}, func(lctx context.Context, _ leader.Previous) {
 			terms <- term{name, true}
 			<-lctx.Done()
 			terms <- term{name, false}

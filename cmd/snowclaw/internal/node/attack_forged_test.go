@@ -2,13 +2,11 @@ package node_test
 
 import (
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip44"
-	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
 )
 
 // Finding 6: a private memory p-tagged to a victim but written by someone
@@ -97,14 +95,6 @@ func TestAttack_ForgedPrivateMemories(t *testing.T) {
 		t.Errorf("Alice's export: %d %s", code, all)
 	}
 	// what is listed as hers, she can forget
-	if os.Getenv("SNOWCLAW_TEST_STORE") == node.BackendPostgres {
-		// KNOWN (issue 13): on PostgreSQL the restarted node, winning the
-		// agent's election, catches up on Alice's DM as unanswered and
-		// stores her memory again under a new id, so the id listed
-		// before the restart is gone. The shared-store catch-up must
-		// skip messages already learned from.
-		t.Skip("known: a restarted leader re-learns an already handled DM (issue 13)")
-	}
 	if code, msg := e.v1(&e.alice, "DELETE", "/api/v1/memories/"+mine[0].ID, nil, nil); code != 200 {
 		t.Fatalf("Alice forgetting her own memory: %d %s", code, msg)
 	}

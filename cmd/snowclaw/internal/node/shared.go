@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -42,15 +43,20 @@ func (n *Node) startShared() {
 	n.shared.done.Add(1)
 	go func() {
 		defer n.shared.done.Done()
-		leader.Run(ctx, leader.Options{URL: n.o.PostgresURL, Logger: n.o.Logger}, n.lead)
+		leader.Run(ctx, leader.Options{URL: n.o.PostgresURL, Position: n.relay.FeedPosition, Logger: n.o.Logger}, n.lead)
 	}()
 }
 
 // lead runs the agent while this node leads: started from the stored
 // records (and the messages nobody answered), paused — flushed, its
 // replies in flight given up — when the lead is lost or the node closes.
-func (n *Node) lead(ctx context.Context) {
-	if err := n.agent.Start(ctx); err != nil {
+func (n *Node) lead(ctx context.Context, prev leader.Previous) {
+	handled, err := n.receivedBy(ctx, prev)
+	if err != nil {
+		n.o.Logger.Error("agent: reading what the previous leader received; another node may take over", "err", err)
+		return
+	}
+	if err := n.agent.StartAfter(ctx, handled); err != nil {
 		n.o.Logger.Error("agent: could not start as the leader; another node may take over", "err", err)
 		return
 	}
@@ -127,4 +133,40 @@ func (n *Node) leading() func() bool {
 		return nil
 	}
 	return n.Leading
+}
+
+// errReached ends a read of the change log at its head.
+var errReached = errors.New("reached the head")
+
+// receivedBy tells the events the previous leader had received: those
+// stored up to its last recorded position in the change log, i.e. every
+// event but those after it. nil when there was no previous leader.
+func (n *Node) receivedBy(ctx context.Context, prev leader.Previous) (func(string) bool, error) {
+	feed := store.FeedOf(n.store)
+	if prev.Position <= 0 || feed == nil {
+		return nil, nil
+	}
+	head, err := feed.Head(ctx)
+	if err != nil {
+		return nil, err
+	}
+	after := make(map[string]bool)
+	if head > prev.Position {
+		err = feed.Follow(ctx, prev.Position, func(c store.Change) error {
+			if c.Op == store.Saved {
+				after[c.Event.ID] = true
+			}
+			if c.Seq >= head {
+				return errReached
+			}
+			return nil
+		})
+		switch {
+		case errors.Is(err, store.ErrFeedTruncated):
+			return nil, nil // too far behind to tell: catch up on everything
+		case !errors.Is(err, errReached):
+			return nil, err
+		}
+	}
+	return func(id string) bool { return !after[id] }, nil
 }
