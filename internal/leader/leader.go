@@ -33,10 +33,10 @@ const Key int64 = 0x736e6f77636c6177
 
 // Options configure an election.
 type Options struct {
-	URL    string        // the shared database
-	Key    int64         // the lock; 0 = Key
-	Retry  time.Duration // how often a follower tries the lock; 0 = 2s
-	Check  time.Duration // how often the leader checks its session; 0 = 1s
+	URL   string        // the shared database
+	Key   int64         // the lock; 0 = Key
+	Retry time.Duration // how often a follower tries the lock; 0 = 2s
+	Check time.Duration // how often the leader checks its session; 0 = 1s
 	// Position, when set, is recorded with every heartbeat: how far the
 	// leader had got (its relay's position in the change log).
 	Position func() int64
