@@ -150,9 +150,14 @@ func TestFrames_NoTrailingNewline(t *testing.T) {
 	rc.auth("", alice)                                           // AUTH, OK
 	evt := e.mustPublish(rc.Client, mkEvent(alice, 1, nil, "x")) // OK
 	rc.send("REQ", "s", nostr.Filter{IDs: []string{evt.ID}})     // EVENT, EOSE
-	rc.send("REQ", "", nostr.Filter{})                           // CLOSED
-	rc.SendRaw([]byte("nonsense"))                               // NOTICE
-	rc.send("COUNT", "c", nostr.Filter{Kinds: []int{1}})         // COUNT
+	// REQ and COUNT are answered on goroutines of their own: wait for
+	// this one, or the COUNT below may be the frame waited for first
+	if _, ok := rc.waitFor("EOSE", "s", 5*time.Second); !ok {
+		t.Fatalf("no EOSE:\n%s", rc.all())
+	}
+	rc.send("REQ", "", nostr.Filter{})                   // CLOSED
+	rc.SendRaw([]byte("nonsense"))                       // NOTICE
+	rc.send("COUNT", "c", nostr.Filter{Kinds: []int{1}}) // COUNT
 	if _, ok := rc.waitFor("COUNT", "c", 5*time.Second); !ok {
 		t.Fatalf("no COUNT:\n%s", rc.all())
 	}
