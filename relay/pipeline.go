@@ -95,7 +95,7 @@ func (r *Relay) save(ctx context.Context, evt *nostr.Event) (bool, error) {
 			return false, errAlreadyStored
 		}
 		if err != nil {
-			return false, snowclaw.Internal("could not store the event: %v", err)
+			return false, storeFailed(err)
 		}
 		return true, nil
 	}
@@ -112,9 +112,20 @@ func (r *Relay) save(ctx context.Context, evt *nostr.Event) (bool, error) {
 	case errors.Is(err, store.ErrNotNewer), errors.Is(err, eventstore.ErrDupEvent):
 		return false, nil
 	case err != nil:
-		return false, snowclaw.Internal("could not store the event: %v", err)
+		return false, storeFailed(err)
 	}
 	return true, nil
+}
+
+// storeFailed is the client's answer to a store error: the store's own
+// refusal when it gives a reason (an event PostgreSQL cannot hold is
+// invalid:), else error:.
+func storeFailed(err error) error {
+	var r snowclaw.Reasoner
+	if errors.As(err, &r) {
+		return err
+	}
+	return snowclaw.Internal("could not store the event: %v", err)
 }
 
 // Delete removes evt from the store and then tells every OnEventDeleted

@@ -19,7 +19,7 @@ import (
 // ErrUnstorable: the event holds text PostgreSQL cannot keep as it is (a
 // NUL character or invalid UTF-8, which text and jsonb refuse). It is
 // refused whole rather than stored altered.
-var ErrUnstorable = errors.New("invalid: the event holds a NUL character or invalid UTF-8, which this relay's store cannot keep")
+var ErrUnstorable = snowclaw.Invalid("the event holds a NUL character or invalid UTF-8, which this relay's store cannot keep")
 
 const insertEvent = `INSERT INTO events (id, pubkey, created_at, kind, tags, content, sig, tagvalues, addr)
 	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`

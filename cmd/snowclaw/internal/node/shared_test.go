@@ -345,3 +345,13 @@ func TestShared_AgentRoutesOnTheLeaderOnly(t *testing.T) {
 		t.Fatalf("stats on the standby node: %d %v, want 503 naming the leader", code, body)
 	}
 }
+
+// Text PostgreSQL cannot hold (a NUL character) is refused as invalid:,
+// the store's own reason, not as the relay's failure (error:).
+func TestShared_UnstorableTextIsInvalid(t *testing.T) {
+	e := startCluster(t, 1)[0]
+	alice := newUser()
+	c := e.connect(&alice)
+	e.refusedWith(c, mkEvent(alice, 1, nil, "a\x00b"), "invalid:")
+	e.mustPublish(c, mkEvent(alice, 1, nil, "ab")) // and the connection goes on
+}
