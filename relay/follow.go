@@ -34,13 +34,11 @@ func FromPeer(ctx context.Context) bool {
 // follower is the relay's reader of a shared store's change log.
 type follower struct {
 	feed  store.Feed
-	from  int64        // the log's head before any state was loaded
-	pos   atomic.Int64 // the last entry whose hooks have run
+	pos   atomic.Int64 // the last entry whose hooks have run; starts at the head before any state was loaded
 	mu    sync.Mutex
 	moved chan struct{} // closed (and replaced) whenever pos moves
 	stop  context.CancelFunc
 	done  chan struct{}
-	peers atomic.Uint64 // changes applied from other instances (metrics)
 }
 
 // openFeed notes the store's change log, if it has one, and where it ends
@@ -56,7 +54,7 @@ func (r *Relay) openFeed(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r.follow = &follower{feed: feed, from: head, moved: make(chan struct{})}
+	r.follow = &follower{feed: feed, moved: make(chan struct{})}
 	r.follow.pos.Store(head)
 	return nil
 }
@@ -177,7 +175,6 @@ func (r *Relay) applyChange(ctx context.Context, c store.Change) {
 	if c.Origin == r.follow.feed.Origin() || c.Event == nil {
 		return
 	}
-	r.follow.peers.Add(1)
 	ctx = context.WithValue(ctx, peerKey{}, true)
 	evt := c.Event
 	switch c.Op {
