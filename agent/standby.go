@@ -176,9 +176,9 @@ func (a *Agent) runContext() context.Context {
 }
 
 // Pause puts a started agent back in standby, when its instance stops
-// leading: it stops taking events, drops what is queued (the next leader
-// catches up on it), gives up the replies being written, and flushes its
-// records. Start resumes it from the store.
+// leading: it stops taking events, handles what is already queued (its
+// replies are given up, and the next leader answers them), and flushes
+// its records. Start resumes it from the store.
 func (a *Agent) Pause(ctx context.Context) error {
 	if !a.started.CompareAndSwap(true, false) {
 		return nil
@@ -189,15 +189,6 @@ func (a *Agent) Pause(ctx context.Context) error {
 	a.mu.Unlock()
 	close(a.stop)
 	a.done.Wait()
-	for {
-		select {
-		case <-a.queue:
-			a.handled.Add(1)
-			continue
-		default:
-		}
-		break
-	}
 	a.replyWG.Wait()
 	close(a.replyQ)
 	err := a.flush(ctx)
