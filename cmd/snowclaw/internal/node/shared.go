@@ -135,6 +135,10 @@ func (n *Node) leading() func() bool {
 	return n.Leading
 }
 
+// maxTakeoverRead bounds the change log a new leader reads at start to
+// tell what its predecessor received.
+const maxTakeoverRead = 100_000
+
 // errReached ends a read of the change log at its head.
 var errReached = errors.New("reached the head")
 
@@ -149,6 +153,12 @@ func (n *Node) receivedBy(ctx context.Context, prev leader.Previous) (func(strin
 	head, err := feed.Head(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if head-prev.Position > maxTakeoverRead {
+		// the previous leader stopped long ago: reading all it missed
+		// would slow the start for nothing, as every message of the
+		// catch-up window came after it
+		return func(string) bool { return false }, nil
 	}
 	after := make(map[string]bool)
 	if head > prev.Position {
