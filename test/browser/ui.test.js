@@ -164,7 +164,7 @@ describe('snowclaw web UI in Chromium', { timeout: 600000 }, () => {
     await form.getByLabel('Query').fill(text)
     await form.getByLabel('Through').selectOption({ label: via })
     await form.getByRole('button', { name: 'Explain' }).click()
-    await settle(page, page.locator('#view-debug .status', { hasText: `results for “${text}”` }), `explaining ${text}`)
+    await settle(page, page.locator('#view-debug .status', { hasText: ` for “${text}” as ` }), `explaining ${text}`)
     return page.locator('#explain tbody tr').evaluateAll((rows) => rows.map((r) => ({
       id: r.dataset.id,
       text: r.querySelector('.mtext').textContent,

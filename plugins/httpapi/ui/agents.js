@@ -3,7 +3,7 @@
 // trusted first) in the JSON content of kind 30078 d=snowclaw:config:global,
 // published over the websocket; the relay applies it to ranking at once.
 
-import { field, fill, h, npub, short, status, toHex } from './dom.js'
+import { count, field, fill, h, npub, short, status, toHex } from './dom.js'
 import { cleanName, nameOf, person } from './names.js'
 
 const CONFIG_D = 'snowclaw:config:global'
@@ -117,7 +117,7 @@ export function mount(root, ctx) {
     const evt = await ctx.signer.sign({ kind: 30078, created_at: createdAt, tags, content: JSON.stringify(content) })
     await ctx.conn.publish(evt)
     await load()
-    st.textContent = `Saved: ${pref.length} sources in order, applied to ranking now.`
+    st.textContent = `Saved: ${count(pref.length, 'source', 'sources')} in order, applied to ranking now.`
   }
 
   fill(root,

@@ -4,7 +4,7 @@
 
 import { query } from './api.js'
 import { memoryCard } from './explorer.js'
-import { field, fill, h, status } from './dom.js'
+import { count, field, fill, h, status } from './dom.js'
 import { readable } from './memview.js'
 
 export function mount(root, ctx) {
@@ -20,7 +20,7 @@ export function mount(root, ctx) {
       const conflicts = res.conflicts || []
       await readable(ctx, ctx.agent, conflicts.flatMap((c) => c.memories || []))
       fill(list, conflicts.map(render))
-      st.textContent = conflicts.length ? `${conflicts.length} topics with conflicting memories.` : 'No conflicts among the memories you can read.'
+      st.textContent = conflicts.length ? `${count(conflicts.length, 'topic', 'topics')} with conflicting memories.` : 'No conflicts among the memories you can read.'
     } catch (err) { st.textContent = ''; ctx.error(err) }
   }
 

@@ -5,7 +5,7 @@
 
 import { RelayConn, call, query } from './api.js'
 import { sessionSigner } from './auth.js'
-import { field, fill, h, idChip, npub, num, short, status } from './dom.js'
+import { count, field, fill, h, idChip, npub, num, short, status } from './dom.js'
 import { readable, shownText, viewOfEvent } from './memview.js'
 import { person } from './names.js'
 
@@ -45,7 +45,7 @@ export function mount(root, ctx) {
       const views = await readable({ api: asSigner, signer }, ctx.agent, res.map((hit) => hit.memory || viewOfEvent(hit.event)))
       fill(body, res.map((hit, i) => row(views[i], hit.explain || {}, i)))
       table.hidden = false
-      st.textContent = `${res.length} results for “${q.value}” as ${signer === ctx.signer ? 'you' : short(npub(signer.pubkey))}.`
+      st.textContent = `${count(res.length, 'result', 'results')} for “${q.value}” as ${signer === ctx.signer ? 'you' : short(npub(signer.pubkey))}.`
     } catch (err) { st.textContent = ''; ctx.error(err) }
   }
 

@@ -77,6 +77,11 @@ export function when(ts) {
   return new Date(ts * 1000).toISOString().replace('T', ' ').slice(0, 19) + ' UTC'
 }
 
+// count says "1 memory", "3 memories": the number with the noun agreeing.
+export function count(n, one, many) {
+  return `${n} ${n === 1 ? one : many}`
+}
+
 export function num(x, digits = 3) {
   return typeof x === 'number' && Number.isFinite(x) ? x.toFixed(digits) : '–'
 }

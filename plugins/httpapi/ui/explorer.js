@@ -5,7 +5,7 @@
 
 import { query } from './api.js'
 import { renderDiff } from './diff.js'
-import { field, fill, h, idChip, status, when } from './dom.js'
+import { count, field, fill, h, idChip, status, when } from './dom.js'
 import { readable, shownText, viewOfEvent } from './memview.js'
 import { person } from './names.js'
 
@@ -61,7 +61,7 @@ export function mount(root, ctx) {
       filter,
       actions: m.isMemory === false ? null : h('button', { type: 'button', onclick: () => history(m.id) }, 'History'),
     })))
-    st.textContent = `${items.length} ${items.length === 1 ? 'memory' : 'memories'} ${what}`
+    st.textContent = `${count(items.length, 'memory', 'memories')} ${what}`
   }
 
   async function search(ev) {

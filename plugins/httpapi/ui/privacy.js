@@ -5,7 +5,7 @@
 
 import { query } from './api.js'
 import { memoryCard } from './explorer.js'
-import { download, field, fill, h, npub, status } from './dom.js'
+import { count, download, field, fill, h, npub, status } from './dom.js'
 import { readable } from './memview.js'
 
 export function mount(root, ctx) {
@@ -46,7 +46,7 @@ export function mount(root, ctx) {
   }
 
   async function forgetIDs(ids) {
-    if (!window.confirm(`Forget ${ids.length} memory for good? This cannot be undone.`)) return
+    if (!window.confirm(`Forget ${count(ids.length, 'memory', 'memories')} for good? This cannot be undone.`)) return
     try {
       const res = await ctx.api('POST', '/api/v1/privacy/forget', { ids })
       st.textContent = res.message || `Forgot ${res.deleted}.`
@@ -64,7 +64,7 @@ export function mount(root, ctx) {
       const res = await ctx.api('POST', '/api/v1/privacy/forget', { query: text })
       const matches = res.matches || []
       fill(preview,
-        h('p', {}, res.message || `${matches.length} memories match.`),
+        h('p', {}, res.message || `${count(matches.length, 'memory matches', 'memories match')}.`),
         h('ul', { class: 'matches' }, matches.map((m) => h('li', { dataset: { id: m.id } }, h('strong', {}, m.topic || ''), ' ', m.text))),
         res.token && matches.length ? h('button', {
           type: 'button', class: 'danger',
