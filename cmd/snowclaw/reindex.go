@@ -31,6 +31,7 @@ import (
 func runReindex(ctx context.Context, args, environ []string, stdout, stderr io.Writer) error {
 	cfg, keys, err := dataDirKeys("reindex", args, environ, stderr, func(fs *flag.FlagSet, fl *serveFlags) {
 		fs.StringVar(&fl.owner, "owner", "", "owner public key, npub or hex (default: owner from the config or SNOWCLAW_OWNER)")
+		fs.StringVar(&fl.storeURL, "store-url", "", "PostgreSQL URL of the shared event store, as for serve (sets store.backend = postgres)")
 	})
 	if err != nil {
 		return err

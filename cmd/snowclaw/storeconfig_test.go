@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"strings"
 	"testing"
 )
@@ -22,5 +24,17 @@ func TestConfig_Store(t *testing.T) {
 	_, err = resolveConfig(&serveFlags{storeURL: "postgres://snow:s3cret@db:notaport/x"}, nil)
 	if err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "snow@db") {
 		t.Fatalf("bad URL: %v; want an error naming snow@db without the password", err)
+	}
+}
+
+// reindex takes --store-url as serve does, so an operator on PostgreSQL
+// rebuilds an instance's index from the shared store without a config
+// file: the flag reaches the store settings (a bad URL is refused by name
+// before anything is opened).
+func TestReindex_StoreURL(t *testing.T) {
+	var out, errb bytes.Buffer
+	err := runReindex(context.Background(), []string{"--data", t.TempDir(), "--store-url", "postgres://snow:s3cret@db:notaport/x"}, nil, &out, &errb)
+	if err == nil || !strings.Contains(err.Error(), "store.postgres_url") || strings.Contains(err.Error(), "s3cret") {
+		t.Fatalf("reindex --store-url with a bad URL: %v (stderr %q); want the store.postgres_url error without the password", err, errb.String())
 	}
 }
