@@ -100,9 +100,14 @@ func (a *Agent) AddOwnerNote(pk, note string) {
 	a.dirtied()
 }
 
+// An empty value deletes the preference, and the same key learnt in
+// conversation too (memory.Facet): the owner's undo of a learnt one.
 func (a *Agent) SetPref(pk, key, value string) {
 	a.mem.TouchNpub(pk, a.o.Now().Unix(), "")
 	a.mem.SetPref(pk, key, a.keys.Sanitize(value).Text)
+	if value == "" {
+		a.mem.ForgetLearntPref(pk, key)
+	}
 	a.dirtied()
 }
 

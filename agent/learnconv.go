@@ -138,7 +138,9 @@ func (a *Agent) learnBatch(b *batch) {
 			continue
 		}
 		a.noteGroup(kept[i], it, t)
-		a.applyLearnt(ctx, it, decisions[i], t)
+		if ok, replaced := a.applyLearnt(ctx, it, decisions[i], t); ok {
+			a.notePerson(kept[i], it, t, replaced)
+		}
 	}
 	if err := a.flush(ctx); err != nil {
 		a.log.Error("learnt memories not written yet; will retry", "err", err)
@@ -237,8 +239,9 @@ func (a *Agent) similar(ctx context.Context, it memory.Item, t turn) []extract.E
 }
 
 // applyLearnt writes one decision: a new memory, a new version of an old
-// one (one path for every new version: Supersede), or nothing.
-func (a *Agent) applyLearnt(ctx context.Context, it memory.Item, d extract.Decision, t turn) {
+// one (one path for every new version: Supersede), or nothing. It reports
+// whether something was written and, for a new version, the old text.
+func (a *Agent) applyLearnt(ctx context.Context, it memory.Item, d extract.Decision, t turn) (bool, string) {
 	switch d.Action {
 	case extract.ActionNothing:
 		a.ls.ignored.Add(1)
@@ -246,7 +249,7 @@ func (a *Agent) applyLearnt(ctx context.Context, it memory.Item, d extract.Decis
 		old, ok := a.mem.Item(d.Target)
 		if !ok || !inScope(old, t) {
 			a.ls.ignored.Add(1)
-			return
+			return false, ""
 		}
 		evt, err := a.currentEvent(ctx, old)
 		if err == nil {
@@ -256,16 +259,18 @@ func (a *Agent) applyLearnt(ctx context.Context, it memory.Item, d extract.Decis
 		if err != nil {
 			a.log.Warn("learnt update not written", "old", old.ID, "err", err)
 			a.ls.ignored.Add(1)
-			return
+			return false, ""
 		}
 		a.ls.updated.Add(1)
+		return true, old.Text
 	default:
 		if _, fresh := a.mem.Remember(it); fresh {
 			a.ls.added.Add(1)
-		} else {
-			a.ls.ignored.Add(1)
+			return true, ""
 		}
+		a.ls.ignored.Add(1)
 	}
+	return false, ""
 }
 
 func joinComma(s []string) string {

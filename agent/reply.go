@@ -124,7 +124,7 @@ func (a *Agent) buildPrompt(t turn) prompt.Prompt {
 		AgentName: a.o.Name, AgentNpub: a.npub,
 		OwnerNpub:    snowclaw.NpubOf(a.o.Owner),
 		Instructions: a.o.Instructions,
-		Sender:       a.senderContext(t.sender),
+		Sender:       a.senderContext(t.sender, t),
 		Current:      line(t.msg),
 		Lessons:      a.mem.TopLessons(5, func(l memory.Lesson) bool { return a.lessonMayShow(l, t) }),
 		Budget:       a.o.TokenBudget,
@@ -151,14 +151,6 @@ func (a *Agent) buildPrompt(t turn) prompt.Prompt {
 
 func line(h memory.HistoryMessage) prompt.Line {
 	return prompt.Line{Group: h.Group, From: h.Sender, Kind: h.Kind, ID: h.EventID, Owner: h.IsOwner, Content: h.Content}
-}
-
-func (a *Agent) senderContext(pk string) prompt.Sender {
-	n, _ := a.mem.Npub(pk)
-	return prompt.Sender{
-		Pubkey: pk, Npub: snowclaw.NpubOf(pk), Name: n.Name(), Owner: pk == a.o.Owner && pk != "",
-		Notes: n.Notes, OwnerNotes: n.OwnerNotes, Prefs: publicPrefs(n.Preferences),
-	}
 }
 
 // publicPrefs drops the agent's own bookkeeping keys from what the model

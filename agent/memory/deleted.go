@@ -45,6 +45,7 @@ func (s *Store) EraseGroup(g string) (items, lessons int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.dropGroupLocked(g)
+	s.dropGroupFacetsLocked(g)
 	for id, it := range s.items {
 		if it.Group == g {
 			s.dropItemLocked(id)

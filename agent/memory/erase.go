@@ -71,6 +71,14 @@ func (s *Store) RemoveNotes(pk string, match func(string) bool) int {
 	n.Notes = slices.DeleteFunc(n.Notes, match)
 	n.OwnerNotes = slices.DeleteFunc(n.OwnerNotes, match)
 	gone := before - len(n.Notes) - len(n.OwnerNotes)
+	// and what was learnt about them, in every scope
+	for _, g := range n.facetScopes() {
+		f := n.facetLocked(g)
+		k := len(f.Notes)
+		f.Notes = slices.DeleteFunc(f.Notes, match)
+		gone += k - len(f.Notes)
+		n.putFacetLocked(g, f)
+	}
 	if gone > 0 {
 		s.markDirtyLocked(keyOf(KindNpub, pk, ""))
 	}

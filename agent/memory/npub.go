@@ -54,6 +54,12 @@ type Npub struct {
 	OwnerNotes      []string          `json:"owner_notes,omitempty"`
 	Preferences     map[string]string `json:"preferences"`
 	IsOwner         bool              `json:"is_owner"`
+	// What the agent learnt about the person, per scope (facets.go):
+	// shown only in the private conversation with them, or only in the
+	// group it was learnt in. Notes and Preferences above are shown in
+	// every conversation with them.
+	Private *Facet           `json:"private,omitempty"`
+	Groups  map[string]Facet `json:"groups,omitempty"`
 }
 
 // MarshalJSON writes empty lists and maps as [] and {} rather than null, the
@@ -106,6 +112,17 @@ func (n Npub) clone() Npub {
 	n.Notes = slices.Clone(n.Notes)
 	n.OwnerNotes = slices.Clone(n.OwnerNotes)
 	n.Preferences = maps.Clone(n.Preferences)
+	if n.Private != nil {
+		f := n.Private.clone()
+		n.Private = &f
+	}
+	if n.Groups != nil {
+		gs := make(map[string]Facet, len(n.Groups))
+		for g, f := range n.Groups {
+			gs[g] = f.clone()
+		}
+		n.Groups = gs
+	}
 	return n
 }
 

@@ -143,6 +143,25 @@ func (x *Export) AddNpub(n memory.Npub) bool {
 	for k, v := range n.Preferences {
 		add(CategoryPreference, "preference:"+k, k+": "+v, "", seen)
 	}
+	// what was learnt in conversation, per scope (memory.Facet)
+	learnt := func(scope string, f memory.Facet) {
+		where := "private"
+		if scope != "" {
+			where = "group " + scope
+		}
+		for _, note := range f.Notes {
+			add(CategoryProfile, "profile:learnt:"+shortHash(scope+"|"+note), note+" (learnt in "+where+")", memory.SourceAgent, seen)
+		}
+		for k, v := range f.Preferences {
+			add(CategoryPreference, "preference:learnt:"+shortHash(scope+"|"+k), k+": "+v+" (learnt in "+where+")", memory.SourceAgent, seen)
+		}
+	}
+	if n.Private != nil {
+		learnt("", *n.Private)
+	}
+	for g, f := range n.Groups {
+		learnt(g, f)
+	}
 	return added
 }
 

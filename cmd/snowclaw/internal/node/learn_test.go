@@ -420,8 +420,10 @@ func TestLearn_CompactMergesDuplicateKeepsHistoryAndSummarizesOldWeeks(t *testin
 	if olderEvt == "" {
 		t.Fatal("the older memory is not searchable before compaction")
 	}
-	// a week of conversation ten days ago, for the weekly summary
-	old := time.Now().Add(-10 * 24 * time.Hour)
+	// conversation fifteen days ago, for the weekly summary: its week
+	// ended more than summary_after (7 days) ago whatever today's weekday
+	// (ten days ago is in a week that has not, on a Thursday)
+	old := time.Now().Add(-15 * 24 * time.Hour)
 	for i, text := range []string{"the moon base needs a greenhouse", "we will grow lettuce there"} {
 		evt := nostr.Event{Kind: 9, CreatedAt: nostr.Timestamp(old.Unix() + int64(i)), Tags: nostr.Tags{{"h", agentGroup}}, Content: text}
 		evt.Sign(e.bob.sk)

@@ -1,0 +1,92 @@
+package agent
+
+import (
+	"strings"
+
+	"github.com/snowclaw/snowclaw"
+	"github.com/snowclaw/snowclaw/agent/extract"
+	"github.com/snowclaw/snowclaw/agent/memory"
+	"github.com/snowclaw/snowclaw/agent/prompt"
+)
+
+// Person records from learning (seed 000 §1: "the agent adds notes and
+// preferences as it learns about the user through conversation"). What
+// is learnt about a person goes into the facet of their record for the
+// scope it was learnt in (memory.Facet): the private facet from a private
+// conversation with them, the group's facet from a group. The prompt
+// shows a facet only where the whole audience of the reply may read what
+// was learnt there (senderContext).
+
+// notePerson files a learnt memory about the message's sender in their
+// record: a preference under its first topic, a fact as a note; a new
+// version replaces the note of the old one. Plans, events and decisions
+// stay memories (decisions and topics also go to the group's record).
+func (a *Agent) notePerson(c extract.Candidate, it memory.Item, t turn, replaced string) {
+	pk, group := c.About, t.group
+	if t.private {
+		group = ""
+		if pk != t.sender {
+			return // about someone else: their record is theirs to read
+		}
+	}
+	if pk == "" || pk == a.pk || a.frozen(pk) {
+		return
+	}
+	changed := false
+	switch c.Kind {
+	case extract.KindPreference:
+		if key := prefKey(c.Topics); key != "" {
+			changed = a.mem.LearnPref(pk, group, key, it.Text)
+		} else {
+			changed = a.mem.LearnNote(pk, group, it.Text, replaced)
+		}
+	case extract.KindFact:
+		changed = a.mem.LearnNote(pk, group, it.Text, replaced)
+	}
+	if changed {
+		a.dirtied()
+	}
+}
+
+// prefKey is the key a learnt preference is filed under: its first
+// topic, when it is a short one.
+func prefKey(topics []string) string {
+	if len(topics) == 0 {
+		return ""
+	}
+	k := strings.ToLower(strings.TrimSpace(topics[0]))
+	if k == "" || len(k) > 40 || strings.HasPrefix(k, "snowclaw.") {
+		return ""
+	}
+	return k
+}
+
+// senderContext is the sender's record as the prompt of t may show it:
+// the part shown everywhere, plus the facet learnt in this very
+// conversation when the relay's read rule lets the reply's whole audience
+// read a memory of that scope (asked as for an item: memory.Probe).
+func (a *Agent) senderContext(pk string, t turn) prompt.Sender {
+	n, _ := a.mem.Npub(pk)
+	s := prompt.Sender{
+		Pubkey: pk, Npub: snowclaw.NpubOf(pk), Name: n.Name(), Owner: pk == a.o.Owner && pk != "",
+		Notes: n.Notes, OwnerNotes: n.OwnerNotes, Prefs: publicPrefs(n.Preferences),
+	}
+	tier, group := snowclaw.TierGroup, t.group
+	if t.private {
+		tier, group = snowclaw.TierPrivate, ""
+	}
+	f := n.Facet(group)
+	if len(f.Notes)+len(f.Preferences) == 0 || !a.mayShow(t, memory.Probe(a.pk, tier, group, pk)) {
+		return s
+	}
+	if t.private && pk != t.sender {
+		return s
+	}
+	s.Notes = append(s.Notes[:len(s.Notes):len(s.Notes)], f.Notes...)
+	for k, v := range f.Preferences {
+		if _, set := s.Prefs[k]; !set { // what the owner set wins
+			s.Prefs[k] = v
+		}
+	}
+	return s
+}
