@@ -75,15 +75,36 @@ func (f *KeyFilter) Sanitize(s string) Sanitized {
 	var out Sanitized
 	// Secrets go first: their bech32 data can contain hex-looking runs, and
 	// a redacted secret must not be reported a second time as hex.
-	s = secretPattern.ReplaceAllStringFunc(s, func(m string) string {
-		out.RedactedNsec++
-		if strings.HasPrefix(strings.ToLower(m), "ncryptsec1") {
-			return RedactedNcryptsec
-		}
-		return RedactedNsec
-	})
+	if mayHoldSecret(s) {
+		s = secretPattern.ReplaceAllStringFunc(s, func(m string) string {
+			out.RedactedNsec++
+			if strings.HasPrefix(strings.ToLower(m), "ncryptsec1") {
+				return RedactedNcryptsec
+			}
+			return RedactedNsec
+		})
+	}
 	out.Text = f.flagHex(s, &out.FlaggedHex)
 	return out
+}
+
+// mayHoldSecret is false when secretPattern cannot match s: every match
+// holds "ec1" in some case ((?i) folds e and c to E and C only; it is s
+// that also matches ſ). The regexp tries every position of a text with no
+// literal to anchor on, which made it most of the cost of sanitising a
+// chat message (every message is sanitised twice: agent and index).
+func mayHoldSecret(s string) bool {
+	for i := strings.IndexByte(s, '1'); i >= 0; {
+		if i >= 2 && s[i-1]|0x20 == 'c' && s[i-2]|0x20 == 'e' {
+			return true
+		}
+		j := strings.IndexByte(s[i+1:], '1')
+		if j < 0 {
+			return false
+		}
+		i += 1 + j
+	}
+	return false
 }
 
 // flagHex replaces every maximal run of exactly 64 hex digits that is not a
