@@ -93,7 +93,7 @@ func (s *Store) SeeMember(id, npub, name string) bool {
 // AddTheme adds a discussion theme unless the group has it already.
 func (s *Store) AddTheme(id, theme string) bool {
 	theme = strings.TrimSpace(theme)
-	if id == "" || Normalize(theme) == "" {
+	if id == "" || normalizesEmpty(theme) {
 		return false
 	}
 	s.mu.Lock()
@@ -111,14 +111,13 @@ func (s *Store) AddTheme(id, theme string) bool {
 // has the same one.
 func (s *Store) AddDecision(id, text string, at int64) bool {
 	text = strings.TrimSpace(text)
-	if id == "" || Normalize(text) == "" {
+	if id == "" || normalizesEmpty(text) {
 		return false
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	g := s.groupLocked(id)
-	n := Normalize(text)
-	if slices.ContainsFunc(g.Decisions, func(d Decision) bool { return Normalize(d.Text) == n }) {
+	if slices.ContainsFunc(g.Decisions, func(d Decision) bool { return SameNormalized(d.Text, text) }) {
 		return false
 	}
 	if at == 0 {

@@ -189,8 +189,7 @@ func (s *Store) DropNpub(pk string) bool {
 
 // containsNormalized reports whether list holds s up to Normalize.
 func containsNormalized(list []string, s string) bool {
-	n := Normalize(s)
-	return slices.ContainsFunc(list, func(x string) bool { return Normalize(x) == n })
+	return slices.ContainsFunc(list, func(x string) bool { return SameNormalized(x, s) })
 }
 
 // capOldest drops the oldest (first) entries beyond limit.
