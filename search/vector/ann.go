@@ -70,7 +70,7 @@ func newANNFromFlat(f *flatIndex, p Params, stop *atomic.Bool) *annIndex {
 	a := &annIndex{dim: f.dim, p: p.valid(), pos: f.pos, sum: make([]float64, f.dim), stop: stop, compactMin: 1024, removed: -1}
 	a.idle = sync.NewCond(&a.mu)
 	a.g = newHNSWGraph(f.dim, p)
-	a.g.addAll(f.ids, f.data)
+	a.g.addAll(f.ids, f.row)
 	for n := range a.g.len() {
 		a.addSum(a.g.vec(n), 1)
 	}

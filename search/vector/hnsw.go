@@ -119,11 +119,14 @@ func (g *hnswGraph) add(id string, v []float32) int {
 	return len(g.ids) - 1
 }
 
-// addAll appends the vectors in data (ids alongside), taking ids over.
-func (g *hnswGraph) addAll(ids []string, data []float32) {
+// addAll appends the vectors row(0), row(1), … (ids alongside), taking
+// ids over.
+func (g *hnswGraph) addAll(ids []string, row func(int) []float32) {
 	g.ids = ids
-	g.data = make([]uint16, len(data))
-	putHalf(g.data, data)
+	g.data = make([]uint16, len(ids)*g.dim)
+	for i := range ids {
+		putHalf(g.data[i*g.dim:(i+1)*g.dim], row(i))
+	}
 	g.dead = make([]bool, len(ids))
 	g.codes = make([]int8, len(ids)*g.stride)
 	g.scales = make([]float32, len(ids))

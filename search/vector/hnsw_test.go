@@ -316,7 +316,7 @@ func TestHNSW_Compaction(t *testing.T) {
 	}
 	for id, i := range exact.pos {
 		got, ok := a.Get(id)
-		if !ok || !sameHalf(toHalves(got), exact.data[i*dim:(i+1)*dim]) {
+		if !ok || !sameHalf(toHalves(got), exact.row(i)) {
 			t.Fatalf("Get(%s) after compaction wrong", id)
 		}
 	}
