@@ -116,9 +116,11 @@ func (a *Agent) Items() []memory.Item { return a.mem.Items() }
 
 // DeleteItem forgets one item and deletes its event now.
 func (a *Agent) DeleteItem(ctx context.Context, id string) error {
-	if len(a.mem.Forget(func(it memory.Item) bool { return it.ID == id })) == 0 {
+	gone := a.mem.Forget(func(it memory.Item) bool { return it.ID == id })
+	if len(gone) == 0 {
 		return fmt.Errorf("no memory item %q", id)
 	}
+	a.unlearn(gone)
 	return a.flush(ctx)
 }
 

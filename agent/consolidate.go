@@ -17,14 +17,16 @@ import (
 // CompactReport says what one consolidation did.
 type CompactReport struct {
 	Merged    int    `json:"merged"`    // duplicates folded into another memory (kept as history)
-	Removed   int    `json:"removed"`   // memories deleted by the caps
+	Archived  int    `json:"archived"`  // memories archived by the per-scope cap (kept as history)
+	Removed   int    `json:"removed"`   // memories deleted by the global cap
 	Summaries int    `json:"summaries"` // weekly summaries written
 	Note      string `json:"note,omitempty"`
 }
 
 // Compact consolidates the long-term items now: it merges duplicates (the
 // same normalized text, then near-duplicates by word overlap, within one
-// tier and scope), applies the per-scope cap and then the global cap max
+// tier and scope), archives what is over the per-scope cap (archive.go),
+// applies the global cap max
 // (0: Options.MaxItems), and, when learning is on, writes the weekly
 // summaries that are due. Every change is written before it returns.
 func (a *Agent) Compact(ctx context.Context, max int) (CompactReport, error) {
@@ -33,8 +35,8 @@ func (a *Agent) Compact(ctx context.Context, max int) (CompactReport, error) {
 	}
 	var rep CompactReport
 	rep.Merged = a.mergeDuplicates(ctx)
-	rep.Removed = a.capScopes()
-	rep.Removed += len(a.mem.Compact(max))
+	rep.Archived = a.capScopes(ctx)
+	rep.Removed = len(a.mem.Compact(max))
 	if a.learner != nil {
 		n, note := a.summarize(ctx)
 		rep.Summaries, rep.Note = n, note
@@ -89,6 +91,8 @@ func byScope(items []memory.Item) map[string][]memory.Item {
 func (a *Agent) mergeDuplicates(ctx context.Context) int {
 	merged := 0
 	for _, list := range byScope(a.mem.Items()) {
+		// archive records say alike things of different scopes: never merged
+		list = slices.DeleteFunc(list, memory.Item.IsArchive)
 		gone := map[string]bool{}
 		for i, keep := range list {
 			if gone[keep.ID] {
@@ -119,25 +123,3 @@ func (a *Agent) mergeDuplicates(ctx context.Context) int {
 	return merged
 }
 
-// capScopes keeps at most Learning.ScopeItems memories per group or
-// person, deleting the oldest that the agent inferred; what people asked
-// to be remembered is never removed by a cap.
-func (a *Agent) capScopes() int {
-	limit := a.o.Learning.ScopeItems
-	over := map[string]bool{}
-	for _, list := range byScope(a.mem.Items()) {
-		kept := 0
-		for _, it := range list {
-			if it.Source != memory.SourceAgent {
-				continue
-			}
-			if kept++; kept > limit {
-				over[it.ID] = true
-			}
-		}
-	}
-	if len(over) == 0 {
-		return 0
-	}
-	return len(a.mem.Forget(func(it memory.Item) bool { return over[it.ID] }))
-}

@@ -90,3 +90,13 @@ func (a *Agent) senderContext(pk string, t turn) prompt.Sender {
 	}
 	return s
 }
+
+// unlearn takes forgotten memories out of their person's record too: a
+// note there is a copy of a learnt memory, shown in the same scope.
+func (a *Agent) unlearn(gone []memory.Item) {
+	for _, it := range gone {
+		if it.Subject != "" && it.Source == memory.SourceAgent {
+			a.mem.UnlearnNote(it.Subject, it.Group, it.Text)
+		}
+	}
+}

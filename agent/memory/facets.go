@@ -225,3 +225,14 @@ func (s *Store) ForgetLearntPref(pk, key string) bool {
 	}
 	return gone
 }
+
+// UnlearnNote removes a learnt note from a person's facet of a scope
+// (group "" private): its memory was archived or forgotten.
+func (s *Store) UnlearnNote(pk, group, note string) bool {
+	n := Normalize(note)
+	return s.editFacet(pk, group, func(f *Facet) bool {
+		k := len(f.Notes)
+		f.Notes = slices.DeleteFunc(f.Notes, func(x string) bool { return Normalize(x) == n })
+		return len(f.Notes) != k
+	})
+}

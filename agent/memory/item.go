@@ -91,6 +91,16 @@ func (it Item) Valid() error {
 	return nil
 }
 
+// ArchiveTopic is where the agent's archive records live (agent/archive.go):
+// internal items whose snow:supersedes names the memories a per-scope cap
+// archived. Deleting one would bring those back, so no cap removes it.
+const ArchiveTopic = "agent/archive"
+
+// IsArchive reports an archive record.
+func (it Item) IsArchive() bool {
+	return it.Tier == snowclaw.TierInternal && strings.HasPrefix(it.Topic, ArchiveTopic+"/")
+}
+
 // DefaultTopic is where an item lives when its writer named no topic
 // (docs/events.md): a person's notes, a group's facts, general facts, or the
 // agent's own notes. It ends in the id so that every item has its own d tag:

@@ -200,6 +200,9 @@ func (s *Store) compactLocked(limit int) []Item {
 		// Scope is part of the key: the same words in two groups are two
 		// memories, and dropping one would make it vanish from that group.
 		k := string(it.Tier) + "|" + it.Scope() + "|" + Normalize(it.Text)
+		if it.IsArchive() {
+			continue // what it archived would come back (ArchiveTopic)
+		}
 		if seen[k] || kept >= limit {
 			removed = append(removed, it)
 			delete(s.items, it.ID)

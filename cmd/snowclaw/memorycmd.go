@@ -18,7 +18,9 @@ const memoryUsage = `usage: snowclaw memory <command> [--relay URL] [--sec OWNER
   delete <npub|group:ID|item:ID>           delete a record or an item (and its event)
   flush                                    write every pending change to the relay now
   compact [--max N]                        consolidate: merge duplicates (kept as history),
-                                           cap, write the weekly summaries that are due
+                                           archive what is over the per-scope cap, write
+                                           the weekly summaries that are due
+  restore <event-id>                       bring back an archived, merged or superseded memory
   status                                   what learning from conversation is doing
   context <npub|group:ID>                  the memory ids recalled into the last prompt
   lessons list|enable ID|disable ID|delete ID
@@ -136,6 +138,14 @@ func runMemory(ctx context.Context, args, environ []string, stdout, stderr io.Wr
 		}
 	case "compact":
 		if err := c.call(ctx, "POST", "/api/v1/agent/compact", map[string]int{"max": *max}, &out); err != nil {
+			return err
+		}
+	case "restore":
+		id, err := arg(1, "<event-id>")
+		if err != nil {
+			return err
+		}
+		if err := c.call(ctx, "POST", "/api/v1/agent/restore/"+url.PathEscape(id), nil, &out); err != nil {
 			return err
 		}
 	case "status":

@@ -2,9 +2,11 @@ package httpapi
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 
+	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw/agent"
 	"github.com/snowclaw/snowclaw/agent/dynconfig"
 )
@@ -40,6 +42,7 @@ func (a *API) agentRoutes(mux *http.ServeMux) {
 	handle("DELETE /api/v1/agent/items/{id}", a.apiDeleteItem)
 	handle("POST /api/v1/agent/flush", a.apiFlush)
 	handle("POST /api/v1/agent/compact", a.apiCompact)
+	handle("POST /api/v1/agent/restore/{event}", a.apiRestore)
 	handle("GET /api/v1/agent/lessons", a.apiLessons)
 	handle("POST /api/v1/agent/lessons/{id}", a.apiLessonSet)
 	handle("DELETE /api/v1/agent/lessons/{id}", a.apiLessonDelete)
@@ -150,6 +153,26 @@ func (a *API) apiFlush(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, a.o.Agent.List())
+}
+
+// apiRestore brings back an archived, merged or superseded memory of the
+// agent by the id of its event.
+func (a *API) apiRestore(w http.ResponseWriter, req *http.Request) {
+	id := req.PathValue("event")
+	if !nostr.IsValid32ByteHex(id) {
+		writeError(w, http.StatusBadRequest, "invalid: give the 64-hex id of the memory's event")
+		return
+	}
+	it, err := a.o.Agent.Restore(req.Context(), id)
+	switch {
+	case errors.Is(err, agent.ErrNotArchived):
+		writeError(w, http.StatusNotFound, "not found: "+err.Error())
+		return
+	case err != nil:
+		writeError(w, http.StatusInternalServerError, "error: "+err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, it)
 }
 
 func (a *API) apiCompact(w http.ResponseWriter, req *http.Request) {
