@@ -122,4 +122,3 @@ func (a *Agent) mergeDuplicates(ctx context.Context) int {
 	}
 	return merged
 }
-
