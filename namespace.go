@@ -16,6 +16,9 @@ const (
 	DTagConfigGlobal  = "snowclaw:config:global"
 	PrefixConfigGroup = "snowclaw:config:group:"
 	PrefixConfigNpub  = "snowclaw:config:npub:"
+	// PrefixGroupKey names the agent's store of one group's keys
+	// (docs/group-encryption.md): sealed to the agent itself, no h tag.
+	PrefixGroupKey = "snowclaw:groupkey:"
 )
 
 // Namespace classifies the d tag of a kind 30078 event.
@@ -28,6 +31,7 @@ const (
 	NamespaceMemoryGroup                  // snowclaw:memory:group:* (agent only)
 	NamespaceMemoryOther                  // snowclaw:memory:<other> (agent only)
 	NamespaceMemoryItem                   // snow:memory:<topic>    (tier rules)
+	NamespaceGroupKey                     // snowclaw:groupkey:<group> (agent only, read and write)
 )
 
 func (n Namespace) String() string {
@@ -42,6 +46,8 @@ func (n Namespace) String() string {
 		return "memory"
 	case NamespaceMemoryItem:
 		return "memory item"
+	case NamespaceGroupKey:
+		return "group key"
 	}
 	return "none"
 }
@@ -60,6 +66,8 @@ func ClassifyD(d string) (Namespace, string) {
 		return NamespaceMemoryOther, strings.TrimPrefix(d, PrefixMemory)
 	case strings.HasPrefix(d, PrefixMemoryItem):
 		return NamespaceMemoryItem, strings.TrimPrefix(d, PrefixMemoryItem)
+	case strings.HasPrefix(d, PrefixGroupKey):
+		return NamespaceGroupKey, strings.TrimPrefix(d, PrefixGroupKey)
 	}
 	return NamespaceNone, d
 }

@@ -55,6 +55,10 @@ func Open(evt *nostr.Event, secret, agent, person string) (string, error) {
 	if !IsEncrypted(evt) {
 		return evt.Content, nil
 	}
+	if IsGroupEncrypted(evt) {
+		// no conversation of the agent's: the group's key opens it (OpenGroup)
+		return "", ErrNoGroupKey
+	}
 	if secret == "" {
 		return "", fmt.Errorf("%w: no secret key", ErrDecrypt)
 	}

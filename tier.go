@@ -16,14 +16,22 @@ const (
 // tag: the markers are what the relay enforces, so a tag claiming "public"
 // on an encrypted event must not widen who reads it.
 //
-//	encrypted + p  → private
-//	encrypted, no p → internal
-//	h              → group
-//	otherwise      → public
+//	encrypted + p                   → private
+//	encrypted nip44-group + h, no p → group (sealed with the group key)
+//	encrypted, no p                 → internal
+//	h                               → group
+//	otherwise                       → public
+//
+// The more restrictive reading wins when markers are mixed: a p tag makes
+// any encrypted event private, and an event whose encrypted tags do not
+// all say nip44-group is internal (the agent's only).
 func TierOf(evt *nostr.Event) Tier {
 	if IsEncrypted(evt) {
 		if len(TagValues(evt, "p")) > 0 {
 			return TierPrivate
+		}
+		if IsGroupEncrypted(evt) && GroupOf(evt) != "" {
+			return TierGroup
 		}
 		return TierInternal
 	}

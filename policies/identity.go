@@ -21,6 +21,9 @@ type GroupInfo struct {
 	Restricted bool // only members write (always true here, see docs/access.md)
 	Hidden     bool // metadata hidden from non-members
 	Closed     bool // join requests need an invite code
+	// Encrypted: the group's memories are sealed with its group key
+	// (plugins/groupcrypt, docs/group-encryption.md)
+	Encrypted bool
 }
 
 // GroupView is the read-only view of group state the policies consult. The

@@ -84,6 +84,12 @@ func (v *Visibility) canReadAppData(reader string, evt *nostr.Event) (ok bool, w
 			return true, "", true
 		}
 		return false, "config is readable by the owner and the agent only", true
+	case snowclaw.NamespaceGroupKey:
+		// sealed to the agent itself; even its existence names a group
+		if reader != "" && reader == v.IDs.Agent {
+			return true, "", true
+		}
+		return false, "group keys are readable by the agent only", true
 	case snowclaw.NamespaceMemoryNpub, snowclaw.NamespaceMemoryOther:
 		if g := snowclaw.GroupOf(evt); g != "" {
 			return v.memberOnly(reader, evt, g)

@@ -45,6 +45,13 @@ func (w *WriteRules) Check(evt *nostr.Event) error {
 func (w *WriteRules) checkAppData(evt *nostr.Event) error {
 	ns, _ := snowclaw.NamespaceOf(evt)
 	author := evt.PubKey
+	// a group seal is judged by its shape here, whatever its kind, and by
+	// its key (version current, content opens) in plugins/groupcrypt
+	if snowclaw.MentionsGroupEncryption(evt) {
+		if _, _, err := snowclaw.GroupSealOf(evt); err != nil {
+			return snowclaw.Invalid("%s", err.Error())
+		}
+	}
 	switch ns {
 	case snowclaw.NamespaceConfig:
 		if w.IDs.Owner == "" {
@@ -53,7 +60,7 @@ func (w *WriteRules) checkAppData(evt *nostr.Event) error {
 		if author != w.IDs.Owner {
 			return snowclaw.Restricted("snowclaw:config:* events are accepted from the relay owner only")
 		}
-	case snowclaw.NamespaceMemoryNpub, snowclaw.NamespaceMemoryGroup, snowclaw.NamespaceMemoryOther:
+	case snowclaw.NamespaceMemoryNpub, snowclaw.NamespaceMemoryGroup, snowclaw.NamespaceMemoryOther, snowclaw.NamespaceGroupKey:
 		if author != w.IDs.Agent {
 			return snowclaw.Restricted("snowclaw:memory:* records are written by the relay's agent only; use snow:memory:<topic> for your own memories")
 		}

@@ -28,7 +28,11 @@ import (
 // learnt of either, so a moderator's deletion of its record was undone by
 // its next flush, and a group re-created under a deleted one's id got the
 // old group's memories and history.
-func Init(r *relay.Relay, a *agent.Agent, g *groups.Groups) {
+//
+// plain, when not nil, is what the agent is fed of each event (the group
+// keys' opener, plugins/groupcrypt): the agent reads group memories in
+// plain, in its RAM only.
+func Init(r *relay.Relay, a *agent.Agent, g *groups.Groups, plain func(*nostr.Event) *nostr.Event) {
 	r.OnEventDeleted = append(r.OnEventDeleted, func(_ context.Context, evt *nostr.Event) { a.Deleted(evt) })
 	r.OnEventSaved = append(r.OnEventSaved, func(_ context.Context, evt *nostr.Event) {
 		if evt.Kind != snowclaw.KindDeleteGroup {
@@ -40,6 +44,9 @@ func Init(r *relay.Relay, a *agent.Agent, g *groups.Groups) {
 		}
 	})
 	feed := func(_ context.Context, evt *nostr.Event) { a.Feed(evt) }
+	if plain != nil {
+		feed = func(_ context.Context, evt *nostr.Event) { a.Feed(plain(evt)) }
+	}
 	r.OnEventSaved = append(r.OnEventSaved, feed)
 	r.OnEphemeralEvent = append(r.OnEphemeralEvent, feed)
 }

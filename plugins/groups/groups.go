@@ -23,6 +23,10 @@ type Options struct {
 	RelaySecret string   // hex; signs 39000–39003, 9000 and 9001 answers
 	Creators    []string // hex pubkeys allowed to create groups besides the owner
 	Defaults    policies.GroupInfo
+	// Encrypted are the groups the owner's configuration keeps encrypted
+	// ([groups] encrypted): on whatever their flag says, and no admin
+	// can switch them off.
+	Encrypted []string
 	// MaxModerationAge refuses moderation events older than this (NIP-29
 	// "late publication"); zero means one hour.
 	MaxModerationAge time.Duration

@@ -1,6 +1,10 @@
 package groups
 
-import "github.com/snowclaw/snowclaw/policies"
+import (
+	"slices"
+
+	"github.com/snowclaw/snowclaw/policies"
+)
 
 // held is the group state as a policies.GroupView for code that already
 // holds s.mu (RejectEvent runs under it): there the read rule is asked
@@ -13,7 +17,9 @@ func (h held) GroupInfo(id string) (policies.GroupInfo, bool) {
 	if !ok {
 		return policies.GroupInfo{}, false
 	}
-	return g.GroupInfo, true
+	info := g.GroupInfo
+	info.Encrypted = info.Encrypted || h.s.forcedEncrypted(id)
+	return info, true
 }
 
 func (h held) IsMember(group, pubkey string) bool {
@@ -33,3 +39,6 @@ func (h held) Moderates(group, pubkey string) bool {
 	_, mod := h.s.powers(g, pubkey)
 	return mod
 }
+
+// forcedEncrypted reports whether the configuration keeps group id encrypted.
+func (s *Groups) forcedEncrypted(id string) bool { return slices.Contains(s.opts.Encrypted, id) }

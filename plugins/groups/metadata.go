@@ -12,7 +12,7 @@ import (
 
 // metadataEvents renders the four relay-signed state events of a group,
 // unsigned and undated.
-func metadataEvents(g *Group) []*nostr.Event {
+func metadataEvents(g *Group, encrypted bool) []*nostr.Event {
 	meta := nostr.Tags{{"d", g.ID}, {"name", g.Name}}
 	if g.Picture != "" {
 		meta = append(meta, nostr.Tag{"picture", g.Picture})
@@ -20,7 +20,8 @@ func metadataEvents(g *Group) []*nostr.Event {
 	if g.About != "" {
 		meta = append(meta, nostr.Tag{"about", g.About})
 	}
-	for flag, on := range map[string]bool{"private": g.Private, "restricted": g.Restricted, "hidden": g.Hidden, "closed": g.Closed} {
+	flags := map[string]bool{"private": g.Private, "restricted": g.Restricted, "hidden": g.Hidden, "closed": g.Closed, "encrypted": encrypted}
+	for flag, on := range flags {
 		if on {
 			meta = append(meta, nostr.Tag{flag})
 		}
@@ -68,7 +69,7 @@ func (s *Groups) publishMetadata(ctx context.Context, gid string, onlyIfStale bo
 	var events []*nostr.Event
 	var floor nostr.Timestamp
 	if ok {
-		events = metadataEvents(g)
+		events = metadataEvents(g, g.Encrypted || s.forcedEncrypted(gid))
 		floor = g.lastEvent
 	}
 	s.mu.RUnlock()

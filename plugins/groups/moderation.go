@@ -148,6 +148,9 @@ func (s *Groups) checkModeration(ctx context.Context, evt *nostr.Event, g *Group
 		if snowclaw.HasTag(evt, "unrestricted") {
 			return snowclaw.Invalid("this relay accepts group messages from members only, so groups cannot be made unrestricted")
 		}
+		if snowclaw.HasTag(evt, "unencrypted") && s.forcedEncrypted(g.ID) {
+			return snowclaw.Restricted("group %s is encrypted by the relay's configuration; only its owner can change that", g.ID)
+		}
 	case snowclaw.KindDeleteEvent:
 		if !mod {
 			return notAllowed("delete events", "moderator or admin")

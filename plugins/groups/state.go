@@ -140,6 +140,10 @@ func (g *Group) applyMetadataTags(tags nostr.Tags) {
 			g.Closed = true
 		case "open":
 			g.Closed = false
+		case "encrypted":
+			g.Encrypted = true
+		case "unencrypted":
+			g.Encrypted = false
 		}
 	}
 	// writes are always members-only here (docs/access.md)

@@ -103,6 +103,9 @@ func (p *Plugin) docOf(evt *nostr.Event) (search.Doc, bool) {
 		// a private memory p-tagged by someone the signature does not
 		// back is nobody's: Open refuses it (snowclaw.ErrForged)
 		plain, err := snowclaw.Open(evt, p.opts.AgentSecret, p.opts.AgentPubkey, "")
+		if snowclaw.IsGroupEncrypted(evt) && p.opts.OpenGroup != nil {
+			plain, err = p.opts.OpenGroup(evt) // the group's key, in RAM only
+		}
 		if err != nil {
 			return doc, false
 		}

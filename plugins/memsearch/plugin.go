@@ -31,6 +31,9 @@ type Options struct {
 	MaxLimit     int            // cap on limit (default 100)
 	AgentPubkey  string
 	AgentSecret  string // decrypts private and internal memories into RAM
+	// OpenGroup opens a group-sealed memory (plugins/groupcrypt) into RAM;
+	// nil: such memories are not indexed.
+	OpenGroup func(evt *nostr.Event) (string, error)
 	Store        eventstore.Store
 	// CanRead is the relay's read rule (docs/access.md).
 	CanRead func(reader string, evt *nostr.Event) bool

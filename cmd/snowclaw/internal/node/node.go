@@ -21,6 +21,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw/agent"
 	"github.com/snowclaw/snowclaw/plugins/agentlink"
+	"github.com/snowclaw/snowclaw/plugins/groupcrypt"
 	"github.com/snowclaw/snowclaw/plugins/groups"
 	"github.com/snowclaw/snowclaw/plugins/httpapi"
 	"github.com/snowclaw/snowclaw/plugins/memory"
@@ -45,6 +46,9 @@ type Options struct {
 	GroupCreators    []string // hex
 	GroupDefaults    policies.GroupInfo
 	MaxModerationAge time.Duration
+	// GroupsEncrypted are the groups whose memories the owner's config
+	// keeps sealed with a group key (docs/group-encryption.md).
+	GroupsEncrypted []string
 
 	// PostgresURL is the shared store's database, when the store is
 	// PostgreSQL: the agent's leader is elected there (shared.go).
@@ -76,6 +80,7 @@ type Node struct {
 	store  *store.Exact
 	relay  *relay.Relay
 	groups *groups.Groups
+	crypt  *groupcrypt.Plugin // the encrypted group tier's keys
 	search *memsearch.Plugin // nil when search is off
 	agent  *agent.Agent      // nil when the agent is off
 	rights *rights.Service
@@ -112,7 +117,7 @@ func New(ctx context.Context, o Options) (n *Node, err error) {
 	}
 	n.groups = groups.New(groups.Options{
 		IDs: n.ids, RelaySecret: o.Keys.RelaySecret,
-		Creators: o.GroupCreators, Defaults: o.GroupDefaults, MaxModerationAge: o.MaxModerationAge,
+		Creators: o.GroupCreators, Defaults: o.GroupDefaults, MaxModerationAge: o.MaxModerationAge, Encrypted: o.GroupsEncrypted,
 		Store: n.store, Logger: o.Logger,
 	})
 	n.vis = &policies.Visibility{IDs: n.ids, Groups: n.groups}
@@ -123,6 +128,10 @@ func New(ctx context.Context, o Options) (n *Node, err error) {
 	}
 	if err := n.groups.Load(ctx); err != nil {
 		return n, fmt.Errorf("rebuilding group state: %w", err)
+	}
+	// the group keys before the index, which opens group memories with them
+	if err := n.openGroupKeys(ctx); err != nil {
+		return n, err
 	}
 	if o.Search.Enabled {
 		if err := n.openSearch(ctx); err != nil {
@@ -145,6 +154,7 @@ func New(ctx context.Context, o Options) (n *Node, err error) {
 		return n, err
 	}
 	n.wire(ctx)
+	n.crypt.Start(ctx)
 	if n.relay.Shared() {
 		n.startShared()
 	} else if n.agent != nil {
@@ -163,11 +173,31 @@ func (n *Node) openSearch(ctx context.Context) error {
 	so.AgentPubkey, so.AgentSecret, so.OwnerPubkey = n.ids.Agent, n.o.Keys.AgentSecret, n.ids.Owner
 	so.Store, so.CanRead, so.Logger = n.store, n.relay.CanRead, n.o.Logger
 	so.Feed, so.Position = store.FeedOf(n.store), n.relay.FeedPosition
+	so.OpenGroup = n.crypt.Open
 	mem, err := memsearch.Open(ctx, so)
 	if err != nil {
 		return fmt.Errorf("search index: %w", err)
 	}
 	n.search = mem
+	return nil
+}
+
+// openGroupKeys loads the encrypted groups' keys (plugins/groupcrypt).
+// Keys are made, rotated and sent only where the agent would run: alone
+// on the store, or while leading over a shared one.
+func (n *Node) openGroupKeys(ctx context.Context) error {
+	c, err := groupcrypt.New(groupcrypt.Options{
+		AgentSecret: n.o.Keys.AgentSecret, Store: n.store, Groups: n.groups,
+		IsSystem: n.ids.IsSystem, Logger: n.o.Logger,
+		Active: func() bool { return !n.relay.Shared() || n.shared != nil && n.shared.leading.Load() },
+	})
+	if err != nil {
+		return err
+	}
+	if err := c.Load(ctx); err != nil {
+		return fmt.Errorf("group keys: %w", err)
+	}
+	n.crypt = c
 	return nil
 }
 
@@ -185,6 +215,7 @@ func (n *Node) newAgent() error {
 		ao.Recall = agentlink.Recall(n.search, n.relay.CanRead)
 	}
 	ao.MayShow = agentlink.MayShow(n.vis)
+	n.crypt.WrapAgent(&ao)
 	ao.Commands = func(ctx context.Context, from, text string) (string, bool) {
 		return n.rights.Command(ctx, from, text)
 	}

@@ -61,6 +61,7 @@ func (n *Node) lead(ctx context.Context, prev leader.Previous) {
 		return
 	}
 	n.shared.leading.Store(true)
+	n.crypt.Start(ctx) // group keys for what changed without a leader
 	<-ctx.Done()
 	n.shared.leading.Store(false)
 	pctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -32,12 +32,16 @@ func (n *Node) wire(ctx context.Context) {
 		func(_ context.Context, evt *nostr.Event) error { return writes.Check(evt) },
 	)
 	n.groups.Init(r) // moderation checks, then its state on every save
+	// the group keys: its rule after the write rules and moderation (a
+	// seal's shape and its writer's membership are judged first), and it
+	// follows membership after the groups' state has
+	n.crypt.Init(r)
 	r.OnEventSaved = append(r.OnEventSaved, r.ApplyDeletion)
 	if n.search != nil {
 		n.search.Init(r)
 	}
 	if n.agent != nil {
-		agentlink.Init(r, n.agent, n.groups)
+		agentlink.Init(r, n.agent, n.groups, n.crypt.Plain)
 	}
 	// the owner's source_preference, live: refused when unreadable (after
 	// the write rules have refused non-owners), re-applied on every
