@@ -193,14 +193,6 @@ type RateConfig struct {
 	ConnectionsBurstIP     int     `toml:"connections_burst_ip"`
 }
 
-type GroupsConfig struct {
-	Creators         []string `toml:"creators"`
-	DefaultPrivate   bool     `toml:"default_private"`
-	DefaultClosed    bool     `toml:"default_closed"`
-	DefaultHidden    bool     `toml:"default_hidden"`
-	MaxModerationAge Duration `toml:"max_moderation_age"`
-}
-
 // Duration is a time.Duration written as "90s", "1h" in TOML and env.
 type Duration struct{ time.Duration }
 
@@ -450,14 +442,7 @@ func (c *Config) Validate() error {
 			bad(name, "is %d characters; use at least 16 (e.g. openssl rand -hex 16)", len(tok))
 		}
 	}
-	for i, cr := range c.Groups.Creators {
-		pk, err := snowclaw.ParsePubkey(cr)
-		if err != nil {
-			bad("groups.creators", "%v", err)
-			continue
-		}
-		c.Groups.Creators[i] = pk
-	}
+	c.Groups.validate(bad)
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":
 	default:

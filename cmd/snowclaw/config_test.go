@@ -184,6 +184,9 @@ func TestConfig_ExampleIsDefaults(t *testing.T) {
 	if len(got.Memory.IndexedPaths) == 0 {
 		got.Memory.IndexedPaths = nil
 	}
+	if len(got.Groups.Encrypted) == 0 {
+		got.Groups.Encrypted = nil
+	}
 	if want := DefaultConfig(); !reflect.DeepEqual(got, want) {
 		t.Errorf("config.example.toml differs from DefaultConfig():\n got %+v\nwant %+v", got, want)
 	}

@@ -176,6 +176,7 @@ func nodeOptions(c Config, keys relay.Keys, logger *slog.Logger) node.Options {
 		GroupCreators:    c.Groups.Creators,
 		GroupDefaults:    policies.GroupInfo{Private: c.Groups.DefaultPrivate, Restricted: true, Hidden: c.Groups.DefaultHidden, Closed: c.Groups.DefaultClosed},
 		MaxModerationAge: c.Groups.MaxModerationAge.Duration,
+		GroupsEncrypted:  c.Groups.Encrypted,
 		MetricsToken:     c.HTTP.MetricsToken,
 		MCP:              httpapi.MCPOptions{Token: c.HTTP.MCPToken, Identity: c.HTTP.MCPIdentity},
 	}

@@ -81,8 +81,8 @@ type Node struct {
 	relay  *relay.Relay
 	groups *groups.Groups
 	crypt  *groupcrypt.Plugin // the encrypted group tier's keys
-	search *memsearch.Plugin // nil when search is off
-	agent  *agent.Agent      // nil when the agent is off
+	search *memsearch.Plugin  // nil when search is off
+	agent  *agent.Agent       // nil when the agent is off
 	rights *rights.Service
 	audit  *rights.Audit
 	memory *memory.Service
