@@ -34,7 +34,7 @@ type Options struct {
 	// OpenGroup opens a group-sealed memory (plugins/groupcrypt) into RAM;
 	// nil: such memories are not indexed.
 	OpenGroup func(evt *nostr.Event) (string, error)
-	Store        eventstore.Store
+	Store     eventstore.Store
 	// CanRead is the relay's read rule (docs/access.md).
 	CanRead func(reader string, evt *nostr.Event) bool
 	// Progress, when set, hears how far a rebuild got.
