@@ -6,8 +6,10 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/nbd-wtf/go-nostr/nip44"
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/agent/privmsg"
 	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
@@ -182,5 +184,132 @@ func TestGroupCrypt_RotationOnRemoval(t *testing.T) {
 		if strings.Contains(logs.String(), s) {
 			t.Fatalf("%.8s… in the logs", s)
 		}
+	}
+}
+
+// TestGroupCrypt_AgentSealsAndRecalls: in an encrypted group the agent's
+// own memories rest sealed with the group key, a member opens them with
+// the key they were sent, and the agent still recalls them (it reads them
+// opened, in RAM), after a restart too.
+func TestGroupCrypt_AgentSealsAndRecalls(t *testing.T) {
+	e := startAgentEnv(t)
+	e.mustPublish(e.connect(&e.owner), mkEvent(e.owner, 9002, nostr.Tags{{"h", agentGroup}, {"encrypted"}}, ""))
+	e.say(e.ac, e.alice, "@Snowclaw remember that the hydrazine supplier is Orbital Fuels Ltd")
+	if _, ok := e.llm.WaitRequests(1, 5*time.Second); !ok {
+		t.Fatal("no model call for the remember request")
+	}
+	e.settle()
+	if err := e.n.Agent().Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	alice := receiveKeys(t, e.ac, e.alice, e.agent.pk, agentGroup)
+	evs := mustFetch(t, e.ac, nostr.Filter{Kinds: []int{snowclaw.KindAppData}, Authors: []string{e.agent.pk}, Tags: nostr.TagMap{"h": {agentGroup}}})
+	opened := 0
+	for _, ev := range evs {
+		if !snowclaw.IsGroupEncrypted(ev) || strings.Contains(ev.Content, "Orbital") {
+			t.Fatalf("the agent wrote a group memory of an encrypted group in plain: %s", mustJSON(ev))
+		}
+		if plain, err := snowclaw.OpenGroup(ev, alice.keyOf); err == nil && strings.Contains(plain, "Orbital Fuels") {
+			opened++
+		}
+	}
+	if opened == 0 {
+		t.Fatalf("alice opens none of the agent's %d group memories", len(evs))
+	}
+	for i, restart := range []bool{false, true} {
+		if restart {
+			e.restart()
+			e.bc = e.connect(&e.bob)
+		}
+		e.say(e.bc, e.bob, "@Snowclaw who is our hydrazine supplier?")
+		if _, ok := e.llm.WaitRequests(2+i, 5*time.Second); !ok {
+			t.Fatal("no model call")
+		}
+		if p := e.llm.LastPrompt(); !strings.Contains(p, "Orbital Fuels Ltd") {
+			t.Fatalf("restart %v: the sealed group memory was not recalled:\n%s", restart, p)
+		}
+	}
+}
+
+// forgedDelivery is a gift wrap to u whose rumor claims the agent wrote
+// it while the seal is signed by forger (NIP-17's impersonation).
+func forgedDelivery(t *testing.T, forger user, agent string, to user, content string) nostr.Event {
+	t.Helper()
+	rumor := nostr.Event{PubKey: agent, CreatedAt: nostr.Now(), Kind: 14, Content: content,
+		Tags: nostr.Tags{{"p", to.pk}, {snowclaw.GroupKeyMessageType, "vault"}}}
+	rumor.ID = rumor.GetID()
+	ck, _ := nip44.GenerateConversationKey(to.pk, forger.sk)
+	sealed, err := nip44.Encrypt(rumor.String(), ck)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seal := nostr.Event{Kind: 13, CreatedAt: nostr.Now(), Tags: nostr.Tags{}, Content: sealed}
+	if err := seal.Sign(forger.sk); err != nil {
+		t.Fatal(err)
+	}
+	eph := newUser()
+	ck, _ = nip44.GenerateConversationKey(to.pk, eph.sk)
+	wrapped, err := nip44.Encrypt(seal.String(), ck)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mkEvent(eph, snowclaw.KindGiftWrap, nostr.Tags{{"p", to.pk}}, wrapped)
+}
+
+// TestGroupCrypt_ForgedDeliveryLeaveAndConfig: a group the config keeps
+// encrypted cannot be switched off by its admin; a key delivery that is
+// not the agent's is not trusted by the client; a member who leaves
+// makes a new key; a newcomer gets every key.
+func TestGroupCrypt_ForgedDeliveryLeaveAndConfig(t *testing.T) {
+	e := startEnv(t, withSearch, func(o *node.Options) { o.GroupsEncrypted = []string{"vault"} })
+	alice, dave, mallory := newUser(), newUser(), newUser()
+	oc, ac, mc := e.connect(&e.owner), e.connect(&alice), e.connect(&mallory)
+	e.mustPublish(oc, mkEvent(e.owner, 9007, nostr.Tags{{"h", "vault"}}, ""))
+	e.mustPublish(ac, mkEvent(alice, 9021, nostr.Tags{{"h", "vault"}}, ""))
+	e.refusedWith(oc, mkEvent(e.owner, 9002, nostr.Tags{{"h", "vault"}, {"unencrypted"}}, ""), "restricted:")
+	real := receiveKeys(t, ac, alice, e.agent.pk, "vault")
+	if real.current != 1 || len(real.refused) != 0 {
+		t.Fatalf("alice's keys: current %d, refused %v", real.current, real.refused)
+	}
+
+	// mallory hands alice a key of her own, signed as herself, then one
+	// whose rumor claims to be the agent's
+	mk, _ := snowclaw.NewGroupKey(7)
+	msg := snowclaw.GroupKeyMessage{Group: "vault", Current: 7, Keys: []snowclaw.GroupKey{mk}}.Encode()
+	own, err := privmsg.Wrap(context.Background(), mallory.sk, alice.pk, msg, nostr.Tags{{snowclaw.GroupKeyMessageType, "vault"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.mustPublish(mc, own)
+	e.mustPublish(mc, forgedDelivery(t, mallory, e.agent.pk, alice, msg))
+	got := receiveKeys(t, ac, alice, e.agent.pk, "vault")
+	if got.current != 1 || len(got.keys) != 1 || got.keys[1] != real.keys[1] {
+		t.Fatalf("alice's client took a forged key: %v (current %d)", got.keys, got.current)
+	}
+	var notAgent, impersonation bool
+	for _, err := range got.refused {
+		notAgent = notAgent || errors.Is(err, snowclaw.ErrKeyNotFromAgent)
+		impersonation = impersonation || errors.Is(err, privmsg.ErrImpersonation)
+	}
+	if !notAgent || !impersonation {
+		t.Fatalf("refusals %v: want one not from the agent and one impersonation", got.refused)
+	}
+	// and the relay does not take a memory sealed with mallory's key
+	e.refusedWith(ac, sealedMemory(t, alice, "vault", "x", "sealed with a forged key", mk), "invalid:")
+
+	// alice leaves: the owner gets version 2, alice keeps only 1
+	e.mustPublish(ac, mkEvent(alice, 9022, nostr.Tags{{"h", "vault"}}, ""))
+	e.waitMembers("vault", e.owner.pk)
+	if o := receiveKeys(t, oc, e.owner, e.agent.pk, "vault"); o.current != 2 {
+		t.Fatalf("after alice left the owner holds version %d, want 2", o.current)
+	}
+	if a := receiveKeys(t, ac, alice, e.agent.pk, "vault"); a.current != 1 || len(a.keys) != 1 {
+		t.Fatalf("alice, gone, received %v", a.keys)
+	}
+	// a newcomer gets every version, to read the group's history
+	dc := e.connect(&dave)
+	e.mustPublish(dc, mkEvent(dave, 9021, nostr.Tags{{"h", "vault"}}, ""))
+	if d := receiveKeys(t, dc, dave, e.agent.pk, "vault"); d.current != 2 || len(d.keys) != 2 {
+		t.Fatalf("dave holds %v (current %d), want versions 1 and 2", d.keys, d.current)
 	}
 }
