@@ -11,8 +11,8 @@ import (
 
 // WrapAgent attaches the agent: what it publishes to an encrypted group is
 // sealed with the current key and signed again with its key; what it reads
-// from the store and from its recall comes opened (Plain). The agent
-// itself knows nothing of group keys.
+// from the store and from its recall comes opened (Plain), without the
+// key records. The agent itself knows nothing of group keys.
 func (p *Plugin) WrapAgent(ao *agent.Options) {
 	if next := ao.Publish; next != nil {
 		ao.Publish = func(ctx context.Context, evt *nostr.Event) error {
@@ -24,7 +24,12 @@ func (p *Plugin) WrapAgent(ao *agent.Options) {
 	}
 	if next := ao.Query; next != nil {
 		ao.Query = func(ctx context.Context, f nostr.Filter, fn func(*nostr.Event) bool) error {
-			return next(ctx, f, func(evt *nostr.Event) bool { return fn(p.Plain(evt)) })
+			return next(ctx, f, func(evt *nostr.Event) bool {
+				if ns, _ := snowclaw.NamespaceOf(evt); ns == snowclaw.NamespaceGroupKey {
+					return true // the keys are this package's, not the agent's memory
+				}
+				return fn(p.Plain(evt))
+			})
 		}
 	}
 	if next := ao.Recall; next != nil {

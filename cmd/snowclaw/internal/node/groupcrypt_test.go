@@ -3,6 +3,7 @@ package node_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -221,7 +222,7 @@ func TestGroupCrypt_AgentSealsAndRecalls(t *testing.T) {
 			e.restart()
 			e.bc = e.connect(&e.bob)
 		}
-		e.say(e.bc, e.bob, "@Snowclaw who is our hydrazine supplier?")
+		e.say(e.bc, e.bob, fmt.Sprintf("@Snowclaw who is our hydrazine supplier? (asking %d)", i))
 		if _, ok := e.llm.WaitRequests(2+i, 5*time.Second); !ok {
 			t.Fatal("no model call")
 		}
