@@ -41,14 +41,14 @@ func (ix *Index) expansion(st *state, v *view, terms []weightedTerm, hits []text
 			continue
 		}
 		a := analyse(ix.analyzer, d)
-		if a.length == 0 {
+		if a.Length == 0 {
 			continue
 		}
-		for _, t := range a.terms {
-			if inQuery[t.term] {
+		for _, t := range a.Terms {
+			if inQuery[t.Term] {
 				continue
 			}
-			weight[t.term] += (h.Score / total) * float64(t.n) / float64(a.length)
+			weight[t.Term] += (h.Score / total) * float64(t.N) / float64(a.Length)
 		}
 	}
 	out := make([]weightedTerm, 0, len(weight))
@@ -73,7 +73,7 @@ func (ix *Index) expansion(st *state, v *view, terms []weightedTerm, hits []text
 func (v *view) df(term string) int {
 	n := 0
 	for _, p := range v.parts {
-		n += len(p.post[term])
+		n += p.kw.DF(term)
 	}
 	return n
 }

@@ -227,8 +227,8 @@ func (ix *Index) Match(ctx context.Context, text string, d Doc) (floor string, o
 		for _, t := range terms {
 			want[t.Term] = true
 		}
-		for _, t := range analyse(ix.analyzer, &d).terms {
-			if want[t.term] {
+		for _, t := range analyse(ix.analyzer, &d).Terms {
+			if want[t.Term] {
 				bm25 = true
 				break
 			}

@@ -1,14 +1,13 @@
 package search
 
 import (
-	"math"
 	"sort"
 
-	"github.com/snowclaw/snowclaw/search/vector"
+	"github.com/snowclaw/snowclaw/search/keyword"
 )
 
 // A part (partition) holds the docs of one scope (Doc.Scope): its own
-// keyword postings and the statistics ranking needs — doc count, total
+// keyword postings (search/keyword) and the statistics ranking needs — doc count, total
 // length, vector sum, chat message lengths. A search first decides which
 // parts its reader may read (Query.Readable) and then ranks over those
 // alone: document frequencies, the average length, the mean vector the
@@ -18,10 +17,8 @@ import (
 // ranked, not after.
 type part struct {
 	scope string
-	slots []*Doc    // slot → doc; nil when free
-	flen  []float64 // slot → field length as BM25 sees it (fieldLength)
-	free  []uint32
-	post  map[string][]posting // term → docs holding it; len(post) is the vocabulary
+	kw    *keyword.Postings
+	slots []*Doc // keyword slot → doc; nil when free
 
 	docs  int
 	vsum  []float64 // sum of the docs' vectors
@@ -29,8 +26,6 @@ type part struct {
 	chatN int   // chat messages (threadKey != ""), for the length prior
 	chatW int64 // their words
 }
-
-type posting struct{ slot, tf uint32 }
 
 type docRef struct {
 	p    *part
@@ -51,21 +46,14 @@ func newPartSet(dim int) *partSet {
 func (ps *partSet) add(d *Doc, a analysed, v []float32) {
 	p := ps.byScope[d.Scope]
 	if p == nil {
-		p = &part{scope: d.Scope, post: make(map[string][]posting), vsum: make([]float64, ps.dim)}
+		p = &part{scope: d.Scope, kw: keyword.NewPostings(), vsum: make([]float64, ps.dim)}
 		ps.byScope[d.Scope] = p
 	}
-	var slot uint32
-	if n := len(p.free); n > 0 {
-		slot = p.free[n-1]
-		p.free = p.free[:n-1]
-		p.slots[slot], p.flen[slot] = d, fieldLength(a.length)
-	} else {
-		slot = uint32(len(p.slots))
+	slot := p.kw.Add(a)
+	if int(slot) == len(p.slots) {
 		p.slots = append(p.slots, d)
-		p.flen = append(p.flen, fieldLength(a.length))
-	}
-	for _, t := range a.terms {
-		p.post[t.term] = append(p.post[t.term], posting{slot: slot, tf: t.n})
+	} else {
+		p.slots[slot] = d
 	}
 	ps.where[d.ID] = docRef{p, slot}
 	p.docs++
@@ -86,24 +74,9 @@ func (ps *partSet) remove(d *Doc, a analysed, v []float32) {
 		return
 	}
 	p := ref.p
-	for _, t := range a.terms {
-		list := p.post[t.term]
-		for i, e := range list {
-			if e.slot == ref.slot {
-				list[i] = list[len(list)-1]
-				list = list[:len(list)-1]
-				break
-			}
-		}
-		if len(list) == 0 {
-			delete(p.post, t.term)
-		} else {
-			p.post[t.term] = list
-		}
-	}
+	p.kw.Remove(ref.slot, a)
 	delete(ps.where, d.ID)
 	p.slots[ref.slot] = nil
-	p.free = append(p.free, ref.slot)
 	p.docs--
 	if len(v) == ps.dim {
 		addVec(p.vsum, v, -1)
@@ -116,16 +89,6 @@ func (ps *partSet) remove(d *Doc, a analysed, v []float32) {
 	if p.docs == 0 {
 		delete(ps.byScope, p.scope)
 	}
-}
-
-// fieldLength is a doc's length as bleve's BM25 saw it (the ranking was
-// tuned on bleve): stored as a float32 norm 1/√len and read back.
-func fieldLength(n int32) float64 {
-	if n <= 0 {
-		return 0
-	}
-	norm := float64(float32(1 / math.Sqrt(float64(n))))
-	return 1 / (norm * norm)
 }
 
 func addVec(sum []float64, v []float32, sign float64) {
@@ -205,72 +168,15 @@ func (v *view) mean() []float32 {
 	return m
 }
 
-// searchText ranks the readable docs by BM25 over a weighted disjunction
-// of terms, with document frequencies, doc count and average length taken
-// over the readable parts only. The score is bleve's, which the ranking
-// was tuned with: per term idf × saturation(√tf) × boost × idf × queryNorm,
-// summed and scaled by the share of query terms matched. bleve's "average
-// length" is the field's vocabulary size over the doc count (its field
-// cardinality), summed over an alias's members; we keep that, summed over
-// the readable parts, so scores stay what the tuning saw.
+// searchText ranks the readable docs by BM25 (keyword.Search) over a
+// weighted disjunction of terms, with document frequencies, doc count and
+// average length taken over the readable parts only.
 func (v *view) searchText(terms []weightedTerm, size int) []textHit {
-	var n, total float64
-	for _, p := range v.parts {
-		n += float64(p.docs)
-		total += float64(len(p.post))
+	kws := make([]*keyword.Postings, len(v.parts))
+	for i, p := range v.parts {
+		kws[i] = p.kw
 	}
-	if n == 0 || len(terms) == 0 || size <= 0 {
-		return nil
-	}
-	avg := math.Ceil(total / n)
-	idf := make([]float64, len(terms))
-	var sq float64
-	for i, t := range terms {
-		df := 0
-		for _, p := range v.parts {
-			df += len(p.post[t.Term])
-		}
-		idf[i] = math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
-		sq += (t.Weight * idf[i]) * (t.Weight * idf[i])
-	}
-	if sq == 0 {
-		return nil
-	}
-	qn := 1 / math.Sqrt(sq)
-	coordN := float64(len(terms))
-	top := vector.NewTopK(size)
-	var acc []float64
-	var cnt []uint16
-	for _, p := range v.parts {
-		acc, cnt = acc[:0], cnt[:0]
-		for i, t := range terms {
-			list := p.post[t.Term]
-			if len(list) == 0 {
-				continue
-			}
-			if len(acc) == 0 {
-				acc = append(acc, make([]float64, len(p.slots))...)
-				cnt = append(cnt, make([]uint16, len(p.slots))...)
-			}
-			w := t.Weight * idf[i] * qn
-			for _, e := range list {
-				tf := math.Sqrt(float64(e.tf))
-				norm := 1 - bm25B + bm25B*p.flen[e.slot]/avg
-				acc[e.slot] += idf[i] * (tf * bm25K1) / (tf + bm25K1*norm) * w
-				cnt[e.slot]++
-			}
-		}
-		for slot, c := range cnt {
-			if c == 0 {
-				continue
-			}
-			top.Push(vector.Hit{ID: p.slots[slot].ID, Score: acc[slot] * float64(c) / coordN})
-		}
-	}
-	hits := top.Sorted()
-	out := make([]textHit, len(hits))
-	for i, x := range hits {
-		out[i] = textHit(x)
-	}
-	return out
+	return keyword.Search(kws, terms, size, func(part int, slot uint32) string {
+		return v.parts[part].slots[slot].ID
+	}, nil)
 }
