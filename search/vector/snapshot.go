@@ -8,8 +8,8 @@ import (
 	"hash"
 	"hash/crc32"
 	"io"
-	"slices"
 	"math/rand"
+	"slices"
 	"sync"
 	"unsafe"
 )
@@ -337,4 +337,3 @@ func (s *snapReader) read(b []byte) {
 func (s *snapReader) u64() uint64 { s.read(s.b[:8]); return binary.LittleEndian.Uint64(s.b[:8]) }
 func (s *snapReader) u32() uint32 { s.read(s.b[:4]); return binary.LittleEndian.Uint32(s.b[:4]) }
 func (s *snapReader) bool() bool  { s.read(s.b[:1]); return s.b[0] == 1 }
-
