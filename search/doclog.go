@@ -40,6 +40,26 @@ type docLog struct {
 	w    *bufio.Writer
 	dead int // records that a later record overrides
 	buf  []byte
+	// size and sum say which log this is: its length and a hash of every
+	// record's header (whose checksum covers the payload). A graph
+	// snapshot records them, and is used only by a log that still has
+	// them (snapshot.go).
+	size int64
+	sum  uint64
+}
+
+// fnv64 offset basis and prime (FNV-1a).
+const (
+	sumBasis = 14695981039346656037
+	sumPrime = 1099511628211
+)
+
+// note adds a record's header to the log's identity.
+func (l *docLog) note(hdr []byte, payload int) {
+	for _, b := range hdr {
+		l.sum = (l.sum ^ uint64(b)) * sumPrime
+	}
+	l.size += int64(len(hdr) + payload)
 }
 
 // createDocLog writes an empty log at path, replacing any file there.
@@ -52,7 +72,7 @@ func createDocLog(path string) (*docLog, error) {
 		_ = f.Close()
 		return nil, err
 	}
-	return &docLog{path: path, f: f, w: bufio.NewWriterSize(f, 1<<16)}, nil
+	return &docLog{path: path, f: f, w: bufio.NewWriterSize(f, 1<<16), size: int64(len(docLogMagic)), sum: sumBasis}, nil
 }
 
 // replayDocLog reads every record of the log at path in order and opens it
@@ -71,6 +91,7 @@ func replayDocLog(path string, put func(Doc, []float32), del func(string)) (*doc
 	}
 	seen := make(map[string]bool)
 	dead := 0
+	id := &docLog{size: int64(len(docLogMagic)), sum: sumBasis}
 	var hdr [8]byte
 	var payload []byte
 	for n := 0; ; n++ {
@@ -94,24 +115,25 @@ func replayDocLog(path string, put func(Doc, []float32), del func(string)) (*doc
 		if crc32.Checksum(payload, crcTable) != binary.LittleEndian.Uint32(hdr[4:]) {
 			return nil, fmt.Errorf("%w: doc log: record %d: checksum", ErrNeedsRebuild, n)
 		}
-		id, err := decodeRecord(payload, put, del)
+		docID, err := decodeRecord(payload, put, del)
 		if err != nil {
 			return nil, fmt.Errorf("%w: doc log: record %d: %v", ErrNeedsRebuild, n, err)
 		}
-		if seen[id] {
+		id.note(hdr[:], len(payload))
+		if seen[docID] {
 			dead++
 		}
-		seen[id] = true
+		seen[docID] = true
 		if payload[0] == opDel {
 			dead++
-			delete(seen, id)
+			delete(seen, docID)
 		}
 	}
 	af, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, err
 	}
-	return &docLog{path: path, f: af, w: bufio.NewWriterSize(af, 1<<16), dead: dead}, nil
+	return &docLog{path: path, f: af, w: bufio.NewWriterSize(af, 1<<16), dead: dead, size: id.size, sum: id.sum}, nil
 }
 
 func decodeRecord(p []byte, put func(Doc, []float32), del func(string)) (string, error) {
@@ -184,8 +206,11 @@ func (l *docLog) write(p []byte) error {
 	if _, err := l.w.Write(hdr[:]); err != nil {
 		return err
 	}
-	_, err := l.w.Write(p)
-	return err
+	if _, err := l.w.Write(p); err != nil {
+		return err
+	}
+	l.note(hdr[:], len(p))
+	return nil
 }
 
 // flush hands buffered records to the OS. We do not fsync per batch: the
@@ -206,21 +231,21 @@ func (l *docLog) close() error {
 
 // writeDocLogAtomic writes a fresh log holding exactly the given docs to a
 // temp file, syncs it and renames it over path, so a crash leaves either the
-// old log or the new one.
-func writeDocLogAtomic(path string, each func(put func(*Doc, []float32) error) error) error {
+// old log or the new one. It returns the new log's size and sum.
+func writeDocLogAtomic(path string, each func(put func(*Doc, []float32) error) error) (int64, uint64, error) {
 	tmp := path + ".tmp"
 	l, err := createDocLog(tmp)
 	if err != nil {
-		return err
+		return 0, 0, err
 	}
 	if err := each(l.appendPut); err != nil {
 		_ = l.close()
 		_ = os.Remove(tmp)
-		return err
+		return 0, 0, err
 	}
 	if err := l.close(); err != nil {
 		_ = os.Remove(tmp)
-		return err
+		return 0, 0, err
 	}
-	return os.Rename(tmp, path)
+	return l.size, l.sum, os.Rename(tmp, path)
 }

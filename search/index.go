@@ -12,6 +12,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/snowclaw/snowclaw"
+	"github.com/snowclaw/snowclaw/search/vector"
 )
 
 // Index is the memory search engine: BM25 (bleve) and vectors over docs,
@@ -163,10 +164,35 @@ func (ix *Index) createState(gen int) (*state, error) {
 // loadState opens the generation named by m and replays its doc log.
 // The keyword index is not on disk: Open analyses every doc again, in
 // parallel batches (a delete record first applies the batch before it).
-func (ix *Index) loadState(m indexMeta) (st *state, err error) {
+// The vectors come from the graph snapshot when Close left one for this
+// very log (snapshot.go), else from the log.
+func (ix *Index) loadState(m indexMeta) (*state, error) {
+	snap, tag := ix.loadVectors(m)
+	_ = os.Remove(m.snapPath(ix.dir)) // read or useless: the log moves on
+	if snap != nil {
+		st, err := ix.replayState(m, snap)
+		if err == nil {
+			if err = st.adoptVectors(tag); err == nil {
+				return st, nil
+			}
+			_ = st.close()
+		}
+		if !errors.Is(err, errStaleSnapshot) {
+			return nil, err
+		}
+	}
+	return ix.replayState(m, nil)
+}
+
+// replayState builds a state from the log; with snap, the vectors are
+// snap's and the log's are not added (adoptVectors checks they agree).
+func (ix *Index) replayState(m indexMeta, snap *vector.Auto) (st *state, err error) {
 	defer recoverAs(&err, "open")
 	st = ix.newState()
 	st.meta = m
+	if snap != nil {
+		st.vecs, st.vecsLoaded = snap, true
+	}
 	var badDim bool
 	var pend []*Doc
 	var pvec [][]float32
@@ -204,6 +230,7 @@ func (ix *Index) loadState(m indexMeta) (st *state, err error) {
 		return nil, err
 	}
 	st.log = l
+	st.vecsLoaded = false
 	return st, nil
 }
 
@@ -217,7 +244,15 @@ func (ix *Index) Close() error {
 		return nil
 	}
 	ix.closed = true
-	return ix.st.close()
+	st := ix.st
+	if st.log != nil {
+		if err := st.log.flush(); err != nil {
+			_ = st.close()
+			return err
+		}
+	}
+	serr := st.saveVectors(ix.dir)
+	return errors.Join(st.close(), serr)
 }
 
 // Count returns the number of indexed docs, volatile ones included.

@@ -97,7 +97,8 @@ func writeMeta(dir string, m indexMeta) error {
 func ownFile(name string) bool {
 	return name == metaFile || name == metaFile+".tmp" ||
 		strings.HasPrefix(name, "bleve-") ||
-		(strings.HasPrefix(name, "docs-") && (strings.HasSuffix(name, ".log") || strings.HasSuffix(name, ".log.tmp")))
+		(strings.HasPrefix(name, "docs-") && (strings.HasSuffix(name, ".log") || strings.HasSuffix(name, ".log.tmp"))) ||
+		(strings.HasPrefix(name, "vectors-") && (strings.HasSuffix(name, ".snap") || strings.HasSuffix(name, ".snap.tmp")))
 }
 
 // Wipe deletes the index files in dir (and nothing else there), so that

@@ -19,6 +19,8 @@ type state struct {
 	docs       map[string]*Doc
 	parts      *partSet
 	vecs       vector.Index
+	vecsLoaded bool                      // replaying over a loaded graph: the log's vectors are not added
+	fromSnap   bool                      // the vectors came from a graph snapshot (snapshot.go)
 	superseded map[string]map[string]int // id → author of a doc superseding it → how many
 	curators   map[string]bool           // authors whose supersedes hide anyone's doc
 	versions   map[string][]string       // address → ids of its indexed versions
@@ -32,6 +34,10 @@ type state struct {
 	floorDocs int
 }
 
+// graphThreshold is where the vectors move from a scan to a graph
+// (vector.Threshold; tests lower it).
+var graphThreshold = vector.Threshold
+
 func newState(dim int, curators []string, a analysis.Analyzer) *state {
 	cur := make(map[string]bool, len(curators))
 	for _, pk := range curators {
@@ -42,7 +48,7 @@ func newState(dim int, curators []string, a analysis.Analyzer) *state {
 		curators:   cur,
 		docs:       make(map[string]*Doc),
 		parts:      newPartSet(dim),
-		vecs:       vector.New(dim),
+		vecs:       vector.NewAuto(dim, graphThreshold, vector.DefaultParams),
 		superseded: make(map[string]map[string]int),
 		versions:   make(map[string][]string),
 		threads:    newThreadSet(),
@@ -64,7 +70,7 @@ func (s *state) putMaps(d *Doc, v []float32, a analysed) {
 	}
 	s.docs[d.ID] = d
 	s.parts.add(d, a, v)
-	if v != nil { // keyword-only docs have none
+	if v != nil && !s.vecsLoaded { // keyword-only docs have none
 		s.vecs.Add(d.ID, v)
 	}
 	for _, id := range d.Supersedes {
@@ -86,9 +92,13 @@ func (s *state) putMaps(d *Doc, v []float32, a analysed) {
 
 func (s *state) dropMaps(d *Doc) {
 	delete(s.docs, d.ID)
-	v, _ := s.vecs.Get(d.ID)
-	s.parts.remove(d, analyse(s.analyzer, d), v)
-	s.vecs.Remove(d.ID)
+	if s.vecsLoaded { // the vector sums are summed again afterwards
+		s.parts.remove(d, analyse(s.analyzer, d), nil)
+	} else {
+		v, _ := s.vecs.Get(d.ID)
+		s.parts.remove(d, analyse(s.analyzer, d), v)
+		s.vecs.Remove(d.ID)
+	}
 	for _, id := range d.Supersedes {
 		by := s.superseded[id]
 		if by[d.Pubkey]--; by[d.Pubkey] <= 0 {
@@ -188,7 +198,7 @@ func (s *state) compactLogIfNeeded(dir string) error {
 	}
 	// The new log is complete and renamed into place before the old one is
 	// closed; if anything fails first, the old log stays in use.
-	err := writeDocLogAtomic(path, func(put func(*Doc, []float32) error) error {
+	size, sum, err := writeDocLogAtomic(path, func(put func(*Doc, []float32) error) error {
 		for id, d := range s.docs {
 			if d.Volatile {
 				continue
@@ -210,6 +220,6 @@ func (s *state) compactLogIfNeeded(dir string) error {
 	}
 	s.log.f = f
 	s.log.w.Reset(f)
-	s.log.dead = 0
+	s.log.dead, s.log.size, s.log.sum = 0, size, sum
 	return nil
 }

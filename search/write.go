@@ -226,6 +226,7 @@ func (ix *Index) Rebuild(ctx context.Context, docs func(yield func(Doc) error) e
 	cerr := old.close()
 	if ix.dir != "" && old.meta.Gen > 0 {
 		_ = os.Remove(old.meta.logPath(ix.dir))
+		_ = os.Remove(old.meta.snapPath(ix.dir))
 	}
 	if progress != nil {
 		progress(done, done)
