@@ -263,5 +263,9 @@ func (s *scorer) scoreDoc(p *Postings, slot uint32, ess int, cum []float64, id f
 			score += s.contrib[i]
 		}
 	}
-	s.top.Push(vector.Hit{ID: id(slot), Score: score * float64(cnt) / s.coordN})
+	score = score * float64(cnt) / s.coordN
+	if s.top.Full() && score < s.top.Min() {
+		return // below the k-th: no need to look up its id for a tie
+	}
+	s.top.Push(vector.Hit{ID: id(slot), Score: score})
 }

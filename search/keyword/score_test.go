@@ -6,10 +6,12 @@ import (
 	"math/rand"
 	"slices"
 	"testing"
+
+	"github.com/snowclaw/snowclaw/search/vector"
 )
 
 // exhaustive is the BM25 loop Search replaced: every doc holding a query
-// term is scored into a dense accumulator. It is the reference Search must
+// term is scored into a dense accumulator and offered to a TopK. It is the reference Search must
 // agree with, hit for hit and bit for bit.
 func exhaustive(parts []*Postings, terms []Term, size int, id func(int, uint32) string) []Hit {
 	var n, total float64
@@ -32,10 +34,10 @@ func exhaustive(parts []*Postings, terms []Term, size int, id func(int, uint32) 
 		sq += (t.Weight * idf[i]) * (t.Weight * idf[i])
 	}
 	qn := 1 / math.Sqrt(sq)
-	var all []Hit
+	top := vector.NewTopK(size)
 	for pi, p := range parts {
 		acc := make([]float64, len(p.flen))
-		cnt := make([]int, len(p.flen))
+		cnt := make([]uint16, len(p.flen))
 		for i, t := range terms {
 			l := p.post[t.Term]
 			if l == nil {
@@ -51,30 +53,15 @@ func exhaustive(parts []*Postings, terms []Term, size int, id func(int, uint32) 
 		}
 		for slot, c := range cnt {
 			if c > 0 {
-				all = append(all, Hit{ID: id(pi, uint32(slot)), Score: acc[slot] * float64(c) / float64(len(terms))})
+				top.Push(vector.Hit{ID: id(pi, uint32(slot)), Score: acc[slot] * float64(c) / float64(len(terms))})
 			}
 		}
 	}
-	slices.SortFunc(all, func(a, b Hit) int {
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
-		}
-		return cmpString(a.ID, b.ID)
-	})
-	return all[:min(len(all), size)]
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
+	var out []Hit
+	for _, h := range top.Sorted() {
+		out = append(out, Hit(h))
 	}
-	return 0
+	return out
 }
 
 // zipfCorpus fills parts with docs whose terms follow a Zipf law (a few
