@@ -2,11 +2,13 @@
 //
 // An Index keeps docs (derived from stored events) in partitions by read
 // scope (Doc.Scope, parts.go), each with its own BM25 inverted index in
-// RAM, and next to them a vector per doc, made by an Embedder (a built-in
-// feature-hashing one by default), searched by the vector sub-package: an
+// RAM (search/keyword, ranked by MaxScore), and next to them a vector per
+// doc, made by an Embedder (a built-in feature-hashing one by default),
+// searched by the vector sub-package: an
 // exact scan up to 20k vectors, an HNSW graph beyond. On disk there is
-// only a checksummed doc log of the non-volatile docs and their vectors;
-// volatile docs (decrypted private and internal memories) never reach it.
+// only a checksummed doc log of the non-volatile docs and their vectors,
+// and after Close a snapshot of the vector graph (snapshot.go); volatile
+// docs (decrypted private and internal memories) reach neither.
 // A search ranks over the scopes its reader may read (Query.Readable) and
 // nothing else: statistics, ranks and the priors never depend on a doc the
 // reader may not read.
