@@ -104,6 +104,7 @@ func (a *Agent) learnBatch(b *batch) {
 	var sources []memory.HistoryMessage
 	var kept []extract.Candidate
 	var similar [][]extract.Existing
+	foreign := map[string]recalled{} // other authors' memories shown to the model, by the id it saw
 	for _, c := range cands {
 		it, ok := a.candidateItem(c, t, from[c.Message])
 		if !ok {
@@ -116,7 +117,7 @@ func (a *Agent) learnBatch(b *batch) {
 		if !t.private {
 			ts.sender = from[c.Message].Pubkey
 		}
-		similar = append(similar, a.similar(ctx, it, ts))
+		similar = append(similar, a.similar(ctx, it, ts, foreign))
 	}
 	if len(items) == 0 {
 		return
@@ -138,7 +139,7 @@ func (a *Agent) learnBatch(b *batch) {
 			continue
 		}
 		a.noteGroup(kept[i], it, t)
-		if ok, replaced := a.applyLearnt(ctx, it, decisions[i], t); ok {
+		if ok, replaced := a.applyLearnt(ctx, it, decisions[i], t, foreign); ok {
 			a.notePerson(kept[i], it, t, replaced)
 		}
 	}
@@ -218,8 +219,11 @@ func (a *Agent) noteGroup(c extract.Candidate, it memory.Item, t turn) {
 // similar finds the memories of the item's scope most like it, as the
 // conversation it came from may see them: through the search index when
 // there is one, then the agent's own lexical recall over the same scope
-// (an item not indexed yet, or worded so the index misses it).
-func (a *Agent) similar(ctx context.Context, it memory.Item, t turn) []extract.Existing {
+// (an item not indexed yet, or worded so the index misses it). Memories
+// of other authors are shown too, under the first 12 hex digits of their
+// event id, and noted in foreign: a contradiction of one of them stands
+// beside it (contradict) rather than being dropped.
+func (a *Agent) similar(ctx context.Context, it memory.Item, t turn, foreign map[string]recalled) []extract.Existing {
 	const n = 5
 	var out []extract.Existing
 	seen := map[string]bool{}
@@ -230,6 +234,13 @@ func (a *Agent) similar(ctx context.Context, it memory.Item, t turn) []extract.E
 		}
 	}
 	for _, r := range a.recallItems(ctx, t, it.Text, n) {
+		if r.author != "" && r.author != a.pk {
+			x := r.item
+			x.ID = r.event[:12]
+			foreign[x.ID] = r
+			add(x)
+			continue
+		}
 		add(r.item)
 	}
 	for _, x := range a.mem.Recall(it.Text, func(x memory.Item) bool { return a.audienceMayRead(x, t) }, n) {
@@ -241,11 +252,14 @@ func (a *Agent) similar(ctx context.Context, it memory.Item, t turn) []extract.E
 // applyLearnt writes one decision: a new memory, a new version of an old
 // one (one path for every new version: Supersede), or nothing. It reports
 // whether something was written and, for a new version, the old text.
-func (a *Agent) applyLearnt(ctx context.Context, it memory.Item, d extract.Decision, t turn) (bool, string) {
+func (a *Agent) applyLearnt(ctx context.Context, it memory.Item, d extract.Decision, t turn, foreign map[string]recalled) (bool, string) {
 	switch d.Action {
 	case extract.ActionNothing:
 		a.ls.ignored.Add(1)
 	case extract.ActionUpdate:
+		if f, ok := foreign[d.Target]; ok {
+			return a.contradict(ctx, it, f, t), ""
+		}
 		old, ok := a.mem.Item(d.Target)
 		if !ok || !inScope(old, t) {
 			a.ls.ignored.Add(1)

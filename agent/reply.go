@@ -192,8 +192,9 @@ func (a *Agent) recall(t turn) ([]string, []string) {
 // recalled is a memory item found for a conversation, with the event it
 // was read from ("" when it came from RAM).
 type recalled struct {
-	item  memory.Item
-	event string
+	item   memory.Item
+	event  string
+	author string // the event's author ("" from RAM: the agent)
 }
 
 // recallItems finds up to n memory items relevant to query through the
@@ -227,7 +228,7 @@ func (a *Agent) recallEvents(evts []*nostr.Event, t turn, n int) []recalled {
 		if err != nil || rec.Item == nil || !inScope(*rec.Item, t) || !a.mayShow(t, evt) {
 			continue
 		}
-		if out = append(out, recalled{item: *rec.Item, event: evt.ID}); len(out) == n {
+		if out = append(out, recalled{item: *rec.Item, event: evt.ID, author: evt.PubKey}); len(out) == n {
 			break
 		}
 	}

@@ -2,6 +2,8 @@ package memory
 
 import (
 	"cmp"
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -53,6 +55,41 @@ func (s *Store) Remember(it Item) (Item, bool) {
 		s.compactLocked(s.opts.MaxItems)
 	}
 	return it, !exists
+}
+
+// ErrTopicTaken: RememberAt was given a topic an item already holds.
+var ErrTopicTaken = errors.New("memory: an item already holds that topic")
+
+// RememberAt stores a new item at exactly it.Topic, without the "/<id>"
+// Remember appends: the agent's answer on another author's topic, so that
+// both memories stand under one topic (the conflict dashboard's unit). The
+// caller makes sure no event of the agent holds that d tag already; here
+// an item of the store holding the topic, or the same fact already
+// stored, is refused.
+func (s *Store) RememberAt(it Item) (Item, error) {
+	topic := strings.Trim(it.Topic, "/")
+	if topic == "" {
+		return Item{}, errors.New("memory: RememberAt needs a topic")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	it.Topic = ""
+	it, ok := s.prepareLocked(it)
+	if !ok {
+		return Item{}, errors.New("memory: the item cannot be stored")
+	}
+	if _, exists := s.items[it.ID]; exists {
+		return Item{}, fmt.Errorf("%w: the same memory is item %s", ErrTopicTaken, it.ID)
+	}
+	for _, x := range s.items {
+		if x.Topic == topic {
+			return Item{}, fmt.Errorf("%w: item %s", ErrTopicTaken, x.ID)
+		}
+	}
+	it.Topic = topic
+	s.items[it.ID] = &it
+	s.markDirtyLocked(keyOf(KindItem, it.ID, it.Topic))
+	return it, nil
 }
 
 // prepareLocked fills in an item's defaults and checks it can be stored.

@@ -34,6 +34,9 @@ type learnRule struct {
 type learnScript struct {
 	rules  []learnRule
 	update []string
+	// updateTo: a candidate containing the key is an UPDATE of the shown
+	// memory whose line contains the value (else as update)
+	updateTo map[string]string
 	broken int // answer this many extraction requests with broken JSON first
 
 	mu         sync.Mutex
@@ -98,6 +101,13 @@ func (s *learnScript) reply(req api.ChatRequest) (string, error) {
 			for _, u := range s.update {
 				if ids := memIDRE.FindStringSubmatch(block); strings.Contains(c[2], u) && ids != nil {
 					d["action"], d["target"] = "UPDATE", ids[1]
+				}
+			}
+			for cand, target := range s.updateTo {
+				for _, l := range strings.Split(block, "\n") {
+					if ids := memIDRE.FindStringSubmatch(l); strings.Contains(c[2], cand) && ids != nil && strings.Contains(l, target) {
+						d["action"], d["target"] = "UPDATE", ids[1]
+					}
 				}
 			}
 			out = append(out, d)
