@@ -37,7 +37,7 @@ type learnScript struct {
 	// updateTo: a candidate containing the key is an UPDATE of the shown
 	// memory whose line contains the value (else as update)
 	updateTo map[string]string
-	broken int // answer this many extraction requests with broken JSON first
+	broken   int // answer this many extraction requests with broken JSON first
 
 	mu         sync.Mutex
 	structured []api.ChatRequest
