@@ -50,6 +50,11 @@ type SearchHit struct {
 	Event   *nostr.Event `json:"event"`
 	Memory  *MemoryView  `json:"memory,omitempty"`
 	Explain any          `json:"explain,omitempty"` // score breakdown when asked
+	// Origin is where the hit came from in a search that asked remote
+	// relays too (include:remote): "local" for this relay, else the
+	// remote relay's URL. Absent in a search of this relay only. A remote
+	// hit is another relay's public event, never stored here.
+	Origin string `json:"origin,omitempty"`
 }
 
 // SearchResponse lists hits in descending relevance.

@@ -27,6 +27,10 @@ type SearchQuery struct {
 	Since, Until      int64    // unix seconds, 0 = unbounded
 	MinConfidence     float64  // min_confidence:, 0 = any
 	IncludeSuperseded bool     // include:superseded
+	// IncludeRemote (include:remote) asks the remote relays of
+	// [memory.remote] too (plugins/remotesearch); the local engine
+	// ignores it.
+	IncludeRemote bool
 	Explain           bool     // explain:true, the score breakdown
 }
 
@@ -107,8 +111,11 @@ func (p *SearchQuery) setExtension(key, v string) error {
 		}
 		p.MinConfidence = f
 	case "include":
-		if strings.EqualFold(v, "superseded") {
+		switch strings.ToLower(v) {
+		case "superseded":
 			p.IncludeSuperseded = true
+		case "remote":
+			p.IncludeRemote = true
 		}
 	case "explain":
 		if strings.EqualFold(v, "true") || strings.EqualFold(v, "yes") {
@@ -164,6 +171,9 @@ func (p SearchQuery) String() string {
 	}
 	if p.IncludeSuperseded {
 		parts = append(parts, "include:superseded")
+	}
+	if p.IncludeRemote {
+		parts = append(parts, "include:remote")
 	}
 	if p.Explain {
 		parts = append(parts, "explain:true")

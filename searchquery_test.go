@@ -30,6 +30,8 @@ func TestParseSearch_Extensions(t *testing.T) {
 		{"since:1700000000", snowclaw.SearchQuery{Since: 1700000000}},
 		{"min_confidence:0.8", snowclaw.SearchQuery{MinConfidence: 0.8}},
 		{"include:superseded old", snowclaw.SearchQuery{Text: "old", IncludeSuperseded: true}},
+		{"include:remote nostr", snowclaw.SearchQuery{Text: "nostr", IncludeRemote: true}},
+		{"INCLUDE:Remote include:superseded", snowclaw.SearchQuery{IncludeRemote: true, IncludeSuperseded: true}},
 		{"foo:bar keep include:other", snowclaw.SearchQuery{Text: "keep"}},
 		{`topic:"a b c" rest`, snowclaw.SearchQuery{Text: "rest", Topics: []string{"a b c"}}},
 		{`"quoted tier:public" x`, snowclaw.SearchQuery{Text: `"quoted tier:public" x`}},
@@ -67,7 +69,7 @@ func FuzzParseSearch(f *testing.F) {
 	for _, s := range []string{
 		"", "plain", "tier:public t:rust hello", `topic:"a b" "phrase here" x`,
 		"source:" + hexPK, "since:2024-01-01 until:1700000000", "min_confidence:0.5",
-		"include:superseded", "explain:true x", "unknown:thing word", `t:"unterminated`, `"`, `a:"`,
+		"include:superseded", "include:remote x", "explain:true x", "unknown:thing word", `t:"unterminated`, `"`, `a:"`,
 		"https://x.y/z 10:30", "t://x", `x"y z"`, `t:"//x"`, "model:meta/llama-*",
 	} {
 		f.Add(s)

@@ -13,6 +13,7 @@ import (
 	"github.com/snowclaw/snowclaw/agent"
 	"github.com/snowclaw/snowclaw/plugins/groups"
 	"github.com/snowclaw/snowclaw/plugins/memsearch"
+	"github.com/snowclaw/snowclaw/plugins/remotesearch"
 	"github.com/snowclaw/snowclaw/policies"
 	"github.com/snowclaw/snowclaw/relay"
 )
@@ -75,13 +76,24 @@ func MayShow(vis *policies.Visibility) func(reply, evt *nostr.Event) bool {
 // still took the few places, and what was left told the readers about
 // them. It searches as anyone when anyone may read the reply (an open
 // room; canRead is the relay's read rule), else as the person it answers.
-func Recall(search *memsearch.Plugin, canRead func(reader string, evt *nostr.Event) bool) func(context.Context, agent.RecallRequest) ([]*nostr.Event, error) {
+//
+// With layered set ([memory.remote] agent_default), a reply anyone may
+// read recalls from the remote relays too. A reply to a private message
+// or in a closed group never does: its query is the words of that
+// conversation, which must not leave this relay.
+func Recall(search *memsearch.Plugin, layered *remotesearch.Layer, canRead func(reader string, evt *nostr.Event) bool) func(context.Context, agent.RecallRequest) ([]*nostr.Event, error) {
 	return func(ctx context.Context, req agent.RecallRequest) ([]*nostr.Event, error) {
 		reader := req.Person
-		if req.Reply != nil && canRead("", req.Reply) {
+		public := req.Reply != nil && canRead("", req.Reply)
+		if public {
 			reader = ""
 		}
 		f := nostr.Filter{Kinds: []int{snowclaw.KindAppData}, Search: req.Query, Limit: req.Limit}
+		if layered != nil && public {
+			f.Search += " include:remote"
+			evts, _, err := layered.Layered(ctx, reader, f)
+			return evts, err
+		}
 		evts, _, err := search.Query(ctx, reader, f)
 		return evts, err
 	}

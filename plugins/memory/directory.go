@@ -26,6 +26,9 @@ type AgentEntry struct {
 	Rank         int      `json:"rank"` // 1-based place in the preference list, 0 = not listed
 	IsSelf       bool     `json:"is_self"`
 	UpdatedAt    int64    `json:"updated_at"` // created_at of the profile, 0 for a profile not published
+	// Origin is the remote relay the profile was found on; "" for a
+	// profile stored here.
+	Origin string `json:"origin,omitempty"`
 }
 
 // Directory is GET /api/v1/agents.
@@ -71,6 +74,7 @@ func (s *Service) Agents(ctx context.Context, reader string) (Directory, error) 
 	if s.o.Agent != nil && !selfSeen {
 		agents = append(agents, s.selfEntry(AgentEntry{Pubkey: s.ids.Agent}))
 	}
+	agents = append(agents, s.remoteAgents(ctx, reader, agents)...)
 	for i := range agents {
 		a := &agents[i]
 		a.Npub = snowclaw.NpubOf(a.Pubkey)
@@ -100,6 +104,30 @@ func (s *Service) Agents(ctx context.Context, reader string) (Directory, error) 
 		agents = []AgentEntry{}
 	}
 	return Directory{Agents: agents, Preference: s.preferenceView(st, reader, names)}, nil
+}
+
+// remoteAgents are the agents the remote relays know that no profile
+// here describes (a local profile wins: it is what this relay holds),
+// under the local read rule, marked with their origin.
+func (s *Service) remoteAgents(ctx context.Context, reader string, local []AgentEntry) []AgentEntry {
+	if s.o.RemoteProfiles == nil {
+		return nil
+	}
+	known := make(map[string]bool, len(local))
+	for _, a := range local {
+		known[a.Pubkey] = true
+	}
+	var out []AgentEntry
+	for _, f := range s.o.RemoteProfiles(ctx) {
+		if known[f.Event.PubKey] || f.Event.PubKey == s.ids.Agent || !s.o.CanRead(reader, f.Event) {
+			continue
+		}
+		if a, ok := agentProfile(f.Event); ok {
+			a.Origin = f.Origin
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // selfEntry fills in this relay's agent from its configuration where its

@@ -12,7 +12,9 @@ import (
 // Search is NIP-50 search for the HTTP API and MCP: the websocket's
 // search (same index, same extensions, same read rule for reader) with
 // each memory hit decoded as reader may see it, and the score breakdown
-// attached to its hit when asked.
+// attached to its hit when asked. A search with include:remote
+// (plugins/remotesearch) always carries the breakdown, and each hit its
+// origin.
 func (s *Service) Search(ctx context.Context, reader string, req snowclaw.SearchRequest) (snowclaw.SearchResponse, error) {
 	if s.o.Index == nil {
 		return snowclaw.SearchResponse{}, snowclaw.Unsupported("search (NIP-50) is turned off on this relay")
@@ -47,6 +49,7 @@ func (s *Service) Search(ctx context.Context, reader string, req snowclaw.Search
 		}
 		if row, ok := explain[evt.ID]; ok {
 			hit.Explain = row
+			hit.Origin = row.Origin // set in a search with include:remote
 		}
 		resp.Results = append(resp.Results, hit)
 	}

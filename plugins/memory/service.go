@@ -25,6 +25,7 @@ import (
 	"github.com/snowclaw/snowclaw/agent/llm"
 	"github.com/snowclaw/snowclaw/plugins/groups"
 	"github.com/snowclaw/snowclaw/plugins/memsearch"
+	"github.com/snowclaw/snowclaw/plugins/remotesearch"
 	"github.com/snowclaw/snowclaw/plugins/rights"
 	"github.com/snowclaw/snowclaw/policies"
 	"github.com/snowclaw/snowclaw/search"
@@ -62,6 +63,10 @@ type Options struct {
 
 	// Self describes this relay's agent in the directory.
 	Self Self
+	// RemoteProfiles lists the profiles the remote relays of
+	// [memory.remote] hold, verified (plugins/remotesearch); the directory
+	// adds the agents among them, marked with their origin. nil: none.
+	RemoteProfiles func(context.Context) []remotesearch.Found
 
 	Logger *slog.Logger
 }

@@ -17,6 +17,11 @@ type ExplainRow struct {
 	// sources that say something else (seed 003), as far as the reader may
 	// see them.
 	ConflictsWith []string `json:"conflicts_with,omitempty"`
+	// Origin is "local" or a remote relay's URL in a search that asked
+	// remote relays too (plugins/remotesearch); RemoteTrust is the
+	// remote's trust weight, already multiplied into Final.
+	Origin      string  `json:"origin,omitempty"`
+	RemoteTrust float64 `json:"remote_trust,omitempty"`
 }
 
 // Query answers a REQ filter with a search field: ranked by the index,

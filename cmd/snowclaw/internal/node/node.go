@@ -26,6 +26,7 @@ import (
 	"github.com/snowclaw/snowclaw/plugins/httpapi"
 	"github.com/snowclaw/snowclaw/plugins/memory"
 	"github.com/snowclaw/snowclaw/plugins/memsearch"
+	"github.com/snowclaw/snowclaw/plugins/remotesearch"
 	"github.com/snowclaw/snowclaw/plugins/rights"
 	"github.com/snowclaw/snowclaw/policies"
 	"github.com/snowclaw/snowclaw/relay"
@@ -40,6 +41,9 @@ type Options struct {
 	// Search, when Enabled, answers NIP-50 filters from an index in
 	// Search.Search.Dir (default <data>/search).
 	Search SearchOptions
+	// Remote, when it lists remotes and search is on, answers searches
+	// with include:remote from the remote relays too (plugins/remotesearch).
+	Remote RemoteOptions
 	// Agent configures the resident agent (docs/design.md "The agent").
 	Agent AgentOptions
 
@@ -65,6 +69,14 @@ type SearchOptions struct {
 	memsearch.Options
 }
 
+// RemoteOptions are the remote layer's; the node fills the local index,
+// ranking, read rule, what must stay gone, metrics and logger.
+// AgentDefault makes the agent's recall for public replies layered.
+type RemoteOptions struct {
+	remotesearch.Options
+	AgentDefault bool
+}
+
 // AgentOptions are the agent's; the node fills its key, the owner, and
 // its publish, query, recall, quoting and rights functions.
 type AgentOptions struct {
@@ -80,9 +92,10 @@ type Node struct {
 	store  *store.Exact
 	relay  *relay.Relay
 	groups *groups.Groups
-	crypt  *groupcrypt.Plugin // the encrypted group tier's keys
-	search *memsearch.Plugin  // nil when search is off
-	agent  *agent.Agent       // nil when the agent is off
+	crypt  *groupcrypt.Plugin  // the encrypted group tier's keys
+	search *memsearch.Plugin   // nil when search is off
+	remote *remotesearch.Layer // nil without remotes or search
+	agent  *agent.Agent        // nil when the agent is off
 	rights *rights.Service
 	audit  *rights.Audit
 	memory *memory.Service
@@ -136,6 +149,11 @@ func New(ctx context.Context, o Options) (n *Node, err error) {
 	if o.Search.Enabled {
 		if err := n.openSearch(ctx); err != nil {
 			return n, err
+		}
+		if len(o.Remote.Remotes) > 0 {
+			if err := n.newRemote(); err != nil {
+				return n, err
+			}
 		}
 	}
 	// the agent and the rights service need each other: the agent hands
@@ -201,6 +219,21 @@ func (n *Node) openGroupKeys(ctx context.Context) error {
 	return nil
 }
 
+// newRemote builds the layered search over the index (plugins/remotesearch).
+func (n *Node) newRemote() error {
+	ro := n.o.Remote.Options
+	ro.Local, ro.Ranking, ro.CanRead = n.search, n.o.Search.Search, n.relay.CanRead
+	ro.DefaultLimit, ro.MaxLimit = n.o.Search.DefaultLimit, n.o.Search.MaxLimit
+	ro.Gone = []func(context.Context, *nostr.Event) error{n.relay.RejectDeleted, n.rejectErased}
+	ro.Metrics, ro.Logger = n.relay.Metrics(), n.o.Logger
+	l, err := remotesearch.New(ro)
+	if err != nil {
+		return fmt.Errorf("remote search: %w", err)
+	}
+	n.remote = l
+	return nil
+}
+
 // newAgent builds the resident agent. It publishes through the relay's
 // write path, the one client events take, so the write rules hold for the
 // agent as for anyone.
@@ -212,7 +245,11 @@ func (n *Node) newAgent() error {
 		return store.Each(ctx, n.store, f, fn)
 	}
 	if n.search != nil {
-		ao.Recall = agentlink.Recall(n.search, n.relay.CanRead)
+		var layered *remotesearch.Layer
+		if n.o.Remote.AgentDefault {
+			layered = n.remote
+		}
+		ao.Recall = agentlink.Recall(n.search, layered, n.relay.CanRead)
 	}
 	ao.MayShow = agentlink.MayShow(n.vis)
 	n.crypt.WrapAgent(&ao)
@@ -280,6 +317,9 @@ func (n *Node) newServices() error {
 		Agent: n.agent, Rights: n.rights, DiskCheck: r.CheckDisk, Refused: r.CountRefusal,
 		Self:   memory.Self{AgentName: o.Agent.Name, RelayName: o.Name, Version: o.Version, LLM: o.Agent.LLM},
 		Logger: o.Logger,
+	}
+	if n.remote != nil {
+		mo.RemoteProfiles = n.remote.Profiles
 	}
 	if n.search != nil {
 		// through the relay, which counts and times them with the

@@ -40,6 +40,9 @@ func (n *Node) wire(ctx context.Context) {
 	if n.search != nil {
 		n.search.Init(r)
 	}
+	if n.remote != nil {
+		r.UseSearch(n.remote) // include:remote searches; the rest it hands to the index
+	}
 	if n.agent != nil {
 		agentlink.Init(r, n.agent, n.groups, n.crypt.Plain)
 	}

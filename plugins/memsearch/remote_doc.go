@@ -1,0 +1,51 @@
+package memsearch
+
+import (
+	"strconv"
+
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
+	"github.com/snowclaw/snowclaw/policies"
+	"github.com/snowclaw/snowclaw/search"
+)
+
+// RemoteDoc reads an event another relay sent (plugins/remotesearch) as a
+// search document, the way docOf reads a stored memory, for ranking in RAM
+// only. Only a public memory item qualifies: remote results are another
+// relay's public data, so a group event (h tag), an encrypted or private
+// memory, or anything that is not a snow:memory item is refused, and
+// nothing is ever decrypted. The text is sanitized like a stored memory's
+// (no secret key reaches a prompt through a remote result either).
+func RemoteDoc(evt *nostr.Event) (search.Doc, bool) {
+	ns, topic := snowclaw.NamespaceOf(evt)
+	if evt.Kind != snowclaw.KindAppData || ns != snowclaw.NamespaceMemoryItem ||
+		snowclaw.GroupOf(evt) != "" || snowclaw.IsEncrypted(evt) || snowclaw.TierOf(evt) != snowclaw.TierPublic {
+		return search.Doc{}, false
+	}
+	doc := search.Doc{
+		ID: evt.ID, Kind: evt.Kind, Pubkey: evt.PubKey, CreatedAt: int64(evt.CreatedAt),
+		Tags: tagMap(evt), Tier: string(snowclaw.TierPublic), Source: evt.PubKey,
+		D: evt.Tags.GetD(), Topic: topic, Volatile: true, Scope: "remote",
+	}
+	doc.Address = snowclaw.Address(snowclaw.KindAppData, evt.PubKey, doc.D)
+	doc.Text = remoteKeys.Sanitize(memoryText(evt.Content, topic, snowclaw.TagValues(evt, "t"))).Text
+	if v := snowclaw.TagValues(evt, "snow:source"); len(v) > 0 {
+		if pk, err := snowclaw.ParsePubkey(v[0]); err == nil {
+			doc.Source = pk
+		}
+	}
+	if v := snowclaw.TagValues(evt, "snow:model"); len(v) > 0 {
+		doc.Model = v[0]
+	}
+	if v := snowclaw.TagValues(evt, "snow:confidence"); len(v) > 0 {
+		if c, err := strconv.ParseFloat(v[0], 64); err == nil && c >= 0 && c <= 1 {
+			doc.Confidence = c
+		}
+	}
+	doc.Supersedes = snowclaw.TagValues(evt, "snow:supersedes")
+	return doc, doc.Text != ""
+}
+
+// remoteKeys redacts secret keys from remote text; it knows no public
+// keys, so a 64-hex word is redacted as a possible secret.
+var remoteKeys = policies.NewKeyFilter()

@@ -1,0 +1,168 @@
+package remotesearch
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
+	"github.com/snowclaw/snowclaw/plugins/memsearch"
+)
+
+// answer is what one remote returned for a search: verified public
+// memories only.
+type answer struct {
+	r      *remote
+	events []*nostr.Event
+}
+
+// askAll asks every remote for q at once, each bounded by the timeout,
+// and returns the answers that came (a failed remote returns none).
+func (l *Layer) askAll(ctx context.Context, q snowclaw.SearchQuery) []answer {
+	out := make([]answer, len(l.remotes))
+	var wg sync.WaitGroup
+	for i, r := range l.remotes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i] = answer{r: r, events: l.ask(ctx, r, q)}
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// ask returns r's verified answer to q, from the cache when it is there.
+func (l *Layer) ask(ctx context.Context, r *remote, q snowclaw.SearchQuery) []*nostr.Event {
+	key := r.URL + "\x00" + strconv.Itoa(l.o.PerRemote) + "\x00" + q.String()
+	if evs, ok := l.cache.Get(key); ok {
+		l.met.cache.WithLabelValues("hit").Inc()
+		return evs
+	}
+	l.met.cache.WithLabelValues("miss").Inc()
+	evs, ok := l.request(ctx, r, func(ctx context.Context, nip50 bool) ([]*nostr.Event, error) {
+		fs := filters(q, nip50, l.o.PerRemote)
+		got, err := fetchREQ(ctx, r.URL, fs, l.o.PerRemote*len(fs))
+		return l.verify(r, got, fs, memoryOnly), err
+	})
+	if ok {
+		l.cache.Add(key, evs)
+	}
+	return evs
+}
+
+// request runs one exchange with r under its timeout and a concurrency
+// slot, after its NIP-11 is known; ok is false when it failed (and r
+// rests) or r is resting.
+func (l *Layer) request(ctx context.Context, r *remote, do func(ctx context.Context, nip50 bool) ([]*nostr.Event, error)) ([]*nostr.Event, bool) {
+	now := l.now()
+	r.mu.Lock()
+	resting := now.Before(r.downUntil)
+	r.mu.Unlock()
+	if resting {
+		l.met.requests.WithLabelValues(r.URL, "skipped").Inc()
+		return nil, false
+	}
+	ctx, cancel := context.WithTimeout(ctx, l.o.Timeout)
+	defer cancel()
+	start := time.Now()
+	evs, err := l.exchange(ctx, r, do)
+	l.met.result(r.URL, err, time.Since(start))
+	if err != nil {
+		l.log.Warn("remote search failed", "remote", r.URL, "err", err)
+		r.mu.Lock()
+		r.downUntil = l.now().Add(rest)
+		r.mu.Unlock()
+		return nil, false
+	}
+	return evs, true
+}
+
+func (l *Layer) exchange(ctx context.Context, r *remote, do func(ctx context.Context, nip50 bool) ([]*nostr.Event, error)) ([]*nostr.Event, error) {
+	select {
+	case l.slots <- struct{}{}:
+		defer func() { <-l.slots }()
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	nips, err := l.nipsOf(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	return do(ctx, nips[50])
+}
+
+// nipsOf is r's supported NIPs, asked once an hour.
+func (l *Layer) nipsOf(ctx context.Context, r *remote) (map[int]bool, error) {
+	r.mu.Lock()
+	nips, at := r.nips, r.nipsAt
+	r.mu.Unlock()
+	if nips != nil && l.now().Sub(at) < nipsTTL {
+		return nips, nil
+	}
+	nips, err := fetchNIPs(ctx, l.o.HTTPClient, r.URL)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	r.nips, r.nipsAt = nips, l.now()
+	r.mu.Unlock()
+	return nips, nil
+}
+
+// memoryOnly admits a public memory item (memsearch.RemoteDoc).
+func memoryOnly(evt *nostr.Event) bool {
+	_, ok := memsearch.RemoteDoc(evt)
+	return ok
+}
+
+// verify keeps the events whose id and signature hold, that match one of
+// the filters sent and that admit says are wanted; each dropped event
+// is counted by reason. A remote's answer is not trusted to be what was
+// asked for: a forged event, another author's event under a filter by
+// author, or a private memory are all dropped here.
+func (l *Layer) verify(r *remote, evs []*nostr.Event, fs nostr.Filters, admit func(*nostr.Event) bool) []*nostr.Event {
+	out := evs[:0]
+	seen := map[string]bool{}
+	for _, evt := range evs {
+		reason := ""
+		switch {
+		case !evt.CheckID():
+			reason = "id"
+		case !validSig(evt):
+			reason = "signature"
+		case !matchesAny(fs, evt):
+			reason = "filter"
+		case !admit(evt):
+			reason = "scope"
+		}
+		if reason != "" {
+			l.met.dropped.WithLabelValues(r.URL, reason).Inc()
+			continue
+		}
+		if !seen[evt.ID] {
+			seen[evt.ID] = true
+			out = append(out, evt)
+		}
+	}
+	return out
+}
+
+func validSig(evt *nostr.Event) bool {
+	ok, err := evt.CheckSignature()
+	return ok && err == nil
+}
+
+// matchesAny: Filter.Matches ignores the search field, which only the
+// remote can judge; the rest must hold.
+func matchesAny(fs nostr.Filters, evt *nostr.Event) bool {
+	for _, f := range fs {
+		f.Search = ""
+		if f.Matches(evt) {
+			return true
+		}
+	}
+	return false
+}
