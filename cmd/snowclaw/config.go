@@ -121,9 +121,10 @@ type MemoryConfig struct {
 	DefaultTrust float64   `toml:"default_trust"`
 	// Workspace files to index (seed 001 §6), globs relative to
 	// WorkspaceDir ("" = the working directory); ** spans folders.
-	IndexedPaths  []string `toml:"indexed_paths"`
-	WorkspaceDir  string   `toml:"workspace_dir"`
-	IndexInterval Duration `toml:"index_interval"`
+	IndexedPaths  []string     `toml:"indexed_paths"`
+	WorkspaceDir  string       `toml:"workspace_dir"`
+	IndexInterval Duration     `toml:"index_interval"`
+	Remote        RemoteConfig `toml:"remote"`
 }
 
 // WeightMap is a TOML table of name = weight; in the environment it is
@@ -256,7 +257,7 @@ func DefaultConfig() Config {
 			MaxLimit:     100,
 		},
 		Store:  StoreConfig{MinFreeMB: 256, Backend: "badger"},
-		Memory: MemoryConfig{Sources: WeightMap{}, ModelTiers: WeightMap{}, DefaultTrust: 1, IndexInterval: Duration{30 * time.Minute}},
+		Memory: MemoryConfig{Sources: WeightMap{}, ModelTiers: WeightMap{}, DefaultTrust: 1, IndexInterval: Duration{30 * time.Minute}, Remote: defaultRemote()},
 		Agent: AgentConfig{
 			Enabled: true, Name: "Snowclaw", RespondMode: "mention", ContextHistory: 20,
 			OllamaHost: "http://127.0.0.1:11434", OllamaModel: "llama3.2", LLMTimeout: Duration{2 * time.Minute},
@@ -544,6 +545,7 @@ func (c *Config) Validate() error {
 	if c.Memory.IndexInterval.Duration <= 0 {
 		bad("memory.index_interval", "must be positive")
 	}
+	c.Memory.Remote.validate(bad, c.Search.Enabled)
 	c.Agent.validate(bad)
 	if c.Groups.MaxModerationAge.Duration <= 0 {
 		bad("groups.max_moderation_age", "must be positive")
