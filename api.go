@@ -42,6 +42,9 @@ type SearchRequest struct {
 	Limit   int    `json:"limit,omitempty"`
 	Kinds   []int  `json:"kinds,omitempty"` // default: every kind the index holds
 	Explain bool   `json:"explain,omitempty"`
+	// Remote asks the remote relays of [memory.remote] too, as
+	// include:remote in Query does.
+	Remote bool `json:"remote,omitempty"`
 }
 
 // SearchHit is one ranked result. Memory is set for memory items; Event

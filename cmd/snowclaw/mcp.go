@@ -78,6 +78,9 @@ func (b apiBackend) Search(ctx context.Context, req snowclaw.SearchRequest) (sno
 	if req.Explain {
 		q.Set("explain", "1")
 	}
+	if req.Remote {
+		q.Set("remote", "1")
+	}
 	var out snowclaw.SearchResponse
 	return out, b.do(ctx, "GET", "/api/v1/search?"+q.Encode(), nil, &out)
 }

@@ -113,7 +113,7 @@ func (a *API) v1Health(w http.ResponseWriter, req *http.Request) {
 
 func (a *API) v1Search(w http.ResponseWriter, req *http.Request, reader string) {
 	q := req.URL.Query()
-	sr := snowclaw.SearchRequest{Query: q.Get("q"), Explain: flag(q.Get("explain"))}
+	sr := snowclaw.SearchRequest{Query: q.Get("q"), Explain: flag(q.Get("explain")), Remote: flag(q.Get("remote"))}
 	var err error
 	if sr.Limit, err = intParam(q.Get("limit")); err != nil {
 		writeErr(w, snowclaw.Invalid("limit: %v", err))

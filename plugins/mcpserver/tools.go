@@ -49,6 +49,7 @@ var toolDefs = sync.OnceValue(func() tools {
 		"limit":   "how many results at most (default 20; the relay caps it, 100 unless configured)",
 		"kinds":   "only events of these Nostr kinds, e.g. [30078] for memory items only; default every indexed kind",
 		"explain": "add each result's score breakdown (keyword rank, vector rank, trust, confidence)",
+		"remote":  "also ask the remote relays this relay is configured to search (public memories of other relays, marked with their origin)",
 	})
 	search.Properties["limit"].Minimum = new(1.0)
 

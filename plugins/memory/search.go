@@ -31,6 +31,9 @@ func (s *Service) Search(ctx context.Context, reader string, req snowclaw.Search
 		// the plugin takes the explain switch as a query extension
 		f.Search += " explain:true"
 	}
+	if req.Remote {
+		f.Search += " include:remote"
+	}
 	evs, rows, err := s.o.Query(ctx, reader, f)
 	if err != nil {
 		return snowclaw.SearchResponse{}, err
