@@ -31,7 +31,7 @@ type SearchQuery struct {
 	// [memory.remote] too (plugins/remotesearch); the local engine
 	// ignores it.
 	IncludeRemote bool
-	Explain           bool     // explain:true, the score breakdown
+	Explain       bool // explain:true, the score breakdown
 }
 
 var validTiers = map[string]bool{"public": true, "group": true, "private": true, "internal": true}
