@@ -9,6 +9,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
+	memsvc "github.com/snowclaw/snowclaw/plugins/memory"
 )
 
 // originOf reads the origin of each result from the explain notices of
@@ -203,4 +204,45 @@ func remoteSeries(m map[string]float64) map[string]float64 {
 		}
 	}
 	return out
+}
+
+// The agent directory lists the agents the remotes hold (kind 0 with
+// snow:model), marked with the remote they came from; a pubkey with a
+// profile here keeps the local one, and a plain profile is not an agent
+// wherever it is.
+func TestRemote_DirectoryListsRemoteAgents(t *testing.T) {
+	snow := startEnv(t, withSearch)
+	snowRemote := serveRemote(t, snow.n.Handler())
+	bare := startBareKhatru(t)
+	e := startEnv(t, withSearch, withRemotes(10*time.Second, snowRemote.url, 0.5, bare.url, 1.0))
+	far, near, both, human := newUser(), newUser(), newUser(), newUser()
+	publishTo(t, snow.url, mkEvent(far, 0, nil, `{"name":"far-agent","snow:model":"meta/llama-3-8b"}`),
+		mkEvent(human, 0, nil, `{"name":"a person"}`))
+	publishTo(t, bare.url, mkEvent(near, 0, nostr.Tags{{"snow:model", "anthropic/claude-opus-4"}}, `{"name":"near-agent"}`),
+		mkEvent(both, 0, nil, `{"name":"remote copy","snow:model":"x/remote"}`))
+	e.mustPublish(e.connect(nil), mkEvent(both, 0, nil, `{"name":"local copy","snow:model":"x/local"}`))
+
+	u := newUser()
+	var d memsvc.Directory
+	if code, msg := e.v1(&u, "GET", "/api/v1/agents", nil, &d); code != 200 {
+		t.Fatalf("agents: %d %s", code, msg)
+	}
+	for pk, want := range map[string][2]string{far.pk: {"far-agent", snowRemote.url}, near.pk: {"near-agent", bare.url}, both.pk: {"local copy", ""}} {
+		a, ok := findAgent(d, pk)
+		if !ok || a.Name != want[0] || a.Origin != want[1] {
+			t.Fatalf("agent %s: %+v (listed %v), want name %q origin %q", pk[:8], a, ok, want[0], want[1])
+		}
+	}
+	if _, ok := findAgent(d, human.pk); ok {
+		t.Fatal("a remote profile without snow:model is listed")
+	}
+	n := 0
+	for _, a := range d.Agents {
+		if a.Pubkey == both.pk {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Fatalf("the local agent listed %d times", n)
+	}
 }
