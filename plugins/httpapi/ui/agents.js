@@ -69,6 +69,7 @@ export function mount(root, ctx) {
       const caps = Array.isArray(a.capabilities) ? a.capabilities.join(', ') : (a.capabilities || '')
       return h('tr', { dataset: { pubkey: toHex(key) } },
         h('th', { scope: 'row', title: a.about || '' }, cleanName(a.name) ? h('span', { class: 'agent-name', title: key }, cleanName(a.name)) : person(key), a.is_self ? h('span', { class: 'badge' }, 'this relay') : null,
+          a.origin ? h('span', { class: 'badge warn', title: 'profile found on a remote relay, not stored here' }, `remote: ${a.origin}`) : null,
           h('br'), h('small', { class: 'mid', title: key }, short(key))),
         h('td', {}, a.model || ''),
         h('td', {}, caps),

@@ -54,7 +54,8 @@ export function mount(root, ctx) {
       h('td', { class: 'num' }, String(i + 1)),
       h('td', { class: 'memcell' }, h('strong', { class: 'topic' }, m.topic), ' ', h('span', { class: `tier tier-${m.tier}` }, m.tier), h('br'),
         h('span', { class: m.text || m.context ? 'mtext' : 'mtext unreadable' }, shownText(m)), h('br'),
-        h('small', {}, 'source ', person(m.source), m.model ? ` · ${m.model}` : '', ' · ', idChip(m.id))),
+        h('small', {}, 'source ', person(m.source), m.model ? ` · ${m.model}` : '', ' · ', idChip(m.id)),
+        x.origin && x.origin !== 'local' ? h('span', { class: 'badge warn', title: `found on ${x.origin} (remote trust ${x.remote_trust}), not stored here` }, `remote: ${x.origin}`) : null),
       COLUMNS.map(([k, , digits]) => h('td', { class: 'num', dataset: { col: k } }, digits === 0 ? (x[k] ? String(x[k]) : '–') : num(x[k], digits))),
       h('td', {}, (x.conflicts_with || []).map((id) => idChip(id))))
   }
