@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip44"
@@ -82,11 +83,34 @@ func (k GroupKey) Check() error {
 	return nil
 }
 
+// convKeys caches conversation keys: deriving one is a scalar
+// multiplication, about 50 times the cost of sealing a memory once it is
+// known (BenchmarkGroupSeal), and the relay opens every group memory it
+// is written, indexed or recalled. Bounded: cleared when full.
+var convKeys = struct {
+	sync.Mutex
+	m map[GroupKey][32]byte
+}{m: make(map[GroupKey][32]byte)}
+
+const maxConvKeys = 4096
+
 func (k GroupKey) conversationKey() ([32]byte, error) {
+	convKeys.Lock()
+	ck, ok := convKeys.m[k]
+	convKeys.Unlock()
+	if ok {
+		return ck, nil
+	}
 	ck, err := nip44.GenerateConversationKey(k.Pubkey, k.Secret)
 	if err != nil {
 		return ck, fmt.Errorf("group key version %d: conversation key: %w", k.Version, err)
 	}
+	convKeys.Lock()
+	if len(convKeys.m) >= maxConvKeys {
+		clear(convKeys.m)
+	}
+	convKeys.m[k] = ck
+	convKeys.Unlock()
 	return ck, nil
 }
 
