@@ -3,7 +3,7 @@
 // An Index keeps docs (derived from stored events) in partitions by read
 // scope (Doc.Scope, parts.go), each with its own BM25 inverted index in
 // RAM (search/keyword, ranked by MaxScore), and next to them a vector per
-// doc, made by an Embedder (a built-in feature-hashing one by default),
+// doc, made by an Embedder (the feature-hashing search/hashembed by default),
 // searched by the vector sub-package: an
 // exact scan up to 20k vectors, an HNSW graph beyond. On disk there is
 // only a checksummed doc log of the non-volatile docs and their vectors,

@@ -100,7 +100,7 @@ func (s *state) floorSamples() []floorSample {
 func pseudoQuery(text string, h uint64) string {
 	var words []string
 	for _, w := range splitWords(text) {
-		if !stopWords[w] && len(w) > 2 {
+		if !isStopWord(w) && len(w) > 2 {
 			words = append(words, w)
 		}
 	}

@@ -1,4 +1,4 @@
-package search
+package hashembed
 
 import (
 	"context"
@@ -34,7 +34,7 @@ func referenceEmbed(s string) []float32 {
 			damp = wCommon
 		}
 		lw := damp * (1 + math.Log(float64(n)))
-		w[hashString("w:"+porter.StemString(x))] += wUnigram * lw
+		w[Hash("w:"+porter.StemString(x))] += wUnigram * lw
 		var grams []string
 		if r := []rune("^" + x + "$"); len(r) >= 5 && len(r) <= ngramLen {
 			grams = []string{"g:" + string(r)}
@@ -44,27 +44,27 @@ func referenceEmbed(s string) []float32 {
 			}
 		}
 		for _, g := range grams {
-			w[hashString(g)] += wNgrams * lw / float64(len(grams))
+			w[Hash(g)] += wNgrams * lw / float64(len(grams))
 		}
 	}
 	for i := 1; i < len(words); i++ {
 		if a, b := words[i-1], words[i]; a != "" && b != "" {
-			w[hashString("b:"+porter.StemString(a)+" "+porter.StemString(b))] += wBigram
+			w[Hash("b:"+porter.StemString(a)+" "+porter.StemString(b))] += wBigram
 		}
 	}
-	v := make([]float32, builtinDim)
+	v := make([]float32, Dim)
 	for h, x := range w {
 		if h>>63 == 1 {
-			v[h%builtinDim] -= float32(x)
+			v[h%Dim] -= float32(x)
 		} else {
-			v[h%builtinDim] += float32(x)
+			v[h%Dim] += float32(x)
 		}
 	}
 	vector.Normalize(v)
 	return v
 }
 
-// referenceSplitWords is splitWords as first written, a string per word.
+// referenceSplitWords is Words as first written, a string per word.
 func referenceSplitWords(s string) []string {
 	var words []string
 	var buf []rune
@@ -92,13 +92,13 @@ func referenceSplitWords(s string) []string {
 	return words
 }
 
-func FuzzSplitWords(f *testing.F) {
+func FuzzWords(f *testing.F) {
 	for _, s := range []string{"don't won’t it's Alice's", "x's 's '' a''s", "naïve café", "a\xffb", "ΣΑΣ İ"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := splitWords(s), referenceSplitWords(s); !slices.Equal(got, want) {
-			t.Fatalf("splitWords(%q) = %q, want %q", s, got, want)
+		if got, want := Words(s), referenceSplitWords(s); !slices.Equal(got, want) {
+			t.Fatalf("Words(%q) = %q, want %q", s, got, want)
 		}
 	})
 }
@@ -110,7 +110,7 @@ func TestBuiltinEmbedder_SameVectors(t *testing.T) {
 	for _, m := range benchcorpus.Generate(3, 300) {
 		texts = append(texts, m.Content)
 	}
-	got, err := NewBuiltinEmbedder().Embed(context.Background(), texts)
+	got, err := Embedder{}.Embed(context.Background(), texts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,8 +129,8 @@ func TestBuiltinEmbedder_SameVectors(t *testing.T) {
 // per feature (n-grams, bigrams), as it did (7 per word).
 func TestBuiltinEmbedder_Allocs(t *testing.T) {
 	text := []string{benchcorpus.Generate(5, 1)[0].Content}
-	e := NewBuiltinEmbedder()
-	words := len(splitWords(text[0]))
+	e := Embedder{}
+	words := len(Words(text[0]))
 	n := testing.AllocsPerRun(50, func() { _, _ = e.Embed(context.Background(), text) })
 	if n > float64(2*words) {
 		t.Errorf("Embed of %d words: %v allocations", words, n)
