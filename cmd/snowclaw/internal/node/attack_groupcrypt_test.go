@@ -11,14 +11,18 @@ import (
 // TestAttack_GroupSealWrites: every way around the group tier's write rule
 // a client could try, over a real socket, with the reason it gets.
 func TestAttack_GroupSealWrites(t *testing.T) {
-	e := startEnv(t, withSearch, func(o *node.Options) { o.GroupsEncrypted = []string{"vault"} })
+	e := startEnv(t, withSearch, withKeyManager, func(o *node.Options) { o.GroupsEncrypted = []string{"vault"} })
 	alice, mallory := newUser(), newUser()
 	oc, ac, mc := e.connect(&e.owner), e.connect(&alice), e.connect(&mallory)
 	e.mustPublish(oc, mkEvent(e.owner, 9007, nostr.Tags{{"h", "vault"}}, ""))
 	e.mustPublish(oc, mkEvent(e.owner, 9007, nostr.Tags{{"h", "plainroom"}}, ""))
 	e.mustPublish(ac, mkEvent(alice, 9021, nostr.Tags{{"h", "vault"}}, ""))
 	e.mustPublish(ac, mkEvent(alice, 9021, nostr.Tags{{"h", "plainroom"}}, ""))
-	k := receiveKeys(t, ac, alice, e.agent.pk, "vault").keys[1]
+	kr := receiveKeys(t, ac, alice, e.agent.pk, "vault")
+	k, ok := kr.keys[1]
+	if !ok {
+		t.Fatalf("alice received no key version 1: %v (refused %v)", kr.keys, kr.refused)
+	}
 	// each attack re-tags and re-signs a well-formed seal
 	retag := func(u user, evt nostr.Event, tags nostr.Tags) nostr.Event {
 		evt.Tags = tags

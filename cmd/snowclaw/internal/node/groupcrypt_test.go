@@ -17,6 +17,10 @@ import (
 	"github.com/snowclaw/snowclaw/internal/wsclient"
 )
 
+// withKeyManager runs the agent without a model: over a shared store
+// group keys are made, rotated and sent by the agent's leader only.
+func withKeyManager(o *node.Options) { o.Agent = node.AgentOptions{Enabled: true} }
+
 // keyring is what a member's client knows of a group's keys: only what
 // arrived in gift wraps it could open, from the agent it pinned (GET
 // /api/v1/health "agent"), as docs/group-encryption.md tells clients.
@@ -262,7 +266,7 @@ func forgedDelivery(t *testing.T, forger user, agent string, to user, content st
 // not the agent's is not trusted by the client; a member who leaves
 // makes a new key; a newcomer gets every key.
 func TestGroupCrypt_ForgedDeliveryLeaveAndConfig(t *testing.T) {
-	e := startEnv(t, withSearch, func(o *node.Options) { o.GroupsEncrypted = []string{"vault"} })
+	e := startEnv(t, withSearch, withKeyManager, func(o *node.Options) { o.GroupsEncrypted = []string{"vault"} })
 	alice, dave, mallory := newUser(), newUser(), newUser()
 	oc, ac, mc := e.connect(&e.owner), e.connect(&alice), e.connect(&mallory)
 	e.mustPublish(oc, mkEvent(e.owner, 9007, nostr.Tags{{"h", "vault"}}, ""))
