@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -49,7 +51,8 @@ func graphWait(ix *Index) {
 // BenchmarkHNSW_Open measures, for an on-disk index of n benchmark docs
 // (manual: SNOWCLAW_HNSW_OPEN=<docs>), how far the graph lags behind bulk
 // indexing, how long Open takes, how long the graph then takes to be
-// linked in the background, and the search latency meanwhile and after.
+// linked in the background, and the search latency meanwhile and after;
+// once on the graph snapshot Close left, once without it.
 func BenchmarkHNSW_Open(t *testing.B) {
 	n, _ := strconv.Atoi(os.Getenv("SNOWCLAW_HNSW_OPEN"))
 	if n <= 0 {
@@ -70,30 +73,53 @@ func BenchmarkHNSW_Open(t *testing.B) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	began := time.Now()
+	began, cpu0 := time.Now(), processCPU()
 	for i := 0; i < n; i += 500 {
 		mustIndex(t, ix, docs[i:min(i+500, n)]...)
 	}
-	indexed := time.Since(began)
+	indexed, indexCPU := time.Since(began), processCPU()-cpu0
 	graphWait(ix)
-	t.Logf("indexed %d docs in %v; graph linked %v after the last Index call", n, indexed, time.Since(began)-indexed)
+	t.Logf("indexed %d docs in %v (CPU %v: %.0f docs per CPU second); graph linked %v after the last Index call (CPU %v in all)",
+		n, indexed.Round(time.Millisecond), indexCPU.Round(time.Millisecond), float64(n)/indexCPU.Seconds(),
+		(time.Since(began) - indexed).Round(time.Millisecond), (processCPU() - cpu0).Round(time.Millisecond))
 	if err := ix.Close(); err != nil {
 		t.Fatal(err)
 	}
 
-	began = time.Now()
-	ix, err = Open(Options{Dir: dir})
-	if err != nil {
-		t.Fatal(err)
+	// Open twice: on the graph snapshot Close wrote, and without it (the
+	// vectors linked again from the doc log, as before snapshots).
+	for _, snap := range []bool{true, false} {
+		if !snap {
+			if err := os.Remove(filepath.Join(dir, "vectors-1.snap")); err != nil && !os.IsNotExist(err) {
+				t.Fatal(err)
+			}
+		}
+		began, cpu0 = time.Now(), processCPU()
+		ix, err = Open(Options{Dir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		opened, openCPU := time.Since(began), processCPU()-cpu0
+		during := timeSearches(t, ix, queries[:100])
+		graphWait(ix)
+		linked, linkCPU := time.Since(began), processCPU()-cpu0
+		after := timeSearches(t, ix, queries[:100])
+		t.Logf("snapshot=%v fromSnap=%v: Open %v (CPU %v); graph linked %v after Open began (CPU %v)",
+			snap, isFromSnap(ix), opened.Round(time.Millisecond), openCPU.Round(time.Millisecond), linked.Round(time.Millisecond), linkCPU.Round(time.Millisecond))
+		t.Logf("search while linking: p50 %v p95 %v; after: p50 %v p95 %v", during[0], during[1], after[0], after[1])
+		if err := ix.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
-	defer ix.Close()
-	opened := time.Since(began)
-	during := timeSearches(t, ix, queries[:100])
-	graphWait(ix)
-	linked := time.Since(began)
-	after := timeSearches(t, ix, queries[:100])
-	t.Logf("Open: %v; graph linked %v after Open began", opened, linked)
-	t.Logf("search while linking: p50 %v p95 %v; after: p50 %v p95 %v", during[0], during[1], after[0], after[1])
+}
+
+// processCPU is the CPU time this process has used (user + system).
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func timeSearches(t *testing.B, ix *Index, qs []string) [2]time.Duration {

@@ -71,10 +71,7 @@ func (ix *Index) prepare(ctx context.Context, docs []Doc) (batch []*Doc, vecs []
 			vecs[embedded[j]] = v
 		}
 	}
-	an = make([]analysed, len(batch))
-	for i, d := range batch {
-		an[i] = analyse(ix.analyzer, d)
-	}
+	an = analyseAll(ix.analyzer, batch) // on every core for a rebuild's batches
 	return batch, vecs, an, nil
 }
 

@@ -9,7 +9,12 @@ package hashembed
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	porter "github.com/blevesearch/go-porterstemmer"
 	"github.com/snowclaw/snowclaw/search/vector"
@@ -29,13 +34,49 @@ type Embedder struct{}
 func (Embedder) Name() string { return Name }
 func (Embedder) Dim() int     { return Dim }
 
-func (Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+// Embed embeds texts on every core when there are enough of them (a
+// rebuild's batches of 1,000): each text's vector depends on that text
+// alone, so the split changes nothing. A panic in a worker is raised again
+// in the caller's goroutine, where the index's recovery sees it.
+func (e Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	out := make([][]float32, len(texts))
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(texts)/64))
+	if workers == 1 {
+		if err := embedRange(ctx, texts, out); err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
+	errs := make([]error, workers)
+	var failed atomic.Value
+	var wg sync.WaitGroup
+	for w := range workers {
+		lo, hi := w*len(texts)/workers, (w+1)*len(texts)/workers
+		wg.Go(func() {
+			defer func() {
+				if r := recover(); r != nil {
+					failed.Store(fmt.Sprint(r))
+				}
+			}()
+			errs[w] = embedRange(ctx, texts[lo:hi], out[lo:hi])
+		})
+	}
+	wg.Wait()
+	if r := failed.Load(); r != nil {
+		panic(r)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func embedRange(ctx context.Context, texts []string, out [][]float32) error {
 	var fb featureBag
 	for i, t := range texts {
 		if i%256 == 0 {
 			if err := ctx.Err(); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		v := make([]float32, Dim)
@@ -44,7 +85,7 @@ func (Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) 
 		fb.project(v)
 		out[i] = v
 	}
-	return out, nil
+	return nil
 }
 
 // Feature weights: whole words carry the meaning; bigrams reward shared

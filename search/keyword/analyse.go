@@ -63,12 +63,19 @@ func Analyse(a analysis.Analyzer, text string) Analysed {
 	return out
 }
 
-// AnalyseAll analyses n texts (text(i) is the i-th) on every core. A panic
-// in a worker is raised again in the caller's goroutine, where the index's
-// recovery sees it.
+// AnalyseAll analyses n texts (text(i) is the i-th), on every core when
+// there are enough of them (a rebuild's batches). A panic in a worker is
+// raised again in the caller's goroutine, where the index's recovery sees
+// it.
 func AnalyseAll(a analysis.Analyzer, n int, text func(i int) string) []Analysed {
 	out := make([]Analysed, n)
 	workers := min(runtime.GOMAXPROCS(0), max(1, n/64))
+	if workers == 1 { // a live write's few docs: no goroutine
+		for i := range n {
+			out[i] = Analyse(a, text(i))
+		}
+		return out
+	}
 	var wg sync.WaitGroup
 	var failed atomic.Value
 	for w := range workers {
