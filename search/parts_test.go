@@ -238,3 +238,30 @@ func BenchmarkSearchScoped(b *testing.B) {
 		})
 	}
 }
+
+// A reader who may read every part gets no per-doc filter (so the vector
+// graph may be walked); one part it may not read and every doc is checked.
+func TestParts_ReaderOfEveryPartIsUnfiltered(t *testing.T) {
+	ix := openTest(t, Options{})
+	mustIndex(t, ix, Doc{ID: "p", Scope: "public", Text: "walrus"}, Doc{ID: "g", Scope: "group:a", Text: "walrus"})
+	cases := []struct {
+		readable func(string) bool
+		all      bool
+	}{
+		{nil, true},
+		{only("public", "group:a"), true},
+		{only("public", "group:a", "group:b"), true},
+		{only("public"), false},
+	}
+	for i, c := range cases {
+		ix.mu.RLock()
+		v := ix.st.parts.view(c.readable)
+		ix.mu.RUnlock()
+		if v.all != c.all || (v.accept() == nil) != c.all {
+			t.Errorf("case %d: all=%v accept nil=%v, want %v", i, v.all, v.accept() == nil, c.all)
+		}
+		if !c.all && v.has("g") {
+			t.Errorf("case %d: the unreadable doc passes", i)
+		}
+	}
+}
