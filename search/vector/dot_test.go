@@ -89,3 +89,22 @@ func BenchmarkDotRandomAccess(b *testing.B) {
 		_ = s
 	})
 }
+
+// DotApprox stays within the bound its comment gives on unit vectors of
+// the embedders' dimensions.
+func TestDotApprox_NearDot(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	for _, n := range []int{1, 7, 64, 384, 512, 768, 1024} {
+		for range 50 {
+			a, b := make([]float32, n), make([]float32, n)
+			for i := range a {
+				a[i], b[i] = float32(rng.NormFloat64()), float32(rng.NormFloat64())
+			}
+			Normalize(a)
+			Normalize(b)
+			if d := math.Abs(float64(DotApprox(a, b) - Dot(a, b))); d > 1e-5 {
+				t.Fatalf("n=%d: DotApprox %v, Dot %v", n, DotApprox(a, b), Dot(a, b))
+			}
+		}
+	}
+}
