@@ -92,3 +92,25 @@ func TestRemote_HostileRemote(t *testing.T) {
 		t.Fatalf("%d REQs sent, want 1: %v", reqs, frames)
 	}
 }
+
+// What this relay deleted does not come back through a remote's copy:
+// the deletion's tombstone refuses the remote result as it refuses a
+// re-publication.
+func TestRemote_DeletedHereStaysGone(t *testing.T) {
+	bare := startBareKhatru(t)
+	e := startEnv(t, withSearch, withRemotes(10*time.Second, bare.url, 1.0))
+	a := newUser()
+	gone := memory(a, "gondola/gone", `{"summary":"Gondola cable inspection notes"}`)
+	kept := memory(a, "gondola/kept", `{"summary":"Gondola cabin heating notes"}`)
+	c := e.connect(nil)
+	e.mustPublish(c, gone)
+	e.mustPublish(c, mkEvent(a, 5, nostr.Tags{{"e", gone.ID}}, "wrong"))
+	publishTo(t, bare.url, gone, kept)
+	got := search(t, e, nil, nostr.Filter{Search: "gondola notes include:remote"})
+	if contains(got, gone.ID) {
+		t.Fatalf("a memory deleted here came back from a remote: %v", ids(got))
+	}
+	if !contains(got, kept.ID) {
+		t.Fatalf("the remote's other memory is missing: %v", ids(got))
+	}
+}
