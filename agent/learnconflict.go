@@ -54,7 +54,8 @@ func (a *Agent) contradict(ctx context.Context, it memory.Item, f recalled, t tu
 // topic: a plain topic outside the agent's own namespaces (lessons, its
 // archive and notes), with no event of the agent at that d tag.
 func (a *Agent) mayTakeTopic(ctx context.Context, topic string) bool {
-	if topic == "" || len(topic) > maxTopicBytes || strings.ContainsAny(topic, "\n\r\t") || topic != strings.Trim(topic, "/ ") {
+	// (a summary's topic says what it covers: summarized() reads it)
+	if topic == "" || len(topic) > maxTopicBytes || strings.ContainsAny(topic, "\n\r\t") || topic != strings.Trim(topic, "/ ") || strings.Contains(topic, "/summary/") {
 		return false
 	}
 	for _, p := range []string{"lesson/", "agent/"} {

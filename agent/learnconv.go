@@ -300,17 +300,19 @@ func joinComma(s []string) string {
 
 // LearningStatus is what learning is doing (`snowclaw memory status`).
 type LearningStatus struct {
-	Enabled      bool          `json:"enabled"`
-	Why          string        `json:"why,omitempty"` // why it is off
-	Model        string        `json:"model,omitempty"`
-	Debounce     string        `json:"debounce"`
-	BatchSize    int           `json:"batch_size"`
-	CallsPerHour int           `json:"calls_per_hour"`
-	CompactEvery string        `json:"compact_every"`
-	SummaryAfter string        `json:"summary_after"`
-	ScopeItems   int           `json:"scope_items"`
-	Stats        LearningStats `json:"stats"`
-	Items        int           `json:"items"`
+	Enabled       bool          `json:"enabled"`
+	Why           string        `json:"why,omitempty"` // why it is off
+	Model         string        `json:"model,omitempty"`
+	Debounce      string        `json:"debounce"`
+	BatchSize     int           `json:"batch_size"`
+	CallsPerHour  int           `json:"calls_per_hour"`
+	CompactEvery  string        `json:"compact_every"`
+	SummaryAfter  string        `json:"summary_after"`
+	SummaryTokens int           `json:"summary_tokens"`
+	SummaryShare  float64       `json:"summary_share"`
+	ScopeItems    int           `json:"scope_items"`
+	Stats         LearningStats `json:"stats"`
+	Items         int           `json:"items"`
 }
 
 // LearningStatus reports learning's settings and counters, and why it is
@@ -320,6 +322,7 @@ func (a *Agent) LearningStatus() LearningStatus {
 	st := LearningStatus{
 		Enabled: a.learner != nil, Debounce: l.Debounce.String(), BatchSize: l.BatchSize,
 		CallsPerHour: l.CallsPerHour, CompactEvery: "never (memory compact only)", SummaryAfter: l.SummaryAfter.String(),
+		SummaryTokens: l.SummaryTokens, SummaryShare: l.SummaryShare,
 		ScopeItems: l.ScopeItems, Stats: a.learningStats(), Items: len(a.mem.Items()),
 	}
 	if l.CompactEvery > 0 {

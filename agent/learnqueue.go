@@ -26,6 +26,12 @@ type LearningOptions struct {
 	// SummaryAfter: buffered conversation older than this is summarized
 	// into one memory per group or person and week; 0 = 7 days.
 	SummaryAfter time.Duration
+	// SummaryTokens: when what is not summarized yet of one conversation
+	// passes this many tokens, its oldest SummaryShare is summarized at
+	// once, whatever its age (seed 004); 0 = 150,000.
+	SummaryTokens int
+	// SummaryShare is that oldest share (0–1); 0 = 0.7.
+	SummaryShare float64
 	// ScopeItems caps the memories of one group or person; 0 = 100.
 	ScopeItems int
 	// Similar is the word overlap (Jaccard, 0–1) above which two memories
@@ -45,6 +51,12 @@ func (l *LearningOptions) defaults() {
 	}
 	if l.SummaryAfter <= 0 {
 		l.SummaryAfter = 7 * 24 * time.Hour
+	}
+	if l.SummaryTokens <= 0 {
+		l.SummaryTokens = 150_000
+	}
+	if l.SummaryShare <= 0 || l.SummaryShare >= 1 {
+		l.SummaryShare = 0.7
 	}
 	if l.ScopeItems <= 0 {
 		l.ScopeItems = 100

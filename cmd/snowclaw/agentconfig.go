@@ -57,6 +57,7 @@ func (l LearningConfig) validate(bad func(key, format string, args ...any)) {
 	}
 	for key, v := range map[string]int{
 		"agent.learning.batch_size": l.BatchSize, "agent.learning.calls_per_hour": l.CallsPerHour, "agent.learning.scope_items": l.ScopeItems,
+		"agent.learning.summary_tokens": l.SummaryTokens,
 	} {
 		if v <= 0 {
 			bad(key, "must be positive, got %d", v)
@@ -67,6 +68,9 @@ func (l LearningConfig) validate(bad func(key, format string, args ...any)) {
 	}
 	if l.SummaryAfter.Duration < 24*time.Hour {
 		bad("agent.learning.summary_after", "must be at least 24h (a week is summarized once it is that old), got %s", l.SummaryAfter.Duration)
+	}
+	if !(l.SummaryShare > 0 && l.SummaryShare < 1) {
+		bad("agent.learning.summary_share", "must be in (0, 1), got %v", l.SummaryShare)
 	}
 	if !(l.Similar > 0 && l.Similar <= 1) {
 		bad("agent.learning.similar", "must be in (0, 1], got %v", l.Similar)
@@ -89,6 +93,7 @@ func agentOptions(c Config) (node.AgentOptions, error) {
 			Enabled: a.Learning.Enabled, Debounce: a.Learning.Debounce.Duration, BatchSize: a.Learning.BatchSize,
 			CallsPerHour: a.Learning.CallsPerHour, CompactEvery: a.Learning.CompactEvery.Duration,
 			SummaryAfter: a.Learning.SummaryAfter.Duration, ScopeItems: a.Learning.ScopeItems, Similar: a.Learning.Similar,
+			SummaryTokens: a.Learning.SummaryTokens, SummaryShare: a.Learning.SummaryShare,
 		},
 	}}
 	if a.Enabled && a.LLM == "ollama" {

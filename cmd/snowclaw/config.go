@@ -94,8 +94,12 @@ type LearningConfig struct {
 	CallsPerHour int      `toml:"calls_per_hour"`
 	CompactEvery Duration `toml:"compact_every"`
 	SummaryAfter Duration `toml:"summary_after"`
-	ScopeItems   int      `toml:"scope_items"`
-	Similar      float64  `toml:"similar"`
+	// SummaryTokens and SummaryShare are seed 004's size trigger: past
+	// that many tokens not yet summarized, the oldest share is.
+	SummaryTokens int     `toml:"summary_tokens"`
+	SummaryShare  float64 `toml:"summary_share"`
+	ScopeItems    int     `toml:"scope_items"`
+	Similar       float64 `toml:"similar"`
 }
 
 type SearchConfig struct {
@@ -266,7 +270,7 @@ func DefaultConfig() Config {
 			Learning: LearningConfig{
 				Enabled: true, Debounce: Duration{30 * time.Second}, BatchSize: 20, CallsPerHour: 60,
 				CompactEvery: Duration{24 * time.Hour}, SummaryAfter: Duration{7 * 24 * time.Hour},
-				ScopeItems: 100, Similar: 0.8,
+				SummaryTokens: 150_000, SummaryShare: 0.7, ScopeItems: 100, Similar: 0.8,
 			},
 		},
 	}
