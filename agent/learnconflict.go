@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"errors"
-	"strings"
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
@@ -18,9 +17,6 @@ import (
 // current, search ranks them by trust, and the conflict dashboard (the
 // index's Conflicts, by topic and source) lists them until the owner
 // rules.
-
-// maxTopicBytes bounds a topic taken from another author's d tag.
-const maxTopicBytes = 200
 
 // contradict writes it under the topic of f, another author's memory it
 // contradicts. When that topic cannot be the agent's (it is reserved, or
@@ -51,17 +47,11 @@ func (a *Agent) contradict(ctx context.Context, it memory.Item, f recalled, t tu
 }
 
 // mayTakeTopic reports whether the agent may write a memory at exactly
-// topic: a plain topic outside the agent's own namespaces (lessons, its
-// archive and notes), with no event of the agent at that d tag.
+// topic: one memory.MayAnswerAt allows, with no event of the agent at
+// that d tag (current or history).
 func (a *Agent) mayTakeTopic(ctx context.Context, topic string) bool {
-	// (a summary's topic says what it covers: summarized() reads it)
-	if topic == "" || len(topic) > maxTopicBytes || strings.ContainsAny(topic, "\n\r\t") || topic != strings.Trim(topic, "/ ") || strings.Contains(topic, "/summary/") {
+	if !memory.MayAnswerAt(topic) {
 		return false
-	}
-	for _, p := range []string{"lesson/", "agent/"} {
-		if strings.HasPrefix(topic, p) {
-			return false
-		}
 	}
 	taken := false
 	err := a.o.Query(ctx, nostr.Filter{Kinds: []int{snowclaw.KindAppData}, Authors: []string{a.pk}, Tags: nostr.TagMap{"d": {snowclaw.PrefixMemoryItem + topic}}, Limit: 1}, func(*nostr.Event) bool {

@@ -4,11 +4,9 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
@@ -51,16 +49,14 @@ func (c conversation) key() string {
 // convWeek is one week, or the first part of one, of a conversation.
 type convWeek struct {
 	group, person string // one of them
-	week          string // ISO week, 2026-W47
-	until         int64  // the part ends here (unix); the week's end for a whole week
-	msgs          []extract.Message
+	extract.Week
 }
 
 // summarize writes the summaries that are due and trims the buffers.
 func (a *Agent) summarize(ctx context.Context) (int, string) {
 	l := a.o.Learning
 	// only whole weeks by age: those that end before the cutoff
-	ageCut := weekStart(a.o.Now().Add(-l.SummaryAfter)).Unix()
+	ageCut := extract.WeekStart(a.o.Now().Add(-l.SummaryAfter)).Unix()
 	covered := a.summarized()
 	convs := a.groupConversations(ctx, covered)
 	convs = append(convs, a.privateConversations(ctx, covered)...)
@@ -69,13 +65,15 @@ func (a *Agent) summarize(ctx context.Context) (int, string) {
 	for _, c := range convs {
 		cut := ageCut
 		if a.conversationTokens(c.msgs) > l.SummaryTokens {
-			cut = max(cut, shareCut(c.msgs, l.SummaryShare, a.conversationTokens))
+			cut = max(cut, extract.ShareCut(c.msgs, l.SummaryShare, a.conversationTokens))
 		}
 		cuts[c.key()] = cut
-		due = append(due, splitWeeks(c, cut)...)
+		for _, w := range extract.SplitWeeks(c.msgs, cut) {
+			due = append(due, convWeek{group: c.group, person: c.person, Week: w})
+		}
 	}
 	slices.SortFunc(due, func(x, y convWeek) int {
-		return cmp.Or(strings.Compare(x.week, y.week), cmp.Compare(x.until, y.until), strings.Compare(x.group+x.person, y.group+y.person))
+		return cmp.Or(strings.Compare(x.Week.Week, y.Week.Week), cmp.Compare(x.Until, y.Until), strings.Compare(x.group+x.person, y.group+y.person))
 	})
 	written := map[string]int64{}
 	n := 0
@@ -85,15 +83,15 @@ func (a *Agent) summarize(ctx context.Context) (int, string) {
 			note = "more summaries are due; they are written on the next run"
 			break
 		}
-		text, err := a.learner.Summarize(ctx, a.weekWhere(w), w.msgs)
+		text, err := a.learner.Summarize(ctx, a.weekWhere(w), w.Msgs)
 		if err != nil {
 			note = "summaries stopped: " + err.Error()
 			break
 		}
 		it := memory.Item{
-			Text:   a.keys.Sanitize(fmt.Sprintf("Week %s: %s", w.week, text)).Text,
+			Text:   a.keys.Sanitize(fmt.Sprintf("Week %s: %s", w.Week.Week, text)).Text,
 			Source: memory.SourceAgent, Topic: summaryTopic(w), Confidence: 0.6,
-			Context: fmt.Sprintf("weekly summary of %d messages", len(w.msgs)),
+			Context: fmt.Sprintf("weekly summary of %d messages", len(w.Msgs)),
 		}
 		if w.group != "" {
 			it.Tier, it.Group = snowclaw.TierGroup, w.group
@@ -104,7 +102,7 @@ func (a *Agent) summarize(ctx context.Context) (int, string) {
 			n++
 		}
 		k := w.key()
-		written[k] = max(written[k], w.until)
+		written[k] = max(written[k], w.Until)
 	}
 	// what is summarized, or old enough, leaves the prompt's history
 	a.mu.Lock()
@@ -130,44 +128,6 @@ func (a *Agent) conversationTokens(msgs []extract.Message) int {
 	return n
 }
 
-// shareCut is the time before which the oldest share of msgs' tokens lie.
-func shareCut(msgs []extract.Message, share float64, count func([]extract.Message) int) int64 {
-	total := count(msgs)
-	want := int(math.Ceil(share * float64(total)))
-	sum := 0
-	for i, m := range msgs {
-		if sum += count(msgs[i : i+1]); sum >= want {
-			if i+1 < len(msgs) {
-				return msgs[i+1].At
-			}
-			return m.At + 1
-		}
-	}
-	return 0
-}
-
-// splitWeeks cuts what of c was written before cut into weeks; the last
-// one ends at cut when cut falls inside it.
-func splitWeeks(c conversation, cut int64) []convWeek {
-	by := map[string]*convWeek{}
-	for _, m := range c.msgs {
-		if m.At >= cut {
-			continue
-		}
-		wk := isoWeek(m.At)
-		if by[wk] == nil {
-			start := weekStart(time.Unix(m.At, 0))
-			by[wk] = &convWeek{group: c.group, person: c.person, week: wk, until: min(start.AddDate(0, 0, 7).Unix(), cut)}
-		}
-		by[wk].msgs = append(by[wk].msgs, m)
-	}
-	out := make([]convWeek, 0, len(by))
-	for _, w := range by {
-		out = append(out, *w)
-	}
-	return out
-}
-
 // summaryTopic is where a stretch's summary lives: its conversation, its
 // week, and for the part of a week the size trigger cut short, where the
 // part ends (…/summary/2026-W47-until-1795000000).
@@ -176,9 +136,9 @@ func summaryTopic(w convWeek) string {
 	if w.group == "" {
 		base = "user/" + snowclaw.NpubOf(w.person)
 	}
-	wk := w.week
-	if w.until != isoWeekEnd(w.week) {
-		wk += "-until-" + strconv.FormatInt(w.until, 10)
+	wk := w.Week.Week
+	if !w.Whole() {
+		wk += "-until-" + strconv.FormatInt(w.Until, 10)
 	}
 	return base + "/summary/" + wk
 }
@@ -194,7 +154,7 @@ func (a *Agent) summarized() map[string]int64 {
 		}
 		rest, _, _ = strings.Cut(rest, "/") // the item id follows
 		week, until, part := strings.Cut(rest, "-until-")
-		end := isoWeekEnd(week)
+		end := extract.ISOWeekEnd(week)
 		if part {
 			if u, err := strconv.ParseInt(until, 10, 64); err == nil {
 				end = u
@@ -216,30 +176,7 @@ func (a *Agent) summarized() map[string]int64 {
 
 func (a *Agent) weekWhere(w convWeek) string {
 	t := turn{group: w.group, private: w.group == "", sender: w.person}
-	return fmt.Sprintf("%s, week %s", a.where(t), w.week)
-}
-
-// weekStart is the Monday 00:00 UTC of t's week.
-func weekStart(t time.Time) time.Time {
-	t = t.UTC()
-	d := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
-	return d.AddDate(0, 0, -((int(d.Weekday()) + 6) % 7))
-}
-
-func isoWeek(at int64) string {
-	y, w := time.Unix(at, 0).UTC().ISOWeek()
-	return fmt.Sprintf("%d-W%02d", y, w)
-}
-
-// isoWeekEnd is the end (next Monday 00:00 UTC, unix) of an ISO week
-// written as isoWeek does; 0 for anything else.
-func isoWeekEnd(week string) int64 {
-	var y, w int
-	if n, err := fmt.Sscanf(week, "%d-W%d", &y, &w); n != 2 || err != nil || w < 1 || w > 53 {
-		return 0
-	}
-	// January 4th is always in week 1
-	return weekStart(time.Date(y, 1, 4, 0, 0, 0, 0, time.UTC)).AddDate(0, 0, 7*w).Unix()
+	return fmt.Sprintf("%s, week %s", a.where(t), w.Week.Week)
 }
 
 // groupConversations reads each group's messages the summaries do not

@@ -101,6 +101,21 @@ func (it Item) IsArchive() bool {
 	return it.Tier == snowclaw.TierInternal && strings.HasPrefix(it.Topic, ArchiveTopic+"/")
 }
 
+// maxForeignTopic bounds a topic taken from another author's d tag.
+const maxForeignTopic = 200
+
+// MayAnswerAt reports whether the agent may write a memory at exactly
+// topic, another author's (RememberAt): a plain topic outside the agent's
+// own namespaces — lessons, its archive and notes, and summaries, whose
+// topic says what they cover.
+func MayAnswerAt(topic string) bool {
+	if topic == "" || len(topic) > maxForeignTopic || strings.ContainsAny(topic, "\n\r\t") ||
+		topic != strings.Trim(topic, "/ ") || strings.Contains(topic, "/summary/") {
+		return false
+	}
+	return !strings.HasPrefix(topic, "lesson/") && !strings.HasPrefix(topic, "agent/")
+}
+
 // DefaultTopic is where an item lives when its writer named no topic
 // (docs/events.md): a person's notes, a group's facts, general facts, or the
 // agent's own notes. It ends in the id so that every item has its own d tag:

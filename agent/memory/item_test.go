@@ -77,3 +77,22 @@ func TestTruncate_RuneBoundary(t *testing.T) {
 		t.Errorf("truncate = %q, want %q", got, "éé")
 	}
 }
+
+func TestMayAnswerAt(t *testing.T) {
+	for topic, want := range map[string]bool{
+		"user/alice/home":            true,
+		"ops/deploy-day":             true,
+		"":                           false,
+		"/user/alice":                false,
+		"lesson/abc":                 false,
+		"agent/archive/0123456789ab": false,
+		"agent/notes/x":              false,
+		"group/g/summary/2026-W47":   false,
+		"a\nb":                       false,
+		strings.Repeat("x", 201):     false,
+	} {
+		if got := MayAnswerAt(topic); got != want {
+			t.Errorf("MayAnswerAt(%q) = %v, want %v", topic, got, want)
+		}
+	}
+}
