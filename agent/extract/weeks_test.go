@@ -3,7 +3,6 @@ package extract
 import (
 	"testing"
 	"time"
-
 )
 
 func TestISOWeekEnd(t *testing.T) {
