@@ -150,6 +150,10 @@ func TestVisibility_CanRead(t *testing.T) {
 		{"private memory forged by a stranger for the recipient", memory(rStranger, nostr.Tag{"p", rRecipient}, nostr.Tag{"encrypted", "nip44"}), "relay agent stranger"},
 		{"private memory naming two people", memory(rAgent, nostr.Tag{"p", rRecipient}, nostr.Tag{"p", rMember}, nostr.Tag{"encrypted", "nip44"}), "relay agent"},
 		{"internal memory", memory(rAgent, nostr.Tag{"encrypted", "nip44"}), "relay agent"},
+		{"group-sealed memory of a private group", memory(rAuthor, nostr.Tag{"h", "priv"}, nostr.Tag{"encrypted", "nip44-group"}, nostr.Tag{"snow:key-version", "1"}), members},
+		{"group-sealed memory of an open group", memory(rAgent, nostr.Tag{"h", "open"}, nostr.Tag{"encrypted", "nip44-group"}, nostr.Tag{"snow:key-version", "1"}), members},
+		{"group seal mixed with the agent's marker is internal", memory(rAgent, nostr.Tag{"h", "priv"}, nostr.Tag{"encrypted", "nip44-group"}, nostr.Tag{"encrypted", "nip44"}), "relay agent"},
+		{"an encrypted group's keys", ev(rAgent, snowclaw.KindAppData, nostr.Tag{"d", snowclaw.PrefixGroupKey + "priv"}, nostr.Tag{"encrypted", "nip44"}), "relay agent"},
 		{"snow:tier public on an encrypted memory does not widen it", memory(rAgent, nostr.Tag{"snow:tier", "public"}, nostr.Tag{"encrypted", "nip44"}), "relay agent"},
 
 		{"global config", ev(rOwner, snowclaw.KindAppData, nostr.Tag{"d", snowclaw.DTagConfigGlobal}), system},

@@ -84,6 +84,11 @@ func TestWriteRules_Check(t *testing.T) {
 		{"private memory naming a non-canonical key", snowclaw.KindAppData, nostr.Tags{d("snow:memory:x"), {"p", "npub1xyz"}, enc}, allBut(rest)},
 		{"internal memory", snowclaw.KindAppData, nostr.Tags{d("snow:memory:x"), enc}, allBut(rest, "agent")},
 		{"ordinary app data", snowclaw.KindAppData, nostr.Tags{d("someapp:settings")}, nil},
+
+		{"group-sealed memory", snowclaw.KindAppData, nostr.Tags{d("snow:memory:x"), {"h", "priv"}, {"encrypted", "nip44-group"}, {"snow:key-version", "1"}}, outsiders(rest)},
+		{"group seal naming a person", snowclaw.KindAppData, nostr.Tags{d("snow:memory:x"), {"h", "priv"}, {"encrypted", "nip44-group"}, {"snow:key-version", "1"}, {"p", rRecipient}}, allBut(inv)},
+		{"group seal on chat", snowclaw.KindChat, nostr.Tags{{"h", "priv"}, {"encrypted", "nip44-group"}, {"snow:key-version", "1"}}, allBut(inv)},
+		{"an encrypted group's keys", snowclaw.KindAppData, nostr.Tags{d(snowclaw.PrefixGroupKey + "priv"), enc}, allBut(rest, "agent")},
 	} {
 		for author, name := range readerNames {
 			if author == "" {
