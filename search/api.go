@@ -107,6 +107,7 @@ type Explain struct {
 	Recency     float64 `json:"recency"`      // factor from recency decay
 	Length      float64 `json:"length"`       // factor from the message-length prior
 	Date        float64 `json:"date"`         // factor from a month the query names (search/querydate)
+	Speaker     float64 `json:"speaker"`      // factor from a speaker the query names (search/speaker)
 	Final       float64 `json:"final"`
 	// Floor is the relevance floor the result passed: bm25, vector
 	// (vector_score ≥ vector_floor), both, or context (a thread neighbour

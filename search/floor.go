@@ -21,9 +21,9 @@ import (
 //     vector floor, calibrated per embedder from the index itself;
 //   - context: it is a chat message within the neighbour window of one in
 //     its thread that passed bm25 or vector (the reply that answers a
-//     question without repeating its words; threads.go). Stored search
-//     only: a message's later neighbours do not exist yet when it is
-//     broadcast.
+//     question without repeating its words; threads.go), or a turn of the
+//     session of one that passed (search/session). Stored search only: a
+//     message's later neighbours do not exist yet when it is broadcast.
 //
 // The same test decides what a live search subscription receives (Match).
 const (
@@ -338,6 +338,13 @@ func (ix *Index) aboveFloor(st *state, v *view, cands []*candidate) []*candidate
 		if c.ex.Floor == "" && ix.tune.contextFloor && ix.tune.ctxWeight > 0 {
 			st.threads.neighbours(c.doc, ix.tune.ctxWindow, func(nb string, _ int) {
 				if passed[nb] && v.has(nb) {
+					c.ex.Floor = FloorContext
+				}
+			})
+		}
+		if c.ex.Floor == "" && ix.tune.sessWeight > 0 {
+			st.sessions.Mates(sessionKey(c.doc), c.doc.ID, v.has, func(m string) {
+				if passed[m] {
 					c.ex.Floor = FloorContext
 				}
 			})

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/snowclaw/snowclaw/search/querydate"
+	"github.com/snowclaw/snowclaw/search/speaker"
 	"github.com/snowclaw/snowclaw/search/vector"
 )
 
@@ -70,6 +71,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (res []Result, err error) 
 		return nil, nil // only stop words: nothing to rank by
 	}
 	months := querydate.Months(q.Text)
+	names := speaker.Named(q.Text)
 	for depth := minCandidates; ; depth *= 4 {
 		depth = max(depth, 2*limit)
 		cands, exhausted, err := ix.candidates(ctx, st, v, terms, qvec, depth)
@@ -80,7 +82,8 @@ func (ix *Index) Search(ctx context.Context, q Query) (res []Result, err error) 
 		for _, c := range cands {
 			ix.finish(c, now, st.threads.lengthFactor(c.doc, ix.tune.lengthAlpha, v.chatN, v.chatW))
 			c.ex.Date = querydate.Factor(months, c.doc.CreatedAt, ix.tune.dateBoost)
-			c.ex.Final *= c.ex.Date
+			c.ex.Speaker = speaker.Factor(names, speaker.Of(c.doc.Text), ix.tune.speakerBoost)
+			c.ex.Final *= c.ex.Date * c.ex.Speaker
 		}
 		sortCandidates(cands)
 		out := ix.collect(st, cands, q, limit)

@@ -4,6 +4,7 @@ import (
 	"os"
 
 	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/snowclaw/snowclaw/search/session"
 	"github.com/snowclaw/snowclaw/search/vector"
 )
 
@@ -25,6 +26,7 @@ type state struct {
 	curators   map[string]bool           // authors whose supersedes hide anyone's doc
 	versions   map[string][]string       // address → ids of its indexed versions
 	threads    *threadSet
+	sessions   *session.Set
 
 	diskDocs int // non-volatile docs
 
@@ -52,6 +54,7 @@ func newState(dim int, curators []string, a analysis.Analyzer) *state {
 		superseded: make(map[string]map[string]int),
 		versions:   make(map[string][]string),
 		threads:    newThreadSet(),
+		sessions:   session.NewSet(),
 	}
 }
 
@@ -85,6 +88,7 @@ func (s *state) putMaps(d *Doc, v []float32, a analysed) {
 		s.versions[d.Address] = append(s.versions[d.Address], d.ID)
 	}
 	s.threads.add(d)
+	s.sessions.Add(sessionKey(d), d.ID)
 	if !d.Volatile {
 		s.diskDocs++
 	}
@@ -123,6 +127,7 @@ func (s *state) dropMaps(d *Doc) {
 		}
 	}
 	s.threads.remove(d)
+	s.sessions.Remove(sessionKey(d), d.ID)
 	if !d.Volatile {
 		s.diskDocs--
 	}

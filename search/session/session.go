@@ -1,0 +1,86 @@
+// Package session groups memories into the sessions they were written in.
+// The memories one author stores with one timestamp were written together
+// (an agent files what it learnt from one conversation at once; LoCoMo's
+// turns published as memories carry their session's date), as the
+// messages of a chat thread sit next to each other. A search lets a memory
+// that matches lend part of its score to the others of its session, which
+// is how a memory that answers a question without repeating its words
+// ("take a look at this" next to "I painted that lake sunrise") can still
+// be found. Unlike a thread, a session has no order: every member is as
+// near as every other.
+package session
+
+import (
+	"strconv"
+
+	"github.com/snowclaw/snowclaw/search/speaker"
+)
+
+// MaxLend is the largest session whose members lend to each other. A
+// conversation's session holds tens of memories; an author who stores
+// thousands under one timestamp is not writing down a conversation, and
+// lending across all of them would cost every search that touches one
+// of them a walk over all the others.
+const MaxLend = 200
+
+// Of is the session of a memory by author written at createdAt, "" when
+// its text is not a turn of a conversation ("<Name>: …", search/speaker):
+// plain facts stored in one burst (an import, a few notes) are not each
+// other's context, and a search for one must not return the others.
+func Of(author string, createdAt int64, text string) string {
+	if speaker.Of(text) == "" {
+		return ""
+	}
+	return author + "@" + strconv.FormatInt(createdAt, 10)
+}
+
+// Set is the members of every session. Not safe for concurrent use: the
+// index guards it with its own lock.
+type Set struct {
+	byKey map[string]map[string]struct{}
+}
+
+// NewSet returns an empty set.
+func NewSet() *Set { return &Set{byKey: make(map[string]map[string]struct{})} }
+
+// Add puts id into session key; "" is no session.
+func (s *Set) Add(key, id string) {
+	if key == "" {
+		return
+	}
+	m := s.byKey[key]
+	if m == nil {
+		m = make(map[string]struct{})
+		s.byKey[key] = m
+	}
+	m[id] = struct{}{}
+}
+
+// Remove takes id out of session key.
+func (s *Set) Remove(key, id string) {
+	m := s.byKey[key]
+	if m == nil {
+		return
+	}
+	delete(m, id)
+	if len(m) == 0 {
+		delete(s.byKey, key)
+	}
+}
+
+// Size is the number of members of session key.
+func (s *Set) Size(key string) int { return len(s.byKey[key]) }
+
+// Mates calls fn for every other member of id's session key that readable
+// admits, as long as the session is no larger than MaxLend.
+func (s *Set) Mates(key, id string, readable func(string) bool, fn func(mate string)) {
+	m := s.byKey[key]
+	if key == "" || len(m) > MaxLend {
+		return
+	}
+	for mate := range m {
+		if mate != id && readable(mate) {
+			fn(mate)
+		}
+	}
+}
