@@ -36,10 +36,7 @@ type tuning struct {
 	prfMaxDF, prfWeight float64
 	// dateBoost lifts docs written in a month the query names (search/querydate).
 	dateBoost float64
-	// speakerBoost lifts docs said by someone the query names
-	// (search/speaker); sessWeight is the share of its score a memory
-	// lends to the others of its session (search/session), which pass
-	// the relevance floor as its context.
+	// speakerBoost (search/speaker), sessWeight (search/session): README "Measuring".
 	speakerBoost, sessWeight float64
 }
 
@@ -62,9 +59,6 @@ type tuning struct {
 // a query names, or the month after, counts double), tuned the same way:
 // tune chat 74.2 → 75.5, memories 64.2 → 65.2 (0.3 gave 74.5 and 64.7, 2
 // no more than 1); holdout chat 71.8 → 72.5, memories 63.5 → 64.7.
-//
-// The speaker factor (1) and the session lending (0.1) were tuned the same
-// way; the rows of README "Measuring" give each step on both halves.
 var defaultTuning = tuning{ctxWeight: 0.4, ctxWindow: 2, ctxDecay: 0.7, center: 1, lengthAlpha: 0.6, contextFloor: true,
 	prfDocs: 10, prfTerms: 20, prfMaxDF: 0.05, prfWeight: 0.5, dateBoost: 1, speakerBoost: 1, sessWeight: 0.1}
 
@@ -182,17 +176,15 @@ func (ix *Index) spread(st *state, v *view, scores map[string]float64, tn tuning
 		if !ok {
 			continue
 		}
-		if tn.sessWeight > 0 {
-			st.sessions.Mates(sessionKey(d), id, v.has, func(m string) { out[m] += tn.sessWeight * s })
+		st.sessions.Lend(sessionKey(d), id, tn.sessWeight*s, v.has, out)
+		if tn.ctxWeight <= 0 {
+			continue
 		}
 		st.threads.neighbours(d, tn.ctxWindow, func(nb string, dist int) {
 			if !v.has(nb) {
 				return // neither lends nor borrows across what the reader may read
 			}
 			w := tn.ctxWeight
-			if w <= 0 {
-				return
-			}
 			if dist < 0 {
 				dist = -dist
 			}
@@ -215,10 +207,5 @@ func (ix *Index) spread(st *state, v *view, scores map[string]float64, tn tuning
 	return ranked
 }
 
-// sessionKey is the session of a stored record, not a message in a thread.
-func sessionKey(d *Doc) string {
-	if d.D == "" || threadKey(d) != "" {
-		return ""
-	}
-	return session.Of(d.Pubkey, d.CreatedAt, d.Text)
-}
+// sessionKey: a record's session, if it is a turn (search/session).
+func sessionKey(d *Doc) string { return session.Of(d.D, d.Pubkey, d.CreatedAt, d.Text) }

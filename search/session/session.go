@@ -23,12 +23,13 @@ import (
 // of them a walk over all the others.
 const MaxLend = 200
 
-// Of is the session of a memory by author written at createdAt, "" when
-// its text is not a turn of a conversation ("<Name>: …", search/speaker):
+// Of is the session of a record (d tag d) by author written at createdAt,
+// "" when it is no record (a chat message has a thread instead) or its
+// text is not a turn of a conversation ("<Name>: …", search/speaker):
 // plain facts stored in one burst (an import, a few notes) are not each
 // other's context, and a search for one must not return the others.
-func Of(author string, createdAt int64, text string) string {
-	if speaker.Of(text) == "" {
+func Of(d, author string, createdAt int64, text string) string {
+	if d == "" || speaker.Of(text) == "" {
 		return ""
 	}
 	return author + "@" + strconv.FormatInt(createdAt, 10)
@@ -70,6 +71,21 @@ func (s *Set) Remove(key, id string) {
 
 // Size is the number of members of session key.
 func (s *Set) Size(key string) int { return len(s.byKey[key]) }
+
+// Lend adds share to out for every mate of id (Mates); a share of 0
+// lends nothing.
+func (s *Set) Lend(key, id string, share float64, readable func(string) bool, out map[string]float64) {
+	if share != 0 {
+		s.Mates(key, id, readable, func(m string) { out[m] += share })
+	}
+}
+
+// Any tells whether some mate of id (Mates) is one for which ok holds.
+func (s *Set) Any(key, id string, readable, ok func(string) bool) bool {
+	found := false
+	s.Mates(key, id, readable, func(m string) { found = found || ok(m) })
+	return found
+}
 
 // Mates calls fn for every other member of id's session key that readable
 // admits, as long as the session is no larger than MaxLend.

@@ -17,7 +17,7 @@ func all(string) bool { return true }
 
 func TestSet_AddRemoveMates(t *testing.T) {
 	s := NewSet()
-	k, other := Of("alice", 100, "Ann: hi"), Of("alice", 101, "Ann: hi")
+	k, other := Of("d1", "alice", 100, "Ann: hi"), Of("d2", "alice", 101, "Ann: hi")
 	for _, id := range []string{"a", "b", "c", "b"} { // b twice: still one member
 		s.Add(k, id)
 	}
@@ -52,7 +52,7 @@ func TestSet_AddRemoveMates(t *testing.T) {
 // walks all of them.
 func TestSet_HugeSessionLendsNothing(t *testing.T) {
 	s := NewSet()
-	k := Of("mallory", 1, "Mallory: buy")
+	k := Of("d", "mallory", 1, "Mallory: buy")
 	for i := range MaxLend {
 		s.Add(k, fmt.Sprint(i))
 	}
@@ -67,12 +67,36 @@ func TestSet_HugeSessionLendsNothing(t *testing.T) {
 
 func TestOf_AuthorTimeAndTurns(t *testing.T) {
 	const turn = "Ann: we met at the lake"
-	if Of("a", 1, turn) == Of("a", 2, turn) || Of("a", 1, turn) == Of("b", 1, turn) || Of("a", 1, turn) != Of("a", 1, "Bo: hi") {
+	k := Of("d", "a", 1, turn)
+	if k == Of("d", "a", 2, turn) || k == Of("d", "b", 1, turn) || k != Of("e", "a", 1, "Bo: hi") {
 		t.Fatal("keys do not tell author and time apart")
 	}
 	for _, text := range []string{"the lake is cold", "note: buy milk", ""} {
-		if k := Of("a", 1, text); k != "" {
+		if k := Of("d", "a", 1, text); k != "" {
 			t.Errorf("%q is no turn, session %q", text, k)
 		}
+	}
+	if k := Of("", "a", 1, turn); k != "" {
+		t.Errorf("a message (no d tag) has session %q", k)
+	}
+}
+
+func TestSet_LendAndAny(t *testing.T) {
+	s := NewSet()
+	k := Of("d", "a", 1, "Ann: hi")
+	for _, id := range []string{"a", "b", "c"} {
+		s.Add(k, id)
+	}
+	out := map[string]float64{}
+	s.Lend(k, "a", 0.5, func(id string) bool { return id != "c" }, out)
+	s.Lend(k, "b", 0, all, out) // lends nothing, adds no entry
+	if len(out) != 1 || out["b"] != 0.5 {
+		t.Fatalf("lent %v, want b 0.5 only", out)
+	}
+	if !s.Any(k, "a", all, func(id string) bool { return id == "c" }) {
+		t.Fatal("Any misses c")
+	}
+	if s.Any(k, "a", func(id string) bool { return id != "c" }, func(id string) bool { return id == "c" }) {
+		t.Fatal("Any sees an unreadable mate")
 	}
 }
