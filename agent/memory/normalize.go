@@ -43,15 +43,31 @@ func (r *normReader) next() (rune, bool) {
 		return r.pending, true
 	}
 	for r.i < len(r.s) {
-		c, n := utf8.DecodeRuneInString(r.s[r.i:])
-		r.i += n
-		c = unicode.ToLower(c)
-		switch {
-		case c == '\'' || c == '’' || c == 'ʼ':
-			continue
-		case unicode.IsPunct(c) || unicode.IsSpace(c):
-			r.space = r.wrote
-			continue
+		c := rune(r.s[r.i])
+		if c < utf8.RuneSelf { // most text: no decoding, no tables
+			r.i++
+			switch {
+			case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
+			case 'A' <= c && c <= 'Z':
+				c += 'a' - 'A'
+			case c == '\'':
+				continue
+			case unicode.IsPunct(c) || unicode.IsSpace(c):
+				r.space = r.wrote
+				continue
+			}
+		} else {
+			var n int
+			c, n = utf8.DecodeRuneInString(r.s[r.i:])
+			r.i += n
+			c = unicode.ToLower(c)
+			switch {
+			case c == '’' || c == 'ʼ':
+				continue
+			case unicode.IsPunct(c) || unicode.IsSpace(c):
+				r.space = r.wrote
+				continue
+			}
 		}
 		if r.space {
 			r.space, r.pending, r.held = false, c, true
