@@ -1,0 +1,61 @@
+package node_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
+)
+
+// With [memory.remote] agent_default the agent's recall is layered, but
+// only for a reply anyone may read: the recall's query is the words of the
+// message answered, and a closed group's or a private message's words must
+// not be sent to a foreign relay. The remote is a second snowclaw whose
+// every HTTP request (NIP-11 and websocket upgrade) is counted; the
+// private and group replies come first, so a remote that was never asked
+// is not a remote that was cached.
+func TestRemote_AgentRecallPublicRepliesOnly(t *testing.T) {
+	snow := startEnv(t, withSearch)
+	far := serveRemote(t, snow.n.Handler())
+	const fact = "Zeppelin hangars are inspected by Skyward Aerostat Services"
+	publishTo(t, snow.url, memory(newUser(), "zeppelin/inspector", `{"summary":"`+fact+`"}`))
+
+	e := startAgentEnv(t, withRemotes(10*time.Second, far.url, 1.0), func(o *node.Options) { o.Remote.AgentDefault = true })
+
+	// a private message: its words stay here
+	req := e.ask(func() { e.dm(e.alice, "Snowclaw, who inspects the zeppelin hangars? my badge pin is 4471") })
+	if all := strings.Join(contents(req), "\n"); strings.Contains(all, "Skyward") {
+		t.Fatalf("a private reply's prompt holds the remote memory:\n%s", all)
+	}
+	if n := far.hits.Load(); n != 0 {
+		t.Fatalf("a private message's recall asked the remote (%d requests)", n)
+	}
+	// a closed group (the agent room is private): its words stay here too
+	req = e.ask(func() { e.say(e.ac, e.alice, "@Snowclaw who inspects the zeppelin hangars for the moon base?") })
+	if all := strings.Join(contents(req), "\n"); strings.Contains(all, "Skyward") {
+		t.Fatalf("a closed group's prompt holds the remote memory:\n%s", all)
+	}
+	if n := far.hits.Load(); n != 0 {
+		t.Fatalf("a closed group's recall asked the remote (%d requests)", n)
+	}
+
+	// a public, open group: anyone may read the reply, so the recall is layered
+	oc := e.connect(&e.owner)
+	e.mustPublish(oc, mkEvent(e.owner, 9007, nostr.Tags{{"h", "plaza"}, {"public"}, {"open"}}, ""))
+	stranger := newUser()
+	sc := e.connect(&stranger)
+	e.mustPublish(sc, mkEvent(stranger, 9021, nostr.Tags{{"h", "plaza"}}, ""))
+	req = e.ask(func() {
+		e.mustPublish(sc, mkEvent(stranger, 9, nostr.Tags{{"h", "plaza"}}, "@Snowclaw who inspects the zeppelin hangars?"))
+	})
+	if far.hits.Load() == 0 {
+		t.Fatal("a public reply's recall did not ask the remote")
+	}
+	sys := req.Messages[0].Content
+	_, mems, _ := strings.Cut(sys, "RELEVANT MEMORIES")
+	if !strings.Contains(mems, fact) {
+		t.Fatalf("the remote memory is not among the public reply's memories:\n%s", sys)
+	}
+}
