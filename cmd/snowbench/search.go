@@ -35,6 +35,7 @@ type searchResult struct {
 	settle            time.Duration // after listening, until the relay's CPU went quiet (background linking)
 	restart           time.Duration // second start, index already on disk
 	p50, p95, p99     float64       // ms, REQ → EOSE
+	cpuPerReq         float64       // ms of the relay's CPU per timed REQ (/proc/<pid>/stat), which load moves less
 	recall            float64       // recall@10 over the query set
 	peakRSS, afterRSS int64
 }
@@ -120,12 +121,12 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		_ = os.RemoveAll(data)
 	}
 	fmt.Fprintf(stdout, "\n%d memories, %d timed REQs (limit 10) on one anonymous connection\n", o.n, o.queries)
-	fmt.Fprintf(stdout, "%-9s %12s %12s %9s %9s %8s %8s %8s %9s %10s %10s\n",
-		"relay", "first-start", "reindex/s", "settle", "restart", "p50-ms", "p95-ms", "p99-ms", "recall@10", "peak-RSS", "RSS-after")
+	fmt.Fprintf(stdout, "%-9s %12s %12s %9s %9s %8s %8s %8s %11s %9s %10s %10s\n",
+		"relay", "first-start", "reindex/s", "settle", "restart", "p50-ms", "p95-ms", "p99-ms", "cpu-ms/req", "recall@10", "peak-RSS", "RSS-after")
 	for _, r := range results {
-		fmt.Fprintf(stdout, "%-9s %12s %12.0f %9s %9s %8.2f %8.2f %8.2f %9.3f %9dM %9dM\n", r.relay,
+		fmt.Fprintf(stdout, "%-9s %12s %12.0f %9s %9s %8.2f %8.2f %8.2f %11.2f %9.3f %9dM %9dM\n", r.relay,
 			r.firstStart.Round(time.Millisecond), r.reindexRate, r.settle.Round(time.Second), r.restart.Round(time.Millisecond),
-			r.p50, r.p95, r.p99, r.recall, r.peakRSS>>20, r.afterRSS>>20)
+			r.p50, r.p95, r.p99, r.cpuPerReq, r.recall, r.peakRSS>>20, r.afterRSS>>20)
 	}
 	return nil
 }
@@ -152,7 +153,15 @@ func measureSearch(ctx context.Context, name, bin string, args, env []string, da
 	}
 	var rs benchcorpus.RecallStats
 	durs := make([]time.Duration, 0, o.queries)
+	var cpu0 time.Duration
 	for i := 0; i < o.warmup+o.queries; i++ {
+		if i == o.warmup {
+			if cpu0, err = p.cpu(); err != nil {
+				c.close()
+				p.stop()
+				return r, err
+			}
+		}
 		q := queries[i%len(queries)]
 		t0 := time.Now()
 		ids, err := c.query("q"+strconv.Itoa(i), nostr.Filter{Kinds: []int{30078}, Search: q.Text, Limit: 10})
@@ -175,6 +184,9 @@ func measureSearch(ctx context.Context, name, bin string, args, env []string, da
 			}
 			rs.Add(q, got, 10)
 		}
+	}
+	if cpu1, err := p.cpu(); err == nil && len(durs) > 0 {
+		r.cpuPerReq = float64(cpu1-cpu0) / float64(time.Millisecond) / float64(len(durs))
 	}
 	c.close()
 	r.p50, r.p95, r.p99 = pct(durs, 0.50), pct(durs, 0.95), pct(durs, 0.99)
