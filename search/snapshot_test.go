@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // withGraph makes every index of the test keep its vectors in a graph from
@@ -226,5 +227,33 @@ func writeFile(t *testing.T, path string, b []byte) {
 	t.Helper()
 	if err := os.WriteFile(path, b, 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Docs replayed from the log share one copy of their author's key and
+// their scope instead of one each (the decoder makes one per doc).
+func TestReplay_SharesRepeatedStrings(t *testing.T) {
+	dir := t.TempDir()
+	ix, err := Open(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pk := strings.Repeat("ab", 32)
+	mustIndex(t, ix, Doc{ID: "x", Pubkey: pk, Source: pk, Scope: "group:team", Text: "walrus"},
+		Doc{ID: "y", Pubkey: pk, Source: pk, Scope: "group:team", Text: "otter"})
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ix = openTest(t, Options{Dir: dir})
+	ix.mu.RLock()
+	x, y := ix.st.docs["x"], ix.st.docs["y"]
+	ix.mu.RUnlock()
+	if x.Pubkey != pk || y.Scope != "group:team" {
+		t.Fatalf("docs changed: %+v %+v", x, y)
+	}
+	for _, pair := range [][2]string{{x.Pubkey, y.Pubkey}, {x.Source, y.Source}, {x.Pubkey, x.Source}, {x.Scope, y.Scope}} {
+		if unsafe.StringData(pair[0]) != unsafe.StringData(pair[1]) {
+			t.Fatalf("%q is held twice", pair[0])
+		}
 	}
 }

@@ -30,6 +30,12 @@ type state struct {
 
 	diskDocs int // non-volatile docs
 
+	// strs holds one copy of each author, source, tier, group, model and
+	// scope string: they repeat across most docs (a few authors write
+	// them all), and the doc log's decoder makes a copy per doc, about
+	// 150 bytes of every doc's heap.
+	strs map[string]string
+
 	// floor is the vector side of the relevance floor and floorDocs the
 	// number of vectors it was calibrated on (floor.go).
 	floor     float64
@@ -55,7 +61,16 @@ func newState(dim int, curators []string, a analysis.Analyzer) *state {
 		versions:   make(map[string][]string),
 		threads:    newThreadSet(),
 		sessions:   session.NewSet(),
+		strs:       make(map[string]string),
 	}
+}
+
+func (s *state) intern(x string) string {
+	if c, ok := s.strs[x]; ok {
+		return c
+	}
+	s.strs[x] = x
+	return x
 }
 
 func (s *state) close() error {
@@ -68,6 +83,8 @@ func (s *state) close() error {
 // putMaps records d (already in bleve and the log) in the RAM maps,
 // replacing an older doc with the same id.
 func (s *state) putMaps(d *Doc, v []float32, a analysed) {
+	d.Pubkey, d.Source, d.Tier = s.intern(d.Pubkey), s.intern(d.Source), s.intern(d.Tier)
+	d.Group, d.Model, d.Scope = s.intern(d.Group), s.intern(d.Model), s.intern(d.Scope)
 	if old, ok := s.docs[d.ID]; ok {
 		s.dropMaps(old)
 	}
