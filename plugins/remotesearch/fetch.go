@@ -35,6 +35,12 @@ func (l *Layer) askAll(ctx context.Context, q snowclaw.SearchQuery) []answer {
 }
 
 // ask returns r's verified answer to q, from the cache when it is there.
+// Identical misses at once share one request (singleflight): N readers
+// searching the same words while the cache is cold cost the remote one
+// REQ, not N, and take one concurrency slot, not N. The shared request
+// runs apart from any one caller's context (its own timeout bounds it), so
+// a caller that goes away does not fail the others; each caller still
+// stops waiting when its own context ends.
 func (l *Layer) ask(ctx context.Context, r *remote, q snowclaw.SearchQuery) []*nostr.Event {
 	key := r.URL + "\x00" + strconv.Itoa(l.o.PerRemote) + "\x00" + q.String()
 	if evs, ok := l.cache.Get(key); ok {
@@ -42,15 +48,30 @@ func (l *Layer) ask(ctx context.Context, r *remote, q snowclaw.SearchQuery) []*n
 		return evs
 	}
 	l.met.cache.WithLabelValues("miss").Inc()
-	evs, ok := l.request(ctx, r, func(ctx context.Context, nip50 bool) ([]*nostr.Event, error) {
-		fs := filters(q, nip50, l.o.PerRemote)
-		got, err := fetchREQ(ctx, r.URL, fs, l.o.PerRemote*len(fs))
-		return l.verify(r, got, fs, memoryOnly), err
+	shared := context.WithoutCancel(ctx)
+	ch := l.flight.DoChan(key, func() (any, error) {
+		// a caller that missed just as the previous flight landed finds
+		// its answer here rather than asking again
+		if evs, ok := l.cache.Get(key); ok {
+			return evs, nil
+		}
+		evs, ok := l.request(shared, r, func(ctx context.Context, nip50 bool) ([]*nostr.Event, error) {
+			fs := filters(q, nip50, l.o.PerRemote)
+			got, err := fetchREQ(ctx, r.URL, fs, l.o.PerRemote*len(fs))
+			return l.verify(r, got, fs, memoryOnly), err
+		})
+		if ok {
+			l.cache.Add(key, evs)
+		}
+		return evs, nil
 	})
-	if ok {
-		l.cache.Add(key, evs)
+	select {
+	case res := <-ch:
+		evs, _ := res.Val.([]*nostr.Event)
+		return evs
+	case <-ctx.Done():
+		return nil
 	}
-	return evs
 }
 
 // request runs one exchange with r under its timeout and a concurrency

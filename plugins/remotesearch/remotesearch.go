@@ -28,6 +28,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/snowclaw/snowclaw/plugins/memsearch"
 	"github.com/snowclaw/snowclaw/search"
+	"golang.org/x/sync/singleflight"
 )
 
 // Remote is one relay searched remotely and the trust its results are
@@ -91,6 +92,7 @@ type Layer struct {
 	agents  *expirable.LRU[string, []*nostr.Event]
 	met     *metrics
 	now     func() time.Time
+	flight  singleflight.Group // identical cache misses in flight (fetch.go ask)
 }
 
 type remote struct {

@@ -1,0 +1,73 @@
+package node_test
+
+import (
+	"encoding/json"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// N readers searching the same words at once while the cache is cold
+// cost each remote one request: the misses share one flight. The remote
+// holds every REQ on a barrier that opens only once all N searches have
+// missed the cache (counted on /metrics), so without the shared flight
+// each search would have sent its own REQ by then or right after.
+func TestRemote_ConcurrentMissesShareOneRequest(t *testing.T) {
+	const n = 8
+	a := newUser()
+	far := memory(a, "zeppelin/flight", `{"summary":"Zeppelin flight plans are filed a day ahead"}`)
+	raw, _ := json.Marshal(far)
+	release := make(chan struct{})
+	var once sync.Once
+	open := func() { once.Do(func() { close(release) }) }
+	var reqs atomic.Int64
+	held := startScripted(t, func(string) [][]byte {
+		reqs.Add(1)
+		<-release
+		return [][]byte{raw}
+	})
+	t.Cleanup(open) // after serveRemote's cleanup is registered: runs first
+	e := startEnv(t, withSearch, withMetrics, withRemotes(20*time.Second, held.url, 1.0))
+
+	type result struct {
+		evs    []*nostr.Event
+		closed string
+	}
+	results := make(chan result, n)
+	for range n {
+		c := e.connect(nil)
+		go func() {
+			evs, closed, err := c.Fetch(nostr.Filter{Search: "zeppelin flight include:remote"}, 30*time.Second)
+			if err != nil {
+				closed = err.Error()
+			}
+			results <- result{evs, closed}
+		}()
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for e.scrape()[`snowclaw_remote_cache_total{result="miss"}`] < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("only %v of %d searches reached the remote layer", e.scrape()[`snowclaw_remote_cache_total{result="miss"}`], n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	open()
+	for range n {
+		r := <-results
+		if r.closed != "" {
+			t.Fatalf("search failed: %s", r.closed)
+		}
+		if !contains(r.evs, far.ID) {
+			t.Fatalf("a search that shared the flight lacks the remote result: %v", ids(r.evs))
+		}
+	}
+	if got := reqs.Load(); got != 1 {
+		t.Fatalf("%d concurrent identical searches sent %d REQs to the remote, want 1", n, got)
+	}
+	if got := held.hits.Load(); got != 2 {
+		t.Fatalf("the remote got %d HTTP requests, want 2 (one NIP-11, one websocket)", got)
+	}
+}
