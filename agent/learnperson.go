@@ -100,3 +100,12 @@ func (a *Agent) unlearn(gone []memory.Item) {
 		}
 	}
 }
+
+// PersonContext is what a prompt answering pk shows of their record: in
+// group, or in private with them when group is "" (`snowclaw eval
+// learning`'s person record probes ask it).
+func (a *Agent) PersonContext(pk, group string) (notes []string, prefs map[string]string) {
+	t := turn{group: group, private: group == "", sender: pk}
+	s := a.senderContext(pk, t)
+	return append(s.Notes, s.OwnerNotes...), s.Prefs
+}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -83,7 +84,7 @@ func runEvalLearning(ctx context.Context, args, environ []string, stdout, stderr
 		if len(r.Probe.Absent) > 0 {
 			want = "must not find " + strings.Join(r.Probe.Absent, ", ")
 		}
-		fmt.Fprintf(stdout, "%2d %-4s %-6s %q (%s)\n", i+1, mark, r.Probe.Reader, r.Probe.Query, want)
+		fmt.Fprintf(stdout, "%2d %-4s %-13s %q (%s)\n", i+1, mark, r.Probe.Who(), r.Probe.Query, want)
 		if !r.OK {
 			for _, t := range r.Top {
 				fmt.Fprintf(stdout, "         top: %s\n", t)
@@ -177,6 +178,10 @@ func evalLearning(ctx context.Context, cfg Config, script *learneval.Script, cha
 	}
 	var out []learneval.Result
 	for _, pr := range script.Probes {
+		if pr.Record != "" {
+			out = append(out, learneval.Judge(pr, recordLines(n.Agent(), people[pr.Record].sk, pr.In, script.Group)))
+			continue
+		}
 		evs, closed, err := people[pr.Reader].c.Fetch(nostr.Filter{Kinds: []int{snowclaw.KindAppData}, Search: pr.Query, Limit: 20}, 30*time.Second)
 		if err != nil {
 			return nil, none, err
@@ -197,6 +202,21 @@ func evalLearning(ctx context.Context, cfg Config, script *learneval.Script, cha
 		out = append(out, learneval.Judge(pr, top))
 	}
 	return out, n.Agent().Stats().Learning, nil
+}
+
+// recordLines is what a prompt answering the person shows of their
+// record, in the group or in private, a line per note and preference.
+func recordLines(a *agent.Agent, sk, in, group string) []string {
+	pk, _ := nostr.GetPublicKey(sk)
+	if in == "private" {
+		group = ""
+	}
+	notes, prefs := a.PersonContext(pk, group)
+	out := slices.Clone(notes)
+	for k, v := range prefs {
+		out = append(out, k+": "+v)
+	}
+	return out
 }
 
 type evalPerson struct {

@@ -56,12 +56,26 @@ type Memory struct {
 
 // Probe is one question asked by Reader through NIP-50: one of the top 3
 // memories must contain every Expect string (case-insensitive), and none
-// of them any Absent string.
+// of them any Absent string. A person record probe names Record and In
+// instead: the notes and preferences a prompt answering that person shows
+// "group" (in the script's group) or "private" (in private with them) are
+// judged the same way, one line each.
 type Probe struct {
-	Reader string   `json:"reader"`
-	Query  string   `json:"query"`
+	Reader string   `json:"reader,omitempty"`
+	Query  string   `json:"query,omitempty"`
+	Record string   `json:"record,omitempty"`
+	In     string   `json:"in,omitempty"`
 	Expect []string `json:"expect"`
 	Absent []string `json:"absent"`
+}
+
+// Who names the probe's asker in a report: the reader, or the person
+// record and where it is shown.
+func (p Probe) Who() string {
+	if p.Record != "" {
+		return p.Record + "@" + p.In
+	}
+	return p.Reader
 }
 
 // Load reads a script; "" is the built-in one.
@@ -100,8 +114,12 @@ func (s *Script) check() error {
 		}
 	}
 	for i, p := range s.Probes {
-		if !known[p.Reader] || len(p.Expect)+len(p.Absent) == 0 {
-			return fmt.Errorf("learning script: probe %d: needs a known reader and expect or absent", i+1)
+		asker := known[p.Reader] && p.Record == ""
+		if p.Record != "" {
+			asker = known[p.Record] && (p.In == "group" || p.In == "private")
+		}
+		if !asker || len(p.Expect)+len(p.Absent) == 0 {
+			return fmt.Errorf("learning script: probe %d: needs a known reader (or a known record in group or private) and expect or absent", i+1)
 		}
 	}
 	return nil

@@ -39,4 +39,10 @@ func TestLoad(t *testing.T) {
 	if _, err := Load(bad); err == nil {
 		t.Fatal("a private session with an unknown person loaded")
 	}
+	for _, probe := range []string{`{"record":"a","in":"elsewhere","expect":["x"]}`, `{"record":"zed","in":"group","expect":["x"]}`} {
+		os.WriteFile(bad, []byte(`{"people":["a"],"group":"g","sessions":[],"probes":[`+probe+`]}`), 0o600)
+		if _, err := Load(bad); err == nil {
+			t.Fatalf("probe %s loaded", probe)
+		}
+	}
 }
