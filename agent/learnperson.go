@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"strings"
 
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/agent/extract"
@@ -35,7 +34,7 @@ func (a *Agent) notePerson(c extract.Candidate, it memory.Item, t turn, replaced
 	changed := false
 	switch c.Kind {
 	case extract.KindPreference:
-		if key := prefKey(c.Topics); key != "" {
+		if key := memory.PrefKey(c.Topics); key != "" {
 			changed = a.mem.LearnPref(pk, group, key, it.Text)
 		} else {
 			changed = a.mem.LearnNote(pk, group, it.Text, replaced)
@@ -46,19 +45,6 @@ func (a *Agent) notePerson(c extract.Candidate, it memory.Item, t turn, replaced
 	if changed {
 		a.dirtied()
 	}
-}
-
-// prefKey is the key a learnt preference is filed under: its first
-// topic, when it is a short one.
-func prefKey(topics []string) string {
-	if len(topics) == 0 {
-		return ""
-	}
-	k := strings.ToLower(strings.TrimSpace(topics[0]))
-	if k == "" || len(k) > 40 || strings.HasPrefix(k, "snowclaw.") {
-		return ""
-	}
-	return k
 }
 
 // senderContext is the sender's record as the prompt of t may show it:

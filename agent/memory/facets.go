@@ -236,3 +236,16 @@ func (s *Store) UnlearnNote(pk, group, note string) bool {
 		return len(f.Notes) != k
 	})
 }
+
+// PrefKey is the key a learnt preference is filed under: its first topic,
+// when it is a short one and not one of the agent's bookkeeping keys.
+func PrefKey(topics []string) string {
+	if len(topics) == 0 {
+		return ""
+	}
+	k := strings.ToLower(strings.TrimSpace(topics[0]))
+	if k == "" || len(k) > 40 || strings.HasPrefix(k, "snowclaw.") {
+		return ""
+	}
+	return k
+}
