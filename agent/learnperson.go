@@ -1,7 +1,6 @@
 package agent
 
 import (
-
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/agent/extract"
 	"github.com/snowclaw/snowclaw/agent/memory"
