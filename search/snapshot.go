@@ -77,7 +77,11 @@ func (ix *Index) loadVectors(m indexMeta) (*vector.Auto, []byte) {
 		return nil, nil
 	}
 	defer f.Close()
-	x, tag, err := vector.Load(f, ix.emb.Dim(), graphThreshold, vector.DefaultParams)
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil
+	}
+	x, tag, err := vector.Load(f, fi.Size(), ix.emb.Dim(), graphThreshold, vector.DefaultParams)
 	if err != nil {
 		return nil, nil
 	}

@@ -34,7 +34,9 @@ const snapshotMagic = "snowclaw-vectors-1\n"
 // or written with other parameters.
 var ErrSnapshot = errors.New("vector: unusable snapshot")
 
-// maxSnapshotNodes bounds what a damaged header can make Load allocate.
+// maxSnapshotNodes bounds the node count a header may claim; the file's
+// size bounds it further (Load), so a damaged count is refused before the
+// checksum is reached instead of allocating what it says.
 const maxSnapshotNodes = 1 << 31
 
 var snapCRC = crc32.MakeTable(crc32.Castagnoli)
@@ -141,8 +143,9 @@ func (g *hnswGraph) save(w io.Writer, keep func(string) bool, sum []float64, tag
 // linked. threshold and p must be what the index is opened with (New:
 // Threshold and DefaultParams); a snapshot made with other parameters is
 // ErrSnapshot, since its graph would not be the one they build. tag is
-// what Save was given.
-func Load(r io.Reader, dim, threshold int, p Params) (x *Auto, tag []byte, err error) {
+// what Save was given. size is the snapshot's length in bytes: the node
+// count its header claims must fit in it.
+func Load(r io.Reader, size int64, dim, threshold int, p Params) (x *Auto, tag []byte, err error) {
 	if !littleEndian {
 		return nil, nil, fmt.Errorf("%w: not written on this machine", ErrSnapshot)
 	}
@@ -156,7 +159,7 @@ func Load(r io.Reader, dim, threshold int, p Params) (x *Auto, tag []byte, err e
 	}
 	tag = make([]byte, tl)
 	sr.read(tag)
-	g, sum, err := loadGraph(sr, dim, p.valid())
+	g, sum, err := loadGraph(sr, size, dim, p.valid())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -185,7 +188,7 @@ func Load(r io.Reader, dim, threshold int, p Params) (x *Auto, tag []byte, err e
 	return x, tag, nil
 }
 
-func loadGraph(sr *snapReader, dim int, p Params) (*hnswGraph, []float64, error) {
+func loadGraph(sr *snapReader, size int64, dim int, p Params) (*hnswGraph, []float64, error) {
 	var h [13]uint64
 	for i := range h {
 		h[i] = sr.u64()
@@ -196,7 +199,11 @@ func loadGraph(sr *snapReader, dim int, p Params) (*hnswGraph, []float64, error)
 		return nil, nil, fmt.Errorf("%w: written with other parameters", ErrSnapshot)
 	}
 	n, built, entry, top, nDead := h[8], h[9], h[10], int64(h[11]), h[12]
-	if n > maxSnapshotNodes || built > n || nDead > n || (built > 0 && entry >= built) || top < -1 || top > hnswMaxLevel || (built == 0) != (top == -1) {
+	// every node takes at least its id length, dead flag, vector, code
+	// and scale; every linked one its level and layer-0 links
+	perNode := uint64(4 + 1 + 2*dim + g.stride + 4)
+	perLinked := uint64(1 + 4*(g.m0+1))
+	if n > maxSnapshotNodes || n*perNode+built*perLinked > uint64(max(size, 0)) || built > n || nDead > n || (built > 0 && entry >= built) || top < -1 || top > hnswMaxLevel || (built == 0) != (top == -1) {
 		return nil, nil, fmt.Errorf("%w: bad counts", ErrSnapshot)
 	}
 	g.ids = make([]string, 0, n)

@@ -2,6 +2,7 @@ package vector
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/rand"
@@ -65,7 +66,7 @@ func loadContinues(t *testing.T, remove bool) {
 	if err != nil || !ok {
 		t.Fatalf("Save: %v %v", ok, err)
 	}
-	loaded, tag, err := Load(bytes.NewReader(buf.Bytes()), dim, threshold, DefaultParams)
+	loaded, tag, err := Load(bytes.NewReader(buf.Bytes()), int64(buf.Len()), dim, threshold, DefaultParams)
 	if err != nil || string(tag) != "tag1" {
 		t.Fatal(err, string(tag))
 	}
@@ -108,7 +109,7 @@ func TestSnapshot_DamageIsDetected(t *testing.T) {
 		t.Fatalf("Save: %v %v", ok, err)
 	}
 	good := buf.Bytes()
-	if _, _, err := Load(bytes.NewReader(good), dim, threshold, DefaultParams); err != nil {
+	if _, _, err := Load(bytes.NewReader(good), int64(len(good)), dim, threshold, DefaultParams); err != nil {
 		t.Fatalf("intact snapshot: %v", err)
 	}
 	rng := rand.New(rand.NewSource(4))
@@ -119,16 +120,16 @@ func TestSnapshot_DamageIsDetected(t *testing.T) {
 		cases["flip "+strconv.Itoa(i)] = bad
 	}
 	for name, b := range cases {
-		if _, _, err := Load(bytes.NewReader(b), dim, threshold, DefaultParams); !errors.Is(err, ErrSnapshot) {
+		if _, _, err := Load(bytes.NewReader(b), int64(len(b)), dim, threshold, DefaultParams); !errors.Is(err, ErrSnapshot) {
 			t.Errorf("%s: %v, want ErrSnapshot", name, err)
 		}
 	}
 	other := DefaultParams
 	other.M = 8
-	if _, _, err := Load(bytes.NewReader(good), dim, threshold, other); !errors.Is(err, ErrSnapshot) {
+	if _, _, err := Load(bytes.NewReader(good), int64(len(good)), dim, threshold, other); !errors.Is(err, ErrSnapshot) {
 		t.Errorf("other parameters: %v, want ErrSnapshot", err)
 	}
-	if _, _, err := Load(bytes.NewReader(good), dim*2, threshold, DefaultParams); !errors.Is(err, ErrSnapshot) {
+	if _, _, err := Load(bytes.NewReader(good), int64(len(good)), dim*2, threshold, DefaultParams); !errors.Is(err, ErrSnapshot) {
 		t.Errorf("other dimension: %v, want ErrSnapshot", err)
 	}
 }
@@ -151,7 +152,7 @@ func TestSnapshot_KeepLeavesNodesOut(t *testing.T) {
 	if bytes.Contains(buf.Bytes(), []byte(`"100"`)) || bytes.Contains(buf.Bytes(), asBytes(x.ann.g.row(x.ann.pos[secret]))) {
 		t.Fatal("the refused node's id or vector is in the snapshot")
 	}
-	y, _, err := Load(bytes.NewReader(buf.Bytes()), dim, threshold, DefaultParams)
+	y, _, err := Load(bytes.NewReader(buf.Bytes()), int64(buf.Len()), dim, threshold, DefaultParams)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,6 +175,29 @@ func TestSnapshot_KeepLeavesNodesOut(t *testing.T) {
 	for j := range got {
 		if d := got[j] - want[j]; d > 1e-5 || d < -1e-5 {
 			t.Fatalf("mean[%d] = %v, want %v", j, got[j], want[j])
+		}
+	}
+}
+
+// A damaged node count is refused before anything is allocated for it:
+// the checksum is only reached at the end, and 2^30 nodes of this
+// dimension would ask for terabytes.
+func TestSnapshot_HugeCountRefusedUpFront(t *testing.T) {
+	const dim, threshold = 16, 50
+	x := buildAuto(rand.New(rand.NewSource(8)), dim, threshold, 300, false)
+	var buf bytes.Buffer
+	if ok, err := x.Save(&buf, all, nil); !ok || err != nil {
+		t.Fatalf("Save: %v %v", ok, err)
+	}
+	b := buf.Bytes()
+	at := len(snapshotMagic) + 4 + 8*8 // no tag; the ninth header word is the node count
+	if got := binary.LittleEndian.Uint64(b[at:]); got != 300 {
+		t.Fatalf("node count at %d is %d, the layout moved", at, got)
+	}
+	for _, n := range []uint64{1 << 30, maxSnapshotNodes - 1, 301} {
+		binary.LittleEndian.PutUint64(b[at:], n)
+		if _, _, err := Load(bytes.NewReader(b), int64(len(b)), dim, threshold, DefaultParams); !errors.Is(err, ErrSnapshot) {
+			t.Errorf("count %d: %v, want ErrSnapshot", n, err)
 		}
 	}
 }
