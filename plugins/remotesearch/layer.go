@@ -101,7 +101,8 @@ type hit struct {
 
 // rank turns the remotes' answers into hits: each event once (from the
 // most trusted remote that sent it), none that duplicates or is
-// superseded by a local result, one version per address, only what the
+// superseded by a local result, one version per address and none older
+// than the version stored here (stored.go), only what the
 // query's extensions, the REQ's other fields and the local read rule
 // admit; ranked in a RAM index with the local fusion and trust, then
 // multiplied by the remote's trust.
@@ -148,6 +149,17 @@ func (l *Layer) rank(ctx context.Context, reader string, f nostr.Filter, q snowc
 			byID[evt.ID] = cand{evt: evt, doc: doc, r: a.r}
 			byAddr[doc.Address] = evt.ID
 		}
+	}
+	latest := make(map[string]*nostr.Event, len(byAddr))
+	for addr, id := range byAddr {
+		latest[addr] = byID[id].evt
+	}
+	stale, err := l.storedHere(ctx, reader, latest)
+	if err != nil {
+		return nil, snowclaw.Internal("remote search: local versions: %v", err)
+	}
+	for _, id := range stale {
+		delete(byID, id)
 	}
 	if len(byID) == 0 {
 		return nil, nil

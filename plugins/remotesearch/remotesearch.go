@@ -65,6 +65,10 @@ type Options struct {
 	// CanRead is the local read rule, applied to remote results as to
 	// local ones.
 	CanRead func(reader string, evt *nostr.Event) bool
+	// Stored queries this relay's store, every event (the read rule is
+	// CanRead's): a remote version of an address stored here stands only
+	// when it is newer (stored.go).
+	Stored func(ctx context.Context, f nostr.Filter, fn func(*nostr.Event) bool) error
 	// Gone are the local checks of what must stay gone (the relay's
 	// deletions, the rights service's erasures): a remote result one of
 	// them refuses is dropped.
@@ -105,8 +109,8 @@ type remote struct {
 
 // New builds the layer; it connects to nothing until a search asks.
 func New(o Options) (*Layer, error) {
-	if o.Local == nil || o.CanRead == nil {
-		return nil, errors.New("remotesearch: Local and CanRead are required")
+	if o.Local == nil || o.CanRead == nil || o.Stored == nil {
+		return nil, errors.New("remotesearch: Local, CanRead and Stored are required")
 	}
 	if len(o.Remotes) == 0 {
 		return nil, errors.New("remotesearch: no remotes")

@@ -224,6 +224,9 @@ func (n *Node) newRemote() error {
 	ro := n.o.Remote.Options
 	ro.Local, ro.Ranking, ro.CanRead = n.search, n.o.Search.Search, n.relay.CanRead
 	ro.DefaultLimit, ro.MaxLimit = n.o.Search.DefaultLimit, n.o.Search.MaxLimit
+	ro.Stored = func(ctx context.Context, f nostr.Filter, fn func(*nostr.Event) bool) error {
+		return store.Each(ctx, n.store, f, fn)
+	}
 	ro.Gone = []func(context.Context, *nostr.Event) error{n.relay.RejectDeleted, n.rejectErased}
 	ro.Metrics, ro.Logger = n.relay.Metrics(), n.o.Logger
 	l, err := remotesearch.New(ro)
