@@ -2,6 +2,7 @@ package search
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -76,99 +77,93 @@ func createDocLog(path string) (*docLog, error) {
 }
 
 // replayDocLog reads every record of the log at path in order and opens it
-// for appending. Any damage is ErrNeedsRebuild: the log is derived data and
-// a partial replay would silently lose memories.
-func replayDocLog(path string, put func(Doc, []float32), del func(string)) (*docLog, error) {
+// for appending. put gets each put record's number and payload (its own
+// copy), for the caller to decode with decodePut — on every core, batch by
+// batch; del gets a delete record's id. An error from either stops the
+// replay and is returned. Any damage is ErrNeedsRebuild: the log is derived
+// data and a partial replay would silently lose memories. records is the
+// number of records read; those that are not the last put of a live doc
+// are the log's dead ones (docLog.dead), which the caller counts.
+func replayDocLog(path string, put func(n int, payload []byte) error, del func(n int, id string) error) (l *docLog, records int, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: doc log: %v", ErrNeedsRebuild, err)
+		return nil, 0, fmt.Errorf("%w: doc log: %v", ErrNeedsRebuild, err)
 	}
 	defer f.Close()
 	r := bufio.NewReaderSize(f, 1<<16)
 	magic := make([]byte, len(docLogMagic))
 	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != docLogMagic {
-		return nil, fmt.Errorf("%w: doc log: bad header", ErrNeedsRebuild)
+		return nil, 0, fmt.Errorf("%w: doc log: bad header", ErrNeedsRebuild)
 	}
-	seen := make(map[string]bool)
-	dead := 0
 	id := &docLog{size: int64(len(docLogMagic)), sum: sumBasis}
 	var hdr [8]byte
 	var payload []byte
-	for n := 0; ; n++ {
+	n := 0
+	for ; ; n++ {
 		if _, err := io.ReadFull(r, hdr[:]); err != nil {
 			if errors.Is(err, io.EOF) {
 				break
 			}
-			return nil, fmt.Errorf("%w: doc log: record %d: truncated", ErrNeedsRebuild, n)
+			return nil, 0, fmt.Errorf("%w: doc log: record %d: truncated", ErrNeedsRebuild, n)
 		}
 		size := binary.LittleEndian.Uint32(hdr[:4])
 		if size == 0 || size > maxRecord {
-			return nil, fmt.Errorf("%w: doc log: record %d: bad length", ErrNeedsRebuild, n)
+			return nil, 0, fmt.Errorf("%w: doc log: record %d: bad length", ErrNeedsRebuild, n)
 		}
 		if cap(payload) < int(size) {
 			payload = make([]byte, size)
 		}
 		payload = payload[:size]
 		if _, err := io.ReadFull(r, payload); err != nil {
-			return nil, fmt.Errorf("%w: doc log: record %d: truncated", ErrNeedsRebuild, n)
+			return nil, 0, fmt.Errorf("%w: doc log: record %d: truncated", ErrNeedsRebuild, n)
 		}
 		if crc32.Checksum(payload, crcTable) != binary.LittleEndian.Uint32(hdr[4:]) {
-			return nil, fmt.Errorf("%w: doc log: record %d: checksum", ErrNeedsRebuild, n)
+			return nil, 0, fmt.Errorf("%w: doc log: record %d: checksum", ErrNeedsRebuild, n)
 		}
-		docID, err := decodeRecord(payload, put, del)
+		switch payload[0] {
+		case opDel:
+			err = del(n, string(payload[1:]))
+		case opPut:
+			err = put(n, bytes.Clone(payload))
+		default:
+			err = fmt.Errorf("%w: doc log: record %d: unknown op %q", ErrNeedsRebuild, n, payload[0])
+		}
 		if err != nil {
-			return nil, fmt.Errorf("%w: doc log: record %d: %v", ErrNeedsRebuild, n, err)
+			return nil, 0, err
 		}
 		id.note(hdr[:], len(payload))
-		if seen[docID] {
-			dead++
-		}
-		seen[docID] = true
-		if payload[0] == opDel {
-			dead++
-			delete(seen, docID)
-		}
 	}
 	af, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return &docLog{path: path, f: af, w: bufio.NewWriterSize(af, 1<<16), dead: dead, size: id.size, sum: id.sum}, nil
+	return &docLog{path: path, f: af, w: bufio.NewWriterSize(af, 1<<16), size: id.size, sum: id.sum}, n, nil
 }
 
-func decodeRecord(p []byte, put func(Doc, []float32), del func(string)) (string, error) {
-	switch p[0] {
-	case opDel:
-		id := string(p[1:])
-		del(id)
-		return id, nil
-	case opPut:
-		if len(p) < 5 {
-			return "", errors.New("short put")
-		}
-		jl := int(binary.LittleEndian.Uint32(p[1:5]))
-		if jl > len(p)-9 {
-			return "", errors.New("bad doc length")
-		}
-		var d Doc
-		if err := json.Unmarshal(p[5:5+jl], &d); err != nil {
-			return "", err
-		}
-		rest := p[5+jl:]
-		dim := int(binary.LittleEndian.Uint32(rest[:4]))
-		rest = rest[4:]
-		if len(rest) != 4*dim {
-			return "", errors.New("bad vector length")
-		}
-		v := make([]float32, dim)
-		for i := range v {
-			v[i] = math.Float32frombits(binary.LittleEndian.Uint32(rest[4*i:]))
-		}
-		put(d, v)
-		return d.ID, nil
-	default:
-		return "", fmt.Errorf("unknown op %q", p[0])
+// decodePut decodes a put record's payload: the doc and its vector.
+func decodePut(p []byte) (Doc, []float32, error) {
+	var d Doc
+	if len(p) < 5 {
+		return d, nil, errors.New("short put")
 	}
+	jl := int(binary.LittleEndian.Uint32(p[1:5]))
+	if jl > len(p)-9 {
+		return d, nil, errors.New("bad doc length")
+	}
+	if err := json.Unmarshal(p[5:5+jl], &d); err != nil {
+		return d, nil, err
+	}
+	rest := p[5+jl:]
+	dim := int(binary.LittleEndian.Uint32(rest[:4]))
+	rest = rest[4:]
+	if len(rest) != 4*dim {
+		return d, nil, errors.New("bad vector length")
+	}
+	v := make([]float32, dim)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(rest[4*i:]))
+	}
+	return d, v, nil
 }
 
 func (l *docLog) appendPut(d *Doc, v []float32) error {

@@ -162,8 +162,8 @@ func (ix *Index) createState(gen int) (*state, error) {
 }
 
 // loadState opens the generation named by m and replays its doc log.
-// The keyword index is not on disk: Open analyses every doc again, in
-// parallel batches (a delete record first applies the batch before it).
+// The keyword index is not on disk: Open decodes and analyses every doc
+// again, in parallel batches.
 // The vectors come from the graph snapshot when Close left one for this
 // very log (snapshot.go), else from the log.
 func (ix *Index) loadState(m indexMeta) (*state, error) {
@@ -193,42 +193,68 @@ func (ix *Index) replayState(m indexMeta, snap *vector.Auto) (st *state, err err
 	if snap != nil {
 		st.vecs, st.vecsLoaded = snap, true
 	}
-	var badDim bool
-	var pend []*Doc
-	var pvec [][]float32
-	apply := func() {
-		an := analyseAll(st.analyzer, pend)
-		for i, d := range pend {
-			st.putMaps(d, pvec[i], an[i])
-		}
-		pend, pvec = pend[:0], pvec[:0]
+	// Puts are gathered in batches and decoded and analysed on every core;
+	// a delete first applies the batch before it.
+	type rec struct {
+		n   int
+		p   []byte
+		d   *Doc
+		v   []float32
+		a   analysed
+		err error
 	}
-	l, err := replayDocLog(m.logPath(ix.dir), func(d Doc, v []float32) {
-		if len(v) == 0 && d.KeywordOnly {
-			v = nil
-		} else if len(v) != m.Dim {
-			badDim = true
-			return
+	var pend []rec
+	apply := func() error {
+		parallel(len(pend), func(i int) {
+			r := &pend[i]
+			d, v, err := decodePut(r.p)
+			switch {
+			case err != nil:
+				r.err = fmt.Errorf("%w: doc log: record %d: %v", ErrNeedsRebuild, r.n, err)
+				return
+			case len(v) == 0 && d.KeywordOnly:
+				v = nil
+			case len(v) != m.Dim:
+				r.err = fmt.Errorf("%w: doc log holds vectors of another dimension", ErrNeedsRebuild)
+				return
+			}
+			d.Volatile = false
+			r.d, r.v, r.a, r.p = &d, v, analyse(st.analyzer, &d), nil
+		})
+		for i := range pend {
+			if pend[i].err != nil {
+				return pend[i].err
+			}
 		}
-		d.Volatile = false
-		pend, pvec = append(pend, &d), append(pvec, v)
+		for _, r := range pend {
+			st.putMaps(r.d, r.v, r.a)
+		}
+		pend = pend[:0]
+		return nil
+	}
+	l, records, err := replayDocLog(m.logPath(ix.dir), func(n int, p []byte) error {
+		pend = append(pend, rec{n: n, p: p})
 		if len(pend) == 4*batchSize {
-			apply()
+			return apply()
 		}
-	}, func(id string) {
-		apply()
+		return nil
+	}, func(_ int, id string) error {
+		if err := apply(); err != nil {
+			return err
+		}
 		if d, ok := st.docs[id]; ok {
 			st.dropMaps(d)
 		}
+		return nil
 	})
-	apply()
-	if err == nil && badDim {
-		err = fmt.Errorf("%w: doc log holds vectors of another dimension", ErrNeedsRebuild)
+	if err == nil {
+		err = apply()
 	}
 	if err != nil {
 		_ = st.close()
 		return nil, err
 	}
+	l.dead = records - len(st.docs) // every record but each live doc's last put
 	st.log = l
 	st.vecsLoaded = false
 	return st, nil

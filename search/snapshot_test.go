@@ -257,3 +257,30 @@ func TestReplay_SharesRepeatedStrings(t *testing.T) {
 		}
 	}
 }
+
+// A replay counts as dead every record but each live doc's last put:
+// replaced puts, deleted puts and the delete records themselves.
+func TestReplay_CountsDeadRecords(t *testing.T) {
+	dir := t.TempDir()
+	ix, err := Open(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustIndex(t, ix, snapDocs(10)...)
+	mustIndex(t, ix, Doc{ID: "s0001", Text: "replaced once"}, Doc{ID: "s0002", Text: "replaced once"})
+	mustIndex(t, ix, Doc{ID: "s0001", Text: "replaced twice"})
+	if err := ix.Remove(context.Background(), "s0003", "s0004"); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ix = openTest(t, Options{Dir: dir})
+	// 15 records (10 + 3 puts, 2 deletes), 8 live docs
+	if ix.Count() != 8 || ix.st.log.dead != 7 {
+		t.Fatalf("after replay: %d docs, %d dead records; want 8 and 7", ix.Count(), ix.st.log.dead)
+	}
+	if d, _ := ix.Get("s0001"); d.Text != "replaced twice" {
+		t.Fatalf("s0001 = %q", d.Text)
+	}
+}
