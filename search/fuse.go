@@ -36,7 +36,8 @@ type tuning struct {
 	prfMaxDF, prfWeight float64
 	// dateBoost lifts docs written in a month the query names (search/querydate).
 	dateBoost float64
-	// speakerBoost (search/speaker), sessWeight (search/session): README "Measuring".
+	// speakerBoost (search/speaker), sessWeight (search/session) and
+	// prfWeight 1 (was 0.5): README "Measuring".
 	speakerBoost, sessWeight float64
 }
 
@@ -60,7 +61,7 @@ type tuning struct {
 // tune chat 74.2 → 75.5, memories 64.2 → 65.2 (0.3 gave 74.5 and 64.7, 2
 // no more than 1); holdout chat 71.8 → 72.5, memories 63.5 → 64.7.
 var defaultTuning = tuning{ctxWeight: 0.4, ctxWindow: 2, ctxDecay: 0.7, center: 1, lengthAlpha: 0.6, contextFloor: true,
-	prfDocs: 10, prfTerms: 20, prfMaxDF: 0.05, prfWeight: 0.5, dateBoost: 1, speakerBoost: 1, sessWeight: 0.1}
+	prfDocs: 10, prfTerms: 20, prfMaxDF: 0.05, prfWeight: 1, dateBoost: 1, speakerBoost: 1, sessWeight: 0.1}
 
 // queryTerms analyses the query like indexed text; a term repeated in the
 // query weighs more.
