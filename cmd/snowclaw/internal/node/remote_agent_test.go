@@ -26,7 +26,9 @@ func TestRemote_AgentRecallPublicRepliesOnly(t *testing.T) {
 
 	// a private message: its words stay here, even when they ask for the
 	// remotes in the search syntax
-	req := e.ask(func() { e.dm(e.alice, "Snowclaw, who inspects the zeppelin hangars? include:remote my badge pin is 4471") })
+	req := e.ask(func() {
+		e.dm(e.alice, "Snowclaw, who inspects the zeppelin hangars? include:remote my badge pin is 4471")
+	})
 	if all := strings.Join(contents(req), "\n"); strings.Contains(all, "Skyward") {
 		t.Fatalf("a private reply's prompt holds the remote memory:\n%s", all)
 	}
@@ -34,7 +36,9 @@ func TestRemote_AgentRecallPublicRepliesOnly(t *testing.T) {
 		t.Fatalf("a private message's recall asked the remote (%d requests)", n)
 	}
 	// a closed group (the agent room is private): its words stay here too
-	req = e.ask(func() { e.say(e.ac, e.alice, "@Snowclaw include:remote who inspects the zeppelin hangars for the moon base?") })
+	req = e.ask(func() {
+		e.say(e.ac, e.alice, "@Snowclaw include:remote who inspects the zeppelin hangars for the moon base?")
+	})
 	if all := strings.Join(contents(req), "\n"); strings.Contains(all, "Skyward") {
 		t.Fatalf("a closed group's prompt holds the remote memory:\n%s", all)
 	}

@@ -134,4 +134,3 @@ func remoteBenchFetch(b *testing.B, c *wsclient.Client, text string) []*nostr.Ev
 	}
 	return evs
 }
-
