@@ -22,7 +22,7 @@ import (
 // Caps on one facet, so a chatty person cannot grow their record past the
 // relay's event size limit.
 const (
-	maxFacetPrefs  = 50
+	maxFacetPrefs  = 20 // shown untrimmed in the prompt, like the owner's
 	maxFacetGroups = 50
 )
 
