@@ -71,3 +71,48 @@ func TestRemote_ConcurrentMissesShareOneRequest(t *testing.T) {
 		t.Fatalf("the remote got %d HTTP requests, want 2 (one NIP-11, one websocket)", got)
 	}
 }
+
+// The reader whose search started the shared request goes away while the
+// remote is held; the request is not its own (it runs under the remote's
+// timeout alone), so the reader who joined it still gets the remote's
+// answer, and the remote is asked once.
+func TestRemote_LeaderLeavingDoesNotFailTheFlight(t *testing.T) {
+	a := newUser()
+	far := memory(a, "zeppelin/mooring", `{"summary":"Zeppelin mooring masts stand 50 m tall"}`)
+	raw, _ := json.Marshal(far)
+	release := make(chan struct{})
+	var once sync.Once
+	open := func() { once.Do(func() { close(release) }) }
+	var reqs atomic.Int64
+	held := startScripted(t, func(string) [][]byte {
+		reqs.Add(1)
+		<-release
+		return [][]byte{raw}
+	})
+	t.Cleanup(open)
+	e := startEnv(t, withSearch, withMetrics, withRemotes(20*time.Second, held.url, 1.0))
+	filter := nostr.Filter{Search: "zeppelin mooring include:remote"}
+	waitFor(t, func() bool { return e.n.Relay().Connections() == 0 }, "no connections")
+
+	leader := e.connect(nil)
+	if err := leader.Send("REQ", "lead", filter); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return reqs.Load() == 1 }, "the leader's REQ at the remote")
+	joined := make(chan []*nostr.Event, 1)
+	follower := e.connect(nil)
+	go func() {
+		evs, _, _ := follower.Fetch(filter, 30*time.Second)
+		joined <- evs
+	}()
+	waitFor(t, func() bool { return e.scrape()[`snowclaw_remote_cache_total{result="miss"}`] == 2 }, "the follower's miss")
+	leader.Close()
+	waitFor(t, func() bool { return e.n.Relay().Connections() == 1 }, "the leader's connection closed")
+	open()
+	if evs := <-joined; !contains(evs, far.ID) {
+		t.Fatalf("the follower lost the remote answer when the leader left: %v", ids(evs))
+	}
+	if n := reqs.Load(); n != 1 {
+		t.Fatalf("the remote was asked %d times", n)
+	}
+}
