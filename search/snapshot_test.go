@@ -141,6 +141,11 @@ func TestSnapshot_BadSnapshotFallsBackToTheLog(t *testing.T) {
 			snap[len(snap)/3] ^= 0x40
 			writeFile(t, filepath.Join(dir, "vectors-1.snap"), snap)
 		},
+		"missing": func(t *testing.T, dir string, snap []byte) {
+			if err := os.Remove(filepath.Join(dir, "vectors-1.snap")); err != nil {
+				t.Fatal(err)
+			}
+		},
 		"truncated": func(t *testing.T, dir string, snap []byte) {
 			writeFile(t, filepath.Join(dir, "vectors-1.snap"), snap[:len(snap)-100])
 		},
