@@ -115,3 +115,59 @@ func found(evs []*nostr.Event, id string) bool {
 	}
 	return false
 }
+
+// An author who names the d tag of an archived memory of the agent cannot
+// have a learnt contradiction written there: the agent's event at that
+// address is history, and writing over it would erase it.
+func TestAttack_ContradictionCannotOverwriteArchivedHistory(t *testing.T) {
+	s := &learnScript{
+		rules: []learnRule{
+			{trigger: "beekeeping", text: "alice keeps bees on the roof", kind: "fact"},
+			{trigger: "catamaran", text: "alice sails a catamaran", kind: "fact"},
+			{trigger: "vinyl", text: "alice collects vinyl records", kind: "fact"},
+			{trigger: "gave up", text: "alice gave up her hobbies: bees, catamaran and vinyl", kind: "fact"},
+		},
+		updateTo: map[string]string{"gave up": "mallory says"},
+	}
+	e := startLearnEnv(t, s, func(o *node.Options) { o.Agent.Learning.ScopeItems = 2 })
+	for _, m := range []string{"beekeeping is my weekend", "I sail my catamaran", "my vinyl shelf is full"} {
+		e.say(e.ac, e.alice, m)
+		e.settle()
+	}
+	before := groupItems(e)
+	if code, body := e.api(&e.owner, "POST", "/api/v1/agent/compact", map[string]int{}); code != 200 || body["archived"] != 1.0 {
+		t.Fatalf("compact: %d %v", code, body)
+	}
+	var gone agentmem.Item
+	for _, it := range before {
+		if !containsItem(groupItems(e), it.ID) {
+			gone = it
+		}
+	}
+	ac := e.connect(&e.agent)
+	d := snowclaw.PrefixMemoryItem + gone.Topic
+	archived, _ := fetch(t, ac, nostr.Filter{Kinds: []int{30078}, Authors: []string{e.agent.pk}, Tags: nostr.TagMap{"d": {d}}})
+	if len(archived) != 1 {
+		t.Fatalf("the archived memory's event: %d", len(archived))
+	}
+
+	mallory := newUser()
+	mc := e.connect(&mallory)
+	e.mustPublish(mc, memory(mallory, gone.Topic, `{"summary":"mallory says alice gave up her hobbies: bees, catamaran and vinyl"}`))
+	e.settle()
+	e.say(e.bc, e.bob, "did you hear alice gave up all her hobbies?")
+	e.settle()
+	if !strings.Contains(s.structuredText(), "mallory says") {
+		t.Fatal("the decide step never showed the model mallory's memory: the test proves nothing")
+	}
+	got := e.itemsWhere("gave up")
+	if len(got) != 1 || got[0].Topic == gone.Topic {
+		t.Fatalf("the contradiction = %+v, want it under a topic of its own", got)
+	}
+	if err := e.n.Agent().Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if still, _ := fetch(t, ac, nostr.Filter{IDs: []string{archived[0].ID}}); len(still) != 1 {
+		t.Fatal("the archived memory's event was written over")
+	}
+}
