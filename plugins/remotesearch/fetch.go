@@ -123,14 +123,22 @@ func (l *Layer) nipsOf(ctx context.Context, r *remote) (map[int]bool, error) {
 	if nips != nil && l.now().Sub(at) < nipsTTL {
 		return nips, nil
 	}
-	nips, err := fetchNIPs(ctx, l.o.HTTPClient, r.URL)
+	// different searches starting at once on a cold remote ask for its
+	// NIP-11 once (the key cannot be a cache key: those start with the URL)
+	v, err, _ := l.flight.Do("\x00nips\x00"+r.URL, func() (any, error) {
+		nips, err := fetchNIPs(ctx, l.o.HTTPClient, r.URL)
+		if err != nil {
+			return nil, err
+		}
+		r.mu.Lock()
+		r.nips, r.nipsAt = nips, l.now()
+		r.mu.Unlock()
+		return nips, nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	r.mu.Lock()
-	r.nips, r.nipsAt = nips, l.now()
-	r.mu.Unlock()
-	return nips, nil
+	return v.(map[int]bool), nil
 }
 
 // memoryOnly admits a public memory item (memsearch.RemoteDoc).

@@ -2,11 +2,13 @@ package node_test
 
 import (
 	"encoding/json"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/fasthttp/websocket"
 	"github.com/nbd-wtf/go-nostr"
 )
 
@@ -114,5 +116,63 @@ func TestRemote_LeaderLeavingDoesNotFailTheFlight(t *testing.T) {
 	}
 	if n := reqs.Load(); n != 1 {
 		t.Fatalf("the remote was asked %d times", n)
+	}
+}
+
+// Two different searches starting at once on a remote not asked before
+// fetch its NIP-11 document once: the remote holds that GET until both
+// have missed the cache.
+func TestRemote_ColdRemoteNIP11AskedOnce(t *testing.T) {
+	release := make(chan struct{})
+	var once sync.Once
+	open := func() { once.Do(func() { close(release) }) }
+	var nip11 atomic.Int64
+	up := websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }}
+	far := serveRemote(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Upgrade") == "" {
+			nip11.Add(1)
+			<-release
+			w.Header().Set("Content-Type", "application/nostr+json")
+			w.Write([]byte(`{"name":"held","supported_nips":[1,11,50]}`))
+			return
+		}
+		conn, err := up.Upgrade(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		for {
+			var frame []json.RawMessage
+			if conn.ReadJSON(&frame) != nil {
+				return
+			}
+			var label, sub string
+			if len(frame) > 1 && json.Unmarshal(frame[0], &label) == nil && label == "REQ" && json.Unmarshal(frame[1], &sub) == nil {
+				conn.WriteJSON([]any{"EOSE", sub})
+			}
+		}
+	}))
+	t.Cleanup(open)
+	e := startEnv(t, withSearch, withMetrics, withRemotes(20*time.Second, far.url, 1.0))
+	done := make(chan string, 2)
+	for _, q := range []string{"zeppelin hangar include:remote", "airship mast include:remote"} {
+		c := e.connect(nil)
+		go func() {
+			_, closed, err := c.Fetch(nostr.Filter{Search: q}, 30*time.Second)
+			if err != nil {
+				closed = err.Error()
+			}
+			done <- closed
+		}()
+	}
+	waitFor(t, func() bool { return e.scrape()[`snowclaw_remote_cache_total{result="miss"}`] == 2 }, "both searches' misses")
+	open()
+	for range 2 {
+		if closed := <-done; closed != "" {
+			t.Fatalf("search failed: %s", closed)
+		}
+	}
+	if n := nip11.Load(); n != 1 {
+		t.Fatalf("the remote's NIP-11 was fetched %d times, want 1", n)
 	}
 }
