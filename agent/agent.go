@@ -35,7 +35,7 @@ type Options struct {
 	// first (the search index); the agent keeps those the reply's
 	// audience may read. nil falls back to a lexical recall over the
 	// agent's own items.
-	Recall func(ctx context.Context, req RecallRequest) ([]*nostr.Event, error)
+	Recall func(ctx context.Context, req RecallRequest) ([]Recalled, error)
 	// MayShow is the relay's read rule for quoting: whether evt (a
 	// memory) may go into the prompt of reply, i.e. whether everyone who
 	// may read reply may read evt (policies.Visibility.CanQuote). The
@@ -80,6 +80,15 @@ type Options struct {
 
 	Logger *slog.Logger
 	Now    func() time.Time
+}
+
+// Recalled is a memory event a recall found and where it came from: ""
+// for this relay, a remote relay's URL for a layered recall's remote
+// result. The prompt names a remote origin, so the model can tell another
+// relay's claims from this relay's.
+type Recalled struct {
+	Event  *nostr.Event
+	Origin string
 }
 
 // RecallRequest asks for memories to put in a prompt. Only memories the

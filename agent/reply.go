@@ -184,7 +184,11 @@ func (a *Agent) recall(t turn) ([]string, []string) {
 	defer cancel()
 	var texts, ids []string
 	for _, r := range a.recallItems(ctx, t, t.msg.Content, 5) {
-		texts, ids = append(texts, r.item.Text), append(ids, r.item.ID)
+		text := r.item.Text
+		if r.origin != "" {
+			text = "(from the relay " + r.origin + ") " + text
+		}
+		texts, ids = append(texts, text), append(ids, r.item.ID)
 	}
 	return texts, ids
 }
@@ -195,6 +199,7 @@ type recalled struct {
 	item   memory.Item
 	event  string
 	author string // the event's author ("" from RAM: the agent)
+	origin string // a remote relay's URL ("" here: Recalled.Origin)
 }
 
 // recallItems finds up to n memory items relevant to query through the
@@ -218,9 +223,10 @@ func (a *Agent) recallItems(ctx context.Context, t turn, query string, n int) []
 
 // recallEvents keeps the memory items among the search results that the
 // reply's audience may read, decrypted.
-func (a *Agent) recallEvents(evts []*nostr.Event, t turn, n int) []recalled {
+func (a *Agent) recallEvents(found []Recalled, t turn, n int) []recalled {
 	var out []recalled
-	for _, evt := range evts {
+	for _, f := range found {
+		evt := f.Event
 		if ns, _ := snowclaw.NamespaceOf(evt); ns != snowclaw.NamespaceMemoryItem {
 			continue
 		}
@@ -228,7 +234,7 @@ func (a *Agent) recallEvents(evts []*nostr.Event, t turn, n int) []recalled {
 		if err != nil || rec.Item == nil || !inScope(*rec.Item, t) || !a.mayShow(t, evt) {
 			continue
 		}
-		if out = append(out, recalled{item: *rec.Item, event: evt.ID, author: evt.PubKey}); len(out) == n {
+		if out = append(out, recalled{item: *rec.Item, event: evt.ID, author: evt.PubKey, origin: f.Origin}); len(out) == n {
 			break
 		}
 	}

@@ -81,8 +81,10 @@ func MayShow(vis *policies.Visibility) func(reply, evt *nostr.Event) bool {
 // read recalls from the remote relays too. A reply to a private message
 // or in a closed group never does: its query is the words of that
 // conversation, which must not leave this relay.
-func Recall(search *memsearch.Plugin, layered *remotesearch.Layer, canRead func(reader string, evt *nostr.Event) bool) func(context.Context, agent.RecallRequest) ([]*nostr.Event, error) {
-	return func(ctx context.Context, req agent.RecallRequest) ([]*nostr.Event, error) {
+//
+// Each remote result carries its remote's URL as origin, for the prompt.
+func Recall(search *memsearch.Plugin, layered *remotesearch.Layer, canRead func(reader string, evt *nostr.Event) bool) func(context.Context, agent.RecallRequest) ([]agent.Recalled, error) {
+	return func(ctx context.Context, req agent.RecallRequest) ([]agent.Recalled, error) {
 		reader := req.Person
 		public := req.Reply != nil && canRead("", req.Reply)
 		if public {
@@ -91,10 +93,21 @@ func Recall(search *memsearch.Plugin, layered *remotesearch.Layer, canRead func(
 		f := nostr.Filter{Kinds: []int{snowclaw.KindAppData}, Search: req.Query, Limit: req.Limit}
 		if layered != nil && public {
 			f.Search += " include:remote"
-			evts, _, err := layered.Layered(ctx, reader, f)
-			return evts, err
+			evts, rows, err := layered.Layered(ctx, reader, f)
+			out := make([]agent.Recalled, len(evts))
+			for i, evt := range evts {
+				out[i].Event = evt
+				if i < len(rows) && rows[i].ID == evt.ID && rows[i].Origin != remotesearch.OriginLocal {
+					out[i].Origin = rows[i].Origin
+				}
+			}
+			return out, err
 		}
 		evts, _, err := search.Query(ctx, reader, f)
-		return evts, err
+		out := make([]agent.Recalled, len(evts))
+		for i, evt := range evts {
+			out[i].Event = evt
+		}
+		return out, err
 	}
 }

@@ -33,12 +33,12 @@ func (p *Plugin) WrapAgent(ao *agent.Options) {
 		}
 	}
 	if next := ao.Recall; next != nil {
-		ao.Recall = func(ctx context.Context, req agent.RecallRequest) ([]*nostr.Event, error) {
-			evts, err := next(ctx, req)
-			for i, evt := range evts {
-				evts[i] = p.Plain(evt)
+		ao.Recall = func(ctx context.Context, req agent.RecallRequest) ([]agent.Recalled, error) {
+			found, err := next(ctx, req)
+			for i := range found {
+				found[i].Event = p.Plain(found[i].Event)
 			}
-			return evts, err
+			return found, err
 		}
 	}
 }

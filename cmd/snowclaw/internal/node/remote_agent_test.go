@@ -13,7 +13,8 @@ import (
 // only for a reply anyone may read: the recall's query is the words of the
 // message answered, and a closed group's or a private message's words must
 // not be sent to a foreign relay. The remote is a second snowclaw whose
-// every HTTP request (NIP-11 and websocket upgrade) is counted; the
+// every HTTP request (NIP-11 and websocket upgrade) is counted, and a
+// remote memory in the prompt names its relay; the
 // private and group replies come first, so a remote that was never asked
 // is not a remote that was cached.
 func TestRemote_AgentRecallPublicRepliesOnly(t *testing.T) {
@@ -62,5 +63,10 @@ func TestRemote_AgentRecallPublicRepliesOnly(t *testing.T) {
 	_, mems, _ := strings.Cut(sys, "RELEVANT MEMORIES")
 	if !strings.Contains(mems, fact) {
 		t.Fatalf("the remote memory is not among the public reply's memories:\n%s", sys)
+	}
+	// marked with where it came from, so the model can weigh another
+	// relay's claim
+	if !strings.Contains(mems, "(from the relay "+far.url+") "+fact) {
+		t.Fatalf("the remote memory is not marked with its origin:\n%s", mems)
 	}
 }
