@@ -60,6 +60,9 @@ type SearchHit struct {
 	Origin string `json:"origin,omitempty"`
 }
 
+// OriginLocal is SearchHit.Origin of this relay's hits.
+const OriginLocal = "local"
+
 // SearchResponse lists hits in descending relevance.
 type SearchResponse struct {
 	Query   string      `json:"q"`

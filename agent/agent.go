@@ -34,8 +34,9 @@ type Options struct {
 	// Recall finds stored memory events relevant to a message, best
 	// first (the search index); the agent keeps those the reply's
 	// audience may read. nil falls back to a lexical recall over the
-	// agent's own items.
-	Recall func(ctx context.Context, req RecallRequest) ([]Recalled, error)
+	// agent's own items. A hit's Origin names a remote relay's result (a
+	// layered recall); the prompt says where such a memory came from.
+	Recall func(ctx context.Context, req RecallRequest) ([]snowclaw.SearchHit, error)
 	// MayShow is the relay's read rule for quoting: whether evt (a
 	// memory) may go into the prompt of reply, i.e. whether everyone who
 	// may read reply may read evt (policies.Visibility.CanQuote). The
@@ -80,15 +81,6 @@ type Options struct {
 
 	Logger *slog.Logger
 	Now    func() time.Time
-}
-
-// Recalled is a memory event a recall found and where it came from: ""
-// for this relay, a remote relay's URL for a layered recall's remote
-// result. The prompt names a remote origin, so the model can tell another
-// relay's claims from this relay's.
-type Recalled struct {
-	Event  *nostr.Event
-	Origin string
 }
 
 // RecallRequest asks for memories to put in a prompt. Only memories the

@@ -185,7 +185,7 @@ func (a *Agent) recall(t turn) ([]string, []string) {
 	var texts, ids []string
 	for _, r := range a.recallItems(ctx, t, t.msg.Content, 5) {
 		text := r.item.Text
-		if r.origin != "" {
+		if r.origin != "" && r.origin != snowclaw.OriginLocal {
 			text = "(from the relay " + r.origin + ") " + text
 		}
 		texts, ids = append(texts, text), append(ids, r.item.ID)
@@ -199,7 +199,7 @@ type recalled struct {
 	item   memory.Item
 	event  string
 	author string // the event's author ("" from RAM: the agent)
-	origin string // a remote relay's URL ("" here: Recalled.Origin)
+	origin string // SearchHit.Origin: a remote relay's URL for its results
 }
 
 // recallItems finds up to n memory items relevant to query through the
@@ -223,7 +223,7 @@ func (a *Agent) recallItems(ctx context.Context, t turn, query string, n int) []
 
 // recallEvents keeps the memory items among the search results that the
 // reply's audience may read, decrypted.
-func (a *Agent) recallEvents(found []Recalled, t turn, n int) []recalled {
+func (a *Agent) recallEvents(found []snowclaw.SearchHit, t turn, n int) []recalled {
 	var out []recalled
 	for _, f := range found {
 		evt := f.Event

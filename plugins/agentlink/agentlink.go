@@ -83,8 +83,8 @@ func MayShow(vis *policies.Visibility) func(reply, evt *nostr.Event) bool {
 // conversation, which must not leave this relay.
 //
 // Each remote result carries its remote's URL as origin, for the prompt.
-func Recall(search *memsearch.Plugin, layered *remotesearch.Layer, canRead func(reader string, evt *nostr.Event) bool) func(context.Context, agent.RecallRequest) ([]agent.Recalled, error) {
-	return func(ctx context.Context, req agent.RecallRequest) ([]agent.Recalled, error) {
+func Recall(search *memsearch.Plugin, layered *remotesearch.Layer, canRead func(reader string, evt *nostr.Event) bool) func(context.Context, agent.RecallRequest) ([]snowclaw.SearchHit, error) {
+	return func(ctx context.Context, req agent.RecallRequest) ([]snowclaw.SearchHit, error) {
 		reader := req.Person
 		public := req.Reply != nil && canRead("", req.Reply)
 		if public {
@@ -94,17 +94,17 @@ func Recall(search *memsearch.Plugin, layered *remotesearch.Layer, canRead func(
 		if layered != nil && public {
 			f.Search += " include:remote"
 			evts, rows, err := layered.Layered(ctx, reader, f)
-			out := make([]agent.Recalled, len(evts))
+			out := make([]snowclaw.SearchHit, len(evts))
 			for i, evt := range evts {
 				out[i].Event = evt
-				if i < len(rows) && rows[i].ID == evt.ID && rows[i].Origin != remotesearch.OriginLocal {
+				if i < len(rows) && rows[i].ID == evt.ID {
 					out[i].Origin = rows[i].Origin
 				}
 			}
 			return out, err
 		}
 		evts, _, err := search.Query(ctx, reader, f)
-		out := make([]agent.Recalled, len(evts))
+		out := make([]snowclaw.SearchHit, len(evts))
 		for i, evt := range evts {
 			out[i].Event = evt
 		}

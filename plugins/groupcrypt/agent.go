@@ -33,7 +33,7 @@ func (p *Plugin) WrapAgent(ao *agent.Options) {
 		}
 	}
 	if next := ao.Recall; next != nil {
-		ao.Recall = func(ctx context.Context, req agent.RecallRequest) ([]agent.Recalled, error) {
+		ao.Recall = func(ctx context.Context, req agent.RecallRequest) ([]snowclaw.SearchHit, error) {
 			found, err := next(ctx, req)
 			for i := range found {
 				found[i].Event = p.Plain(found[i].Event)

@@ -11,7 +11,7 @@ import (
 )
 
 // OriginLocal marks a result of this relay in a layered search.
-const OriginLocal = "local"
+const OriginLocal = snowclaw.OriginLocal
 
 // Search answers a NIP-50 filter for reader (relay.Searcher). Without
 // include:remote it is the local search, unchanged. With it the local
