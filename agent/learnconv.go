@@ -13,13 +13,9 @@ import (
 	"github.com/snowclaw/snowclaw/agent/memory"
 )
 
-// Learning from conversation (issue 15): each quiet conversation's new
-// messages are read by the model in one call (extract.Extract), each
-// candidate is compared with the memories of its scope that resemble it
-// (our own search) and the model decides, in one more call, to add it,
-// write it as a new version of one of them, or do nothing. What is learnt
-// keeps the tier of the conversation it came from: a private conversation
-// teaches private memories of that person, a group teaches that group's.
+// Learning from conversation: a quiet conversation's new messages go to
+// the model in one call; each candidate meets the similar memories of its
+// scope and is added, versioned or dropped, in its conversation's tier.
 
 // learnStats count what learning has written.
 type learnStats struct {
@@ -217,12 +213,13 @@ func (a *Agent) noteGroup(c extract.Candidate, it memory.Item, t turn) {
 }
 
 // similar finds the memories of the item's scope most like it, as the
-// conversation it came from may see them: through the search index when
-// there is one, then the agent's own lexical recall over the same scope
-// (an item not indexed yet, or worded so the index misses it). Memories
-// of other authors are shown too, under the first 12 hex digits of their
-// event id, and noted in foreign: a contradiction of one of them stands
-// beside it (contradict) rather than being dropped.
+// conversation it came from may see them: through the search index, then
+// the agent's own lexical recall (an item not indexed yet, or worded so
+// the index misses it). Other authors' memories are shown under the first
+// 12 hex digits of their event id and noted in foreign: a contradiction
+// of one stands beside it (contradict) rather than being dropped. Another
+// relay's (layered recall) are left out: learning writes beside, or
+// versions, only what is stored here.
 func (a *Agent) similar(ctx context.Context, it memory.Item, t turn, foreign map[string]recalled) []extract.Existing {
 	const n = 5
 	var out []extract.Existing
@@ -234,6 +231,9 @@ func (a *Agent) similar(ctx context.Context, it memory.Item, t turn, foreign map
 		}
 	}
 	for _, r := range a.recallItems(ctx, t, it.Text, n) {
+		if r.origin != "" && r.origin != snowclaw.OriginLocal {
+			continue
+		}
 		if r.author != "" && r.author != a.pk {
 			x := r.item
 			x.ID = r.event[:12]
