@@ -70,3 +70,38 @@ func TestRemote_AgentRecallPublicRepliesOnly(t *testing.T) {
 		t.Fatalf("the remote memory is not marked with its origin:\n%s", mems)
 	}
 }
+
+// Learning compares a candidate only with memories stored here. With the
+// agent's recall layered, a public conversation's recall does reach the
+// remote, but another relay's memory is never shown to the decide step:
+// nothing learnt is filed beside, or as a version of, a memory this relay
+// does not hold (it could not show it in its conflict dashboard or
+// history, and the remote's author never wrote here).
+func TestRemote_LearningComparesOnlyWithStoredMemories(t *testing.T) {
+	snow := startEnv(t, withSearch)
+	far := serveRemote(t, snow.n.Handler())
+	publishTo(t, snow.url, memory(newUser(), "user/alice/home", `{"summary":"alice lives in Paris"}`))
+
+	s := &learnScript{
+		rules:  []learnRule{{trigger: "moved to Berlin", text: "alice lives in Berlin now", kind: "fact"}},
+		update: []string{"Berlin"},
+	}
+	e := startLearnEnv(t, s, withRemotes(10*time.Second, far.url, 1.0), func(o *node.Options) { o.Remote.AgentDefault = true })
+	oc := e.connect(&e.owner)
+	e.mustPublish(oc, mkEvent(e.owner, 9007, nostr.Tags{{"h", "plaza"}, {"public"}, {"open"}}, ""))
+	bc := e.connect(&e.bob)
+	e.mustPublish(bc, mkEvent(e.bob, 9021, nostr.Tags{{"h", "plaza"}}, ""))
+	e.mustPublish(bc, mkEvent(e.bob, 9, nostr.Tags{{"h", "plaza"}}, "news from alice: she moved to Berlin last month"))
+	e.settle()
+
+	if far.hits.Load() == 0 {
+		t.Fatal("the public conversation's learning never asked the remote: this test shows nothing")
+	}
+	if strings.Contains(s.structuredText(), "alice lives in Paris") {
+		t.Fatalf("the decide step was shown the remote's memory:\n%s", s.structuredText())
+	}
+	learnt := e.itemsWhere("Berlin")
+	if len(learnt) != 1 || learnt[0].Supersedes != "" || learnt[0].Topic == "user/alice/home" {
+		t.Fatalf("learnt = %+v, want one new memory of its own, beside and over nothing remote", learnt)
+	}
+}
