@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2/analysis"
+
 	"github.com/snowclaw/snowclaw"
+	"github.com/snowclaw/snowclaw/internal/par"
 	"github.com/snowclaw/snowclaw/search/vector"
 )
 
@@ -205,7 +207,7 @@ func (ix *Index) replayState(m indexMeta, snap *vector.Auto) (st *state, err err
 	}
 	var pend []rec
 	apply := func() error {
-		parallel(len(pend), func(i int) {
+		par.For(len(pend), func(i int) {
 			r := &pend[i]
 			d, v, err := decodePut(r.p)
 			switch {

@@ -1,13 +1,10 @@
 package search
 
 import (
-	"fmt"
-	"runtime"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/blevesearch/bleve/v2/analysis"
+
 	"github.com/snowclaw/snowclaw/search/keyword"
 )
 
@@ -60,35 +57,4 @@ func analyse(a analysis.Analyzer, d *Doc) analysed { return keyword.Analyse(a, i
 // analyseAll analyses docs on every core.
 func analyseAll(a analysis.Analyzer, docs []*Doc) []analysed {
 	return keyword.AnalyseAll(a, len(docs), func(i int) string { return indexedText(docs[i]) })
-}
-
-// parallel runs f(0) … f(n-1) on every core when n is large (a replay's
-// batches), else inline. A panic in a worker is raised again in the
-// caller's goroutine, where the index's recovery sees it.
-func parallel(n int, f func(i int)) {
-	workers := min(runtime.GOMAXPROCS(0), max(1, n/64))
-	if workers == 1 {
-		for i := range n {
-			f(i)
-		}
-		return
-	}
-	var wg sync.WaitGroup
-	var failed atomic.Value
-	for w := range workers {
-		wg.Go(func() {
-			defer func() {
-				if r := recover(); r != nil {
-					failed.Store(fmt.Sprint(r))
-				}
-			}()
-			for i := w; i < n; i += workers {
-				f(i)
-			}
-		})
-	}
-	wg.Wait()
-	if r := failed.Load(); r != nil {
-		panic(r)
-	}
 }

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/nbd-wtf/go-nostr"
+
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/search"
 )
@@ -112,20 +113,7 @@ func (p *Plugin) docOf(evt *nostr.Event) (search.Doc, bool) {
 		content, doc.Volatile = plain, true
 	}
 	doc.Text = p.keys.Sanitize(memoryText(content, doc.Topic, snowclaw.TagValues(evt, "t"))).Text
-	if v := snowclaw.TagValues(evt, "snow:source"); len(v) > 0 {
-		if pk, err := snowclaw.ParsePubkey(v[0]); err == nil {
-			doc.Source = pk
-		}
-	}
-	if v := snowclaw.TagValues(evt, "snow:model"); len(v) > 0 {
-		doc.Model = v[0]
-	}
-	if v := snowclaw.TagValues(evt, "snow:confidence"); len(v) > 0 {
-		if c, err := strconv.ParseFloat(v[0], 64); err == nil && c >= 0 && c <= 1 {
-			doc.Confidence = c
-		}
-	}
-	doc.Supersedes = snowclaw.TagValues(evt, "snow:supersedes")
+	provenance(evt, &doc)
 	p.setScope(&doc, evt)
 	return doc, doc.Text != ""
 }
@@ -200,4 +188,24 @@ func eventOf(d search.Doc) *nostr.Event {
 		}
 	}
 	return evt
+}
+
+// provenance reads a memory's snow: provenance tags into its doc: the
+// source it names (a valid key only), the model, a confidence within
+// [0, 1] and what it supersedes. Local and remote memories read them alike.
+func provenance(evt *nostr.Event, doc *search.Doc) {
+	if v := snowclaw.TagValues(evt, "snow:source"); len(v) > 0 {
+		if pk, err := snowclaw.ParsePubkey(v[0]); err == nil {
+			doc.Source = pk
+		}
+	}
+	if v := snowclaw.TagValues(evt, "snow:model"); len(v) > 0 {
+		doc.Model = v[0]
+	}
+	if v := snowclaw.TagValues(evt, "snow:confidence"); len(v) > 0 {
+		if c, err := strconv.ParseFloat(v[0], 64); err == nil && c >= 0 && c <= 1 {
+			doc.Confidence = c
+		}
+	}
+	doc.Supersedes = snowclaw.TagValues(evt, "snow:supersedes")
 }

@@ -1,9 +1,8 @@
 package memsearch
 
 import (
-	"strconv"
-
 	"github.com/nbd-wtf/go-nostr"
+
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/policies"
 	"github.com/snowclaw/snowclaw/search"
@@ -29,20 +28,7 @@ func RemoteDoc(evt *nostr.Event) (search.Doc, bool) {
 	}
 	doc.Address = snowclaw.Address(snowclaw.KindAppData, evt.PubKey, doc.D)
 	doc.Text = remoteKeys.Sanitize(memoryText(evt.Content, topic, snowclaw.TagValues(evt, "t"))).Text
-	if v := snowclaw.TagValues(evt, "snow:source"); len(v) > 0 {
-		if pk, err := snowclaw.ParsePubkey(v[0]); err == nil {
-			doc.Source = pk
-		}
-	}
-	if v := snowclaw.TagValues(evt, "snow:model"); len(v) > 0 {
-		doc.Model = v[0]
-	}
-	if v := snowclaw.TagValues(evt, "snow:confidence"); len(v) > 0 {
-		if c, err := strconv.ParseFloat(v[0], 64); err == nil && c >= 0 && c <= 1 {
-			doc.Confidence = c
-		}
-	}
-	doc.Supersedes = snowclaw.TagValues(evt, "snow:supersedes")
+	provenance(evt, &doc)
 	return doc, doc.Text != ""
 }
 

@@ -9,14 +9,11 @@ package hashembed
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"math"
-	"runtime"
-	"sync"
-	"sync/atomic"
 
 	porter "github.com/blevesearch/go-porterstemmer"
+
+	"github.com/snowclaw/snowclaw/internal/par"
 	"github.com/snowclaw/snowclaw/search/vector"
 )
 
@@ -35,37 +32,12 @@ func (Embedder) Name() string { return Name }
 func (Embedder) Dim() int     { return Dim }
 
 // Embed embeds texts on every core when there are enough of them (a
-// rebuild's batches of 1,000): each text's vector depends on that text
-// alone, so the split changes nothing. A panic in a worker is raised again
-// in the caller's goroutine, where the index's recovery sees it.
+// rebuild's batches of 1,000; see internal/par): each text's vector
+// depends on that text alone, so the split changes nothing.
 func (e Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	out := make([][]float32, len(texts))
-	workers := min(runtime.GOMAXPROCS(0), max(1, len(texts)/64))
-	if workers == 1 {
-		if err := embedRange(ctx, texts, out); err != nil {
-			return nil, err
-		}
-		return out, nil
-	}
-	errs := make([]error, workers)
-	var failed atomic.Value
-	var wg sync.WaitGroup
-	for w := range workers {
-		lo, hi := w*len(texts)/workers, (w+1)*len(texts)/workers
-		wg.Go(func() {
-			defer func() {
-				if r := recover(); r != nil {
-					failed.Store(fmt.Sprint(r))
-				}
-			}()
-			errs[w] = embedRange(ctx, texts[lo:hi], out[lo:hi])
-		})
-	}
-	wg.Wait()
-	if r := failed.Load(); r != nil {
-		panic(r)
-	}
-	if err := errors.Join(errs...); err != nil {
+	err := par.Ranges(len(texts), func(lo, hi int) error { return embedRange(ctx, texts[lo:hi], out[lo:hi]) })
+	if err != nil {
 		return nil, err
 	}
 	return out, nil

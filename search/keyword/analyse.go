@@ -11,13 +11,12 @@ package keyword
 
 import (
 	"fmt"
-	"runtime"
-	"sync"
-	"sync/atomic"
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/mapping"
+
+	"github.com/snowclaw/snowclaw/internal/par"
 )
 
 // AnalyzerName is bleve's English analyzer: unicode words, possessive
@@ -64,35 +63,9 @@ func Analyse(a analysis.Analyzer, text string) Analysed {
 }
 
 // AnalyseAll analyses n texts (text(i) is the i-th), on every core when
-// there are enough of them (a rebuild's batches). A panic in a worker is
-// raised again in the caller's goroutine, where the index's recovery sees
-// it.
+// there are enough of them (a rebuild's batches; see internal/par).
 func AnalyseAll(a analysis.Analyzer, n int, text func(i int) string) []Analysed {
 	out := make([]Analysed, n)
-	workers := min(runtime.GOMAXPROCS(0), max(1, n/64))
-	if workers == 1 { // a live write's few docs: no goroutine
-		for i := range n {
-			out[i] = Analyse(a, text(i))
-		}
-		return out
-	}
-	var wg sync.WaitGroup
-	var failed atomic.Value
-	for w := range workers {
-		wg.Go(func() {
-			defer func() {
-				if r := recover(); r != nil {
-					failed.Store(fmt.Sprint(r))
-				}
-			}()
-			for i := w; i < n; i += workers {
-				out[i] = Analyse(a, text(i))
-			}
-		})
-	}
-	wg.Wait()
-	if r := failed.Load(); r != nil {
-		panic(r)
-	}
+	par.For(n, func(i int) { out[i] = Analyse(a, text(i)) })
 	return out
 }
