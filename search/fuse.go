@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"slices"
 	"sort"
 
 	"github.com/snowclaw/snowclaw/search/session"
@@ -171,7 +172,16 @@ type scored struct {
 // words can still be found.
 func (ix *Index) spread(st *state, v *view, scores map[string]float64, tn tuning) []scored {
 	out := make(map[string]float64, len(scores))
-	for id, s := range scores {
+	// in id order, not map order: a doc borrowing from several hits sums
+	// their shares, and float sums in another order may differ in the
+	// last bit, which reorders ties from one run of a query to the next
+	ids := make([]string, 0, len(scores))
+	for id := range scores {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		s := scores[id]
 		out[id] += s
 		d, ok := st.docs[id]
 		if !ok {

@@ -33,7 +33,10 @@ import (
 // memories take. Each path runs twice: BM25 alone, then the full ranking
 // of the configuration. --split tune|holdout keeps the even- or the
 // odd-numbered conversations, so what is tuned on one half can be
-// confirmed on the other.
+// confirmed on the other. Every key (the owner's, the relay's, the
+// agent's, each conversation's author) comes from --seed, so the event ids
+// that break ranking ties are the same on every run: the same command
+// gives the same numbers.
 func runEval(ctx context.Context, args, environ []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "learning" {
 		return runEvalLearning(ctx, args[1:], environ, stdout, stderr)
@@ -50,6 +53,7 @@ func runEval(ctx context.Context, args, environ []string, stdout, stderr io.Writ
 	fs.StringVar(&fl.config, "config", "", "TOML config whose [search] and [memory] settings are evaluated")
 	as := fs.String("as", "chat", "how the turns are published: chat (kind 9 in a group), memories (kind 30078 items) or both")
 	split := fs.String("split", "all", "conversations evaluated: all, tune (even-numbered) or holdout (odd-numbered)")
+	seed := fs.String("seed", defaultEvalSeed, "seed of every key the run signs with (the same seed gives the same event ids, hence the same numbers)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return usageFailed(err)
 	}
@@ -84,7 +88,7 @@ func runEval(ctx context.Context, args, environ []string, stdout, stderr io.Writ
 		}{{"BM25 alone", true}, {"full ranking", false}} {
 			start := time.Now()
 			bar := progress.New(stderr, fmt.Sprintf("eval %s, %s", path, mode.title), "questions")
-			res, err := evalOnRelay(ctx, cfg, convs, mode.bm25, path, func(done int) { bar.Update(done, questions) })
+			res, err := evalOnRelay(ctx, cfg, convs, evalKeys(*seed), mode.bm25, path, func(done int) { bar.Update(done, questions) })
 			bar.Finish()
 			if err != nil {
 				return fmt.Errorf("%s, %s: %w", path, mode.title, err)
@@ -144,19 +148,16 @@ type evalResult struct {
 // evalOnRelay starts a relay on a fresh data directory and a random
 // loopback port, publishes the conversations and scores the questions.
 // answered, when not nil, hears how many questions have been scored.
-func evalOnRelay(ctx context.Context, cfg Config, convs []locomo.Conversation, bm25Only bool, path string, answered func(int)) (*evalResult, error) {
+func evalOnRelay(ctx context.Context, cfg Config, convs []locomo.Conversation, keyOf evalKeys, bm25Only bool, path string, answered func(int)) (*evalResult, error) {
 	dir, err := os.MkdirTemp("", "snowclaw-eval-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	owner := nostr.GeneratePrivateKey()
+	owner := keyOf.secret("owner")
 	ownerPK, _ := nostr.GetPublicKey(owner)
 	cfg.Data, cfg.Owner = dir, ownerPK
-	keys, err := relay.LoadKeys(dir, true)
-	if err != nil {
-		return nil, err
-	}
+	keys := relay.Keys{RelaySecret: keyOf.secret("relay"), AgentSecret: keyOf.secret("agent")}
 	opts := nodeOptions(cfg, keys, newLogger(io.Discard, "error"))
 	opts.EventRateIP, opts.EventRatePubkey, opts.FilterRateIP = policies.Rate{}, policies.Rate{}, policies.Rate{}
 	opts.Search.Enabled = true
@@ -191,7 +192,7 @@ func evalOnRelay(ctx context.Context, cfg Config, convs []locomo.Conversation, b
 		var docOf map[string]string
 		var scope nostr.Filter // what keeps a query inside its conversation
 		if path == asMemories {
-			author := nostr.GeneratePrivateKey()
+			author := keyOf.secret("author " + conv.SampleID)
 			pk, _ := nostr.GetPublicKey(author)
 			docOf, err = publishMemories(ctx, c, author, conv)
 			scope = nostr.Filter{Kinds: []int{snowclaw.KindAppData}, Authors: []string{pk}}
@@ -272,6 +273,7 @@ func publishMemories(ctx context.Context, c *wsclient.Client, author string, con
 // publishConversation makes the conversation's group and publishes its
 // turns in order, dated as in the data; it returns event id → turn id.
 func publishConversation(ctx context.Context, c *wsclient.Client, sk string, conv locomo.Conversation) (map[string]string, error) {
+	// now, as the relay accepts no older moderation event; its id ranks nothing
 	create := nostr.Event{Kind: 9007, CreatedAt: nostr.Now(), Tags: nostr.Tags{{"h", conv.SampleID}}}
 	create.Sign(sk)
 	if err := c.Publish(ctx, create); err != nil {
