@@ -109,7 +109,7 @@ func (s *Exact) ReplaceEvent(ctx context.Context, evt *nostr.Event) error {
 	if NewerIn(prev, evt) {
 		return ErrNotNewer
 	}
-	if err := s.Store.SaveEvent(ctx, evt); err != nil {
+	if err := s.SaveEvent(ctx, evt); err != nil {
 		return err
 	}
 	for _, p := range prev {
