@@ -99,30 +99,31 @@ func (a *Agent) seeGroupMetadata(evt *nostr.Event) {
 // sender and the group, buffer the message (whatever the respond mode),
 // act on explicit intents, and reply when the respond mode says so.
 func (a *Agent) seeGroupMessage(evt *nostr.Event) {
-	group := snowclaw.GroupOf(evt)
-	at := int64(evt.CreatedAt)
+	group, at := snowclaw.GroupOf(evt), int64(evt.CreatedAt)
 	clean := a.sanitize(evt.ID, evt.Content)
 	person := a.mem.TouchNpub(evt.PubKey, at, group)
 	a.mem.TouchGroup(group, at)
-	if a.mem.SeeMember(group, snowclaw.NpubOf(evt.PubKey), person.Name()) {
-		a.dirtied()
-	}
 	msg := memory.HistoryMessage{
 		Sender: person.Name(), Npub: snowclaw.NpubOf(evt.PubKey), Pubkey: evt.PubKey,
 		Content: clean, EventID: evt.ID, Group: group, Kind: evt.Kind,
 		Timestamp: at, IsOwner: evt.PubKey == a.o.Owner,
 	}
-	history := a.ring(group).Messages()
+	if a.mem.SeeMember(group, msg.Npub, msg.Sender) {
+		a.dirtied()
+	}
+	addressed := a.mentioned(evt, clean)
+	learnNow, replies := addressed || a.cfg.Resolve(evt.PubKey, group).RespondMode == "all", a.shouldReply(evt.PubKey, group, addressed)
+	turn := turn{group: group, sender: evt.PubKey, msg: msg, replyTo: evt}
+	if learnNow || (replies && a.o.LLM != nil) { // the ring is copied only for a prompt that shows it
+		turn.history = a.ring(group).Messages()
+	}
 	a.ring(group).Push(msg)
 	a.seeGroupTopics(group, clean, evt)
-
-	addressed := a.mentioned(evt, clean)
-	turn := turn{group: group, sender: evt.PubKey, msg: msg, history: history, replyTo: evt}
-	if addressed || a.cfg.Resolve(evt.PubKey, group).RespondMode == "all" {
+	if learnNow {
 		turn.note = a.learn(turn)
 	}
 	a.queueLearn(turn)
-	if a.shouldReply(evt.PubKey, group, addressed) {
+	if replies {
 		a.reply(turn)
 	}
 }
@@ -160,9 +161,8 @@ func (a *Agent) seeGiftWrap(evt *nostr.Event) {
 		Timestamp: at, IsOwner: pm.From == a.o.Owner,
 	}
 	key := dmKey(pm.From)
-	history := a.ring(key).Messages()
+	t := turn{sender: pm.From, msg: msg, history: a.ring(key).Messages(), private: true}
 	a.ring(key).Push(msg)
-	t := turn{sender: pm.From, msg: msg, history: history, private: true}
 	t.note = a.learn(t)
 	a.queueLearn(t)
 	if a.shouldReply(pm.From, "", true) {
