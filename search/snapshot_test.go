@@ -3,7 +3,9 @@ package search
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -139,6 +141,16 @@ func TestSnapshot_BadSnapshotFallsBackToTheLog(t *testing.T) {
 	for name, spoil := range map[string]func(t *testing.T, dir string, snap []byte){
 		"flipped byte": func(t *testing.T, dir string, snap []byte) {
 			snap[len(snap)/3] ^= 0x40
+			writeFile(t, filepath.Join(dir, "vectors-1.snap"), snap)
+		},
+		"an older format (another version, checksum right)": func(t *testing.T, dir string, snap []byte) {
+			magic := []byte("snowclaw-vectors-")
+			if !bytes.HasPrefix(snap, magic) || snap[len(magic)] < '2' {
+				t.Fatalf("snapshot starts %q: where is its version?", snap[:min(len(snap), 20)])
+			}
+			snap[len(magic)]--
+			body := snap[:len(snap)-4]
+			binary.LittleEndian.PutUint32(snap[len(body):], crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)))
 			writeFile(t, filepath.Join(dir, "vectors-1.snap"), snap)
 		},
 		"missing": func(t *testing.T, dir string, snap []byte) {

@@ -42,7 +42,8 @@ type annIndex struct {
 	sum []float64      // running sum of the live vectors, for Mean
 	sh  *shadowBuild   // compaction under way
 
-	removed int // node of the last Remove, which an Add of the same may revive; -1 if none
+	removed int    // node of the last Remove, which an Add of the same may revive; -1 if none
+	buf     []int8 // Add's scratch for a code
 
 	searching atomic.Int32 // searches under way, which the worker makes way for
 
@@ -72,7 +73,7 @@ func newANNFromFlat(f *flatIndex, p Params, stop *atomic.Bool) *annIndex {
 	a.g = newHNSWGraph(f.dim, p)
 	a.g.addAll(f.ids, f.row)
 	for n := range a.g.len() {
-		a.addSum(a.g.vec(n), 1)
+		a.addSum(a.g, n, 1)
 	}
 	*f = flatIndex{}
 	a.mu.Lock()
@@ -94,13 +95,16 @@ func (a *annIndex) Add(id string, v []float32) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	g := a.g
+	if len(a.buf) < g.stride {
+		a.buf = make([]int8, g.stride)
+	}
 	if n, ok := a.pos[id]; ok {
-		if sameHalf(g.row(n), v) {
+		if g.stores(n, v, a.buf) {
 			return // reindexed unchanged: keep the node
 		}
-		a.addSum(g.vec(n), -1)
+		a.addSum(g, n, -1)
 		g.kill(n)
-	} else if n := a.removed; n >= 0 && n < g.len() && g.ids[n] == id && g.dead[n] && sameHalf(g.row(n), v) &&
+	} else if n := a.removed; n >= 0 && n < g.len() && g.ids[n] == id && g.dead[n] && g.stores(n, v, a.buf) &&
 		(a.sh == nil || n >= a.sh.from) {
 		// The Index replaces a doc by removing and adding it: an unchanged
 		// vector gets its node back instead of a new one. (Not when a
@@ -108,14 +112,14 @@ func (a *annIndex) Add(id string, v []float32) {
 		g.dead[n] = false
 		g.nDead--
 		a.pos[id] = n
-		a.addSum(g.vec(n), 1)
+		a.addSum(g, n, 1)
 		a.removed = -1
 		return
 	}
 	a.removed = -1
 	n := g.add(id, v)
 	a.pos[id] = n
-	a.addSum(g.vec(n), 1) // the sum is of the stored vectors, which Remove subtracts
+	a.addSum(g, n, 1) // the sum is of the stored vectors, which Remove subtracts
 	a.maybeCompact()
 	a.kick()
 }
@@ -127,16 +131,19 @@ func (a *annIndex) Remove(id string) {
 	if !ok {
 		return
 	}
-	a.addSum(a.g.vec(n), -1)
+	a.addSum(a.g, n, -1)
 	a.g.kill(n)
 	delete(a.pos, id)
 	a.removed = n
 	a.maybeCompact()
 }
 
-func (a *annIndex) addSum(v []float32, sign float64) {
-	for j, x := range v {
-		a.sum[j] += sign * float64(x)
+// addSum adds node n of g as stored (sign 1) to the running sum, or
+// takes it off (-1).
+func (a *annIndex) addSum(g *hnswGraph, n int, sign float64) {
+	scale := g.scales[n]
+	for j, c := range g.code(n)[:a.dim] {
+		a.sum[j] += sign * float64(float32(c)*scale) // as decode has it
 	}
 }
 
@@ -166,9 +173,9 @@ func (a *annIndex) Get(id string) ([]float32, bool) {
 
 // Search walks the graph over the linked nodes and scans the pending ones,
 // or scans all when that is cheaper (Params.ScanFactor). Both rank by
-// the 8-bit codes; the head of that ranking is scored again on the float
-// vectors as stored (half precision, half.go) with Dot, so scores are the
-// flat index's to about 1e-3.
+// the 8-bit codes; the head of that ranking is scored again with Dot of
+// the float query and the vectors as stored (the decoded codes, what Get
+// returns), so scores are the flat index's to about 1e-3 (quant.go).
 func (a *annIndex) Search(q []float32, k int) []Hit { return a.SearchAccept(q, k, nil) }
 
 // SearchAccept with an accept filter scans every node's code instead of
@@ -210,14 +217,15 @@ func (a *annIndex) SearchAccept(q []float32, k int, accept func(string) bool) []
 	hits := make([]Hit, len(rows))
 	const batch = 16
 	buf := make([]float32, a.dim)
-	g.prefetchVecs(rows[:min(batch, len(rows))])
+	v := g.view()
+	v.prefetch(rows[:min(batch, len(rows))])
 	for i := 0; i < len(rows); i += batch {
 		if i+batch < len(rows) {
-			g.prefetchVecs(rows[i+batch : min(i+2*batch, len(rows))])
+			v.prefetch(rows[i+batch : min(i+2*batch, len(rows))])
 		}
 		for j := i; j < min(i+batch, len(rows)); j++ {
 			n := int(rows[j])
-			getHalf(buf, g.row(n))
+			g.decode(buf, n)
 			hits[j] = Hit{ID: g.ids[n], Score: float64(Dot(q, buf))}
 		}
 	}
@@ -305,7 +313,6 @@ func (a *annIndex) maybeCompact() {
 		}
 	}
 	ng := newHNSWGraph(a.dim, a.p)
-	ng.data = make([]uint16, 0, len(src)*a.dim)
 	ng.codes = make([]int8, 0, len(src)*ng.stride)
 	a.sh = &shadowBuild{g: ng, src: src, from: g.len(), old: make([]int, 0, len(src))}
 	a.kick()
@@ -338,7 +345,7 @@ func (a *annIndex) work() {
 				if o >= a.g.len() {
 					break
 				}
-				sh.g.add(a.g.ids[o], a.g.vec(o))
+				sh.g.addFrom(a.g, o)
 				sh.old = append(sh.old, o)
 				if sh.g.len()-sh.g.built >= hnswBatch {
 					break

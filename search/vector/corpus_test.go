@@ -59,9 +59,14 @@ func TestHNSW_RecallBenchcorpus(t *testing.T) {
 			t.Errorf("%s recall@%d %.4f < 0.95", tc.name, tc.k, r)
 		}
 		// The scan of the codes (pending vectors, wide searches) is as
-		// good as exact.
-		if r := recallAt(t, exact, qscan{a}, tc.qs, tc.k); r < 0.995 {
-			t.Errorf("%s: scan of the codes recall@%d %.4f < 0.995", tc.name, tc.k, r)
+		// good as exact, but for the order of hits whose exact scores are
+		// closer than the codes' rounding (a score moves by 1.2e-3 at the
+		// 99th percentile on this corpus, so two by twice that).
+		r = recallAt(t, exact, qscan{a}, tc.qs, tc.k)
+		rw := recallWithin(exact, qscan{a}, tc.qs, tc.k, 2.5e-3)
+		t.Logf("scan of the codes: recall@%d %.4f, %.4f counting near-ties", tc.k, r, rw)
+		if r < 0.98 || rw < 0.999 {
+			t.Errorf("%s: scan of the codes recall@%d %.4f < 0.98 or %.4f < 0.999 with near-ties", tc.name, tc.k, r, rw)
 		}
 	}
 }

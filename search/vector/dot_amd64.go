@@ -74,10 +74,3 @@ func (v navView) prefetch(rows []uint32) {
 		prefetchRows(unsafe.Pointer(&v.codes[0]), v.stride, rows)
 	}
 }
-
-// prefetchVecs is prefetch for the float vectors of g.
-func (g *hnswGraph) prefetchVecs(rows []uint32) {
-	if len(rows) > 0 && len(g.data) > 0 {
-		prefetchRows(unsafe.Pointer(&g.data[0]), 2*g.dim, rows)
-	}
-}

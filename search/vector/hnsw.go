@@ -15,16 +15,17 @@ import (
 // a good entry point, then runs a best-first search of width ef on layer 0.
 //
 // Similarity is the dot product (stored vectors are unit length, so it is
-// the cosine; a query need not be, ranking by dot is the same). The walk
-// compares 8-bit codes of the vectors, a quarter of the memory to pull in
-// per node, which is what a graph walk waits for; the nodes it ends with
-// are scored again on the stored vectors (annIndex.Search), kept in half
-// precision (half.go).
+// the cosine; a query need not be, ranking by dot is the same). The graph
+// keeps only 8-bit codes of the vectors (quant.go): the walk compares a
+// query's code with them, and the nodes it ends with are scored again on
+// the float query against their codes (annIndex.Search). A million
+// 512-dimensional vectors take 0.5 GB so, where the half-precision copy
+// the scores used to come from took another 1 GB.
 //
 // Concurrency: only the annIndex worker changes the links. It plans
 // insertions (several at once, see hnswBatch) without any lock, since the
 // links cannot change meanwhile, and commits each under the annIndex write
-// lock. Searches read under the read lock. The node store (data, codes,
+// lock. Searches read under the read lock. The node store (codes, scales,
 // ids, dead) is appended to by the owner under the write lock; a node's
 // vector never changes once stored.
 
@@ -65,7 +66,6 @@ type hnswGraph struct {
 	rng  *rand.Rand
 
 	// node store
-	data   []uint16  // node i at data[i*dim:(i+1)*dim], half precision (half.go)
 	codes  []int8    // node i's 8-bit code at codes[i*stride:], zero padded
 	scales []float32 // node i's vector ≈ codes × scales[i]
 	stride int       // dim rounded up to 32, for the SIMD kernel
@@ -108,12 +108,21 @@ func (g *hnswGraph) len() int { return len(g.ids) }
 
 // add appends a node; the worker links it later.
 func (g *hnswGraph) add(id string, v []float32) int {
-	d := len(g.data)
-	g.data = append(g.data, make([]uint16, g.dim)...)
-	putHalf(g.data[d:], v)
 	n := len(g.codes)
 	g.codes = append(g.codes, make([]int8, g.stride)...)
-	g.scales = append(g.scales, quantize(v, g.codes[n:n+g.stride]))
+	return g.push(id, quantize(v, g.codes[n:n+g.stride]))
+}
+
+// addFrom appends node o of src (a graph of the same dimension) as it is
+// stored: its code is not made again.
+func (g *hnswGraph) addFrom(src *hnswGraph, o int) int {
+	g.codes = append(g.codes, src.code(o)...)
+	return g.push(src.ids[o], src.scales[o])
+}
+
+// push appends the rest of a node whose code is in place.
+func (g *hnswGraph) push(id string, scale float32) int {
+	g.scales = append(g.scales, scale)
 	g.ids = append(g.ids, id)
 	g.dead = append(g.dead, false)
 	return len(g.ids) - 1
@@ -123,15 +132,11 @@ func (g *hnswGraph) add(id string, v []float32) int {
 // ids over.
 func (g *hnswGraph) addAll(ids []string, row func(int) []float32) {
 	g.ids = ids
-	g.data = make([]uint16, len(ids)*g.dim)
-	for i := range ids {
-		putHalf(g.data[i*g.dim:(i+1)*g.dim], row(i))
-	}
 	g.dead = make([]bool, len(ids))
 	g.codes = make([]int8, len(ids)*g.stride)
 	g.scales = make([]float32, len(ids))
 	for i := range ids {
-		g.scales[i] = quantize(g.vec(i), g.codes[i*g.stride:(i+1)*g.stride])
+		g.scales[i] = quantize(row(i), g.code(i))
 	}
 }
 
@@ -142,16 +147,32 @@ func (g *hnswGraph) kill(n int) {
 	}
 }
 
-// vec is node n's vector as stored, in a new slice.
+// vec is node n's vector as stored (its code times its scale), in a new
+// slice.
 func (g *hnswGraph) vec(n int) []float32 {
 	v := make([]float32, g.dim)
-	getHalf(v, g.row(n))
+	g.decode(v, n)
 	return v
 }
 
-// row is node n's stored (half precision) vector.
-func (g *hnswGraph) row(n int) []uint16 {
-	return g.data[n*g.dim : (n+1)*g.dim : (n+1)*g.dim]
+// decode writes node n's vector as stored into v (len(v) ≥ dim).
+func (g *hnswGraph) decode(v []float32, n int) {
+	decode(v[:g.dim], g.code(n), g.scales[n])
+}
+
+// code is node n's code, zero padded to stride.
+func (g *hnswGraph) code(n int) []int8 {
+	return g.codes[n*g.stride : (n+1)*g.stride : (n+1)*g.stride]
+}
+
+// stores tells whether node n holds v as it would store it now: same code,
+// same scale. buf is scratch of stride bytes.
+func (g *hnswGraph) stores(n int, v []float32, buf []int8) bool {
+	if len(v) != g.dim {
+		return false
+	}
+	clear(buf)
+	return quantize(v, buf) == g.scales[n] && slices.Equal(buf, g.code(n))
 }
 
 // navView is the part of the store a graph walk reads. The worker takes one

@@ -2,6 +2,7 @@ package vector
 
 import (
 	"fmt"
+	"slices"
 	"math"
 	"math/rand"
 	"runtime"
@@ -68,6 +69,27 @@ func tieRecallAt(exact, approx Index, qs [][]float32, k int) float64 {
 		total += len(want)
 		for _, h := range approx.Search(q, k) {
 			if h.Score >= kth-1e-6 {
+				found++
+			}
+		}
+	}
+	return float64(found) / float64(total)
+}
+
+// recallWithin counts a returned hit as right when its exact score is
+// within tol of the exact k-th best's or above: an index that scores on
+// the codes (quant.go) may order hits that close either way.
+func recallWithin(exact *flatIndex, approx Index, qs [][]float32, k int, tol float64) float64 {
+	found, total := 0, 0
+	for _, q := range qs {
+		want := exact.Search(q, k)
+		if len(want) == 0 {
+			continue
+		}
+		kth := want[len(want)-1].Score
+		total += len(want)
+		for _, h := range approx.Search(q, k) {
+			if v, ok := exact.Get(h.ID); ok && float64(Dot(q, v)) >= kth-tol {
 				found++
 			}
 		}
@@ -174,32 +196,41 @@ func TestHNSW_SearchScoresAndOrder(t *testing.T) {
 	// A search too wide to pay off walking scans all the codes and finds
 	// the exact result.
 	exact := flatOf(vecs)
-	if err := halfClose(a.Search(q, 1000), exact.Search(q, 1000), exact, q); err != "" {
+	if err := codeClose(a.Search(q, 1000), exact.Search(q, 1000), exact, q); err != "" {
 		t.Fatal("wide search differs from the exact one: " + err)
 	}
 }
 
-// halfTol is how far a dot product of unit vectors moves when one of them
-// is stored in half precision (half.go), with room to spare.
-const halfTol = 2e-3
+// codeTol is how far a dot product of unit vectors moves when one of them
+// is stored as its 8-bit code (quant.go), with room to spare: at 32
+// dimensions a step is about 1/300 of a component.
+const codeTol = 4e-3
 
-// halfClose compares an index's hits with the exact (float) ones: the
-// same number, the i-th scores within halfTol, and each hit's score within
-// halfTol of its exact dot product. Ranks may differ only among hits
+// stored is v as the graph stores it: its code times its scale.
+func stored(v []float32) []float32 {
+	code := make([]int8, len(v))
+	out := make([]float32, len(v))
+	decode(out, code, quantize(v, code))
+	return out
+}
+
+// codeClose compares an index's hits with the exact (float) ones: the
+// same number, the i-th scores within codeTol, and each hit's score within
+// codeTol of its exact dot product. Ranks may differ only among hits
 // closer than that. It returns "" when they agree.
-func halfClose(got, want []Hit, exact *flatIndex, q []float32) string {
+func codeClose(got, want []Hit, exact *flatIndex, q []float32) string {
 	if len(got) != len(want) {
 		return fmt.Sprintf("%d hits, want %d", len(got), len(want))
 	}
 	for i := range got {
-		if d := math.Abs(got[i].Score - want[i].Score); d > halfTol {
+		if d := math.Abs(got[i].Score - want[i].Score); d > codeTol {
 			return fmt.Sprintf("hit %d scores %v, exact %v", i, got[i].Score, want[i].Score)
 		}
 		v, ok := exact.Get(got[i].ID)
 		if !ok {
 			return "unknown id " + got[i].ID
 		}
-		if d := math.Abs(got[i].Score - float64(Dot(q, v))); d > halfTol {
+		if d := math.Abs(got[i].Score - float64(Dot(q, v))); d > codeTol {
 			return fmt.Sprintf("hit %s scores %v, its exact dot is %v", got[i].ID, got[i].Score, Dot(q, v))
 		}
 	}
@@ -316,7 +347,7 @@ func TestHNSW_Compaction(t *testing.T) {
 	}
 	for id, i := range exact.pos {
 		got, ok := a.Get(id)
-		if !ok || !sameHalf(toHalves(got), exact.row(i)) {
+		if !ok || !slices.Equal(got, stored(exact.row(i))) {
 			t.Fatalf("Get(%s) after compaction wrong", id)
 		}
 	}
@@ -378,7 +409,7 @@ func TestAutoIndex_Threshold(t *testing.T) {
 	}
 	// Right after the switch (graph possibly unlinked) and after linking,
 	// the results are the same as before.
-	if err := halfClose(x.Search(q, 10), exact.Search(q, 10), exact, q); err != "" {
+	if err := codeClose(x.Search(q, 10), exact.Search(q, 10), exact, q); err != "" {
 		t.Fatalf("after switch: %s (want %s)", err, want)
 	}
 	x.ann.wait()
@@ -405,7 +436,7 @@ func TestAutoIndex_Threshold(t *testing.T) {
 	}
 	// (the vectors come back from the graph as it stored them, in half
 	// precision)
-	if err := halfClose(x.Search(q, 10), exact.Search(q, 10), exact, q); err != "" {
+	if err := codeClose(x.Search(q, 10), exact.Search(q, 10), exact, q); err != "" {
 		t.Fatalf("back to flat: %s", err)
 	}
 	checkMean(t, x, exact)

@@ -25,14 +25,25 @@ import (
 //	snapshot = magic tag header body crc32c(all before)
 //	tag      = u32 len, bytes (the owner's)
 //	header   = dim M m0 stride efC efS scan seed nodes built entry top nDead (u64 each)
-//	body     = ids (u32 len, bytes)… dead (byte)… data (u16 dim each)…
-//	           codes (stride each)… scales (f32)… levels (byte, built)…
-//	           link0 (u32, built×(m0+1)) upper (u32, Σ level×(M+1)) sum (f64, dim)
-const snapshotMagic = "snowclaw-vectors-1\n"
+//	body     = ids (u32 len, bytes)… dead (byte)… codes (stride each)…
+//	           scales (f32)… levels (byte, built)… link0 (u32, built×(m0+1))
+//	           upper (u32, Σ level×(M+1)) sum (f64, dim)
+//
+// The magic names the format's version. Version 1 also held every vector
+// in half precision; the graph no longer keeps those, and a version 1 file
+// fails the magic check like any foreign file: its owner rebuilds the
+// graph from its own record of the vectors, never reads one format as the
+// other.
+const snapshotMagic = "snowclaw-vectors-2\n"
 
 // ErrSnapshot is a snapshot that cannot be loaded: damaged, truncated,
 // or written with other parameters.
 var ErrSnapshot = errors.New("vector: unusable snapshot")
+
+// errSnapshotVersion is a snapshot in a format this build does not read:
+// another version's, or not a snapshot at all. Load wraps it with
+// ErrSnapshot.
+var errSnapshotVersion = errors.New("not a snapshot of this version")
 
 // maxSnapshotNodes bounds the node count a header may claim; the file's
 // size bounds it further (Load), so a damaged count is refused before the
@@ -97,15 +108,8 @@ func (g *hnswGraph) save(w io.Writer, keep func(string) bool, sum []float64, tag
 	for _, d := range drop {
 		sw.bool(d)
 	}
-	// a dropped node's vector and code are zeros: nothing of it on disk
-	zero, zeroCode := make([]byte, 2*g.dim), make([]byte, g.stride)
-	for n := range g.ids {
-		if drop[n] {
-			sw.bytes(zero)
-		} else {
-			sw.bytes(asBytes(g.row(n)))
-		}
-	}
+	// a dropped node's code is zeros: nothing of its vector on disk
+	zeroCode := make([]byte, g.stride)
 	for n := range g.ids {
 		if drop[n] {
 			sw.bytes(zeroCode)
@@ -154,7 +158,13 @@ func Load(r io.Reader, size int64, dim, threshold int, p Params) (x *Auto, tag [
 	magic := make([]byte, len(snapshotMagic))
 	sr.read(magic)
 	tl := sr.u32()
-	if sr.err != nil || string(magic) != snapshotMagic || tl > 1<<16 {
+	if sr.err != nil {
+		return nil, nil, fmt.Errorf("%w: bad header", ErrSnapshot)
+	}
+	if string(magic) != snapshotMagic {
+		return nil, nil, fmt.Errorf("%w: %w", ErrSnapshot, errSnapshotVersion)
+	}
+	if tl > 1<<16 {
 		return nil, nil, fmt.Errorf("%w: bad header", ErrSnapshot)
 	}
 	tag = make([]byte, tl)
@@ -199,9 +209,9 @@ func loadGraph(sr *snapReader, size int64, dim int, p Params) (*hnswGraph, []flo
 		return nil, nil, fmt.Errorf("%w: written with other parameters", ErrSnapshot)
 	}
 	n, built, entry, top, nDead := h[8], h[9], h[10], int64(h[11]), h[12]
-	// every node takes at least its id length, dead flag, vector, code
-	// and scale; every linked one its level and layer-0 links
-	perNode := uint64(4 + 1 + 2*dim + g.stride + 4)
+	// every node takes at least its id length, dead flag, code and scale;
+	// every linked one its level and layer-0 links
+	perNode := uint64(4 + 1 + g.stride + 4)
 	perLinked := uint64(1 + 4*(g.m0+1))
 	if n > maxSnapshotNodes || n*perNode+built*perLinked > uint64(max(size, 0)) || built > n || nDead > n || (built > 0 && entry >= built) || top < -1 || top > hnswMaxLevel || (built == 0) != (top == -1) {
 		return nil, nil, fmt.Errorf("%w: bad counts", ErrSnapshot)
@@ -223,8 +233,6 @@ func loadGraph(sr *snapReader, size int64, dim int, p Params) (*hnswGraph, []flo
 			g.nDead++
 		}
 	}
-	g.data = make([]uint16, int(n)*dim)
-	sr.read(asBytes(g.data))
 	g.codes = make([]int8, int(n)*g.stride)
 	sr.read(asBytes(g.codes))
 	g.scales = make([]float32, n)

@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
+	"math"
 	"math/rand"
 	"reflect"
 	"strconv"
@@ -39,8 +41,8 @@ func sameGraph(t *testing.T, a, b *annIndex) {
 			ga.built, gb.built, ga.entry, gb.entry, ga.top, gb.top, ga.len(), gb.len())
 	}
 	for n := range ga.ids { // a dead node's id and vector are not saved
-		if !ga.dead[n] && (ga.ids[n] != gb.ids[n] || !reflect.DeepEqual(ga.row(n), gb.row(n)) ||
-			!reflect.DeepEqual(ga.codes[n*ga.stride:(n+1)*ga.stride], gb.codes[n*gb.stride:(n+1)*gb.stride]) || ga.scales[n] != gb.scales[n]) {
+		if !ga.dead[n] && (ga.ids[n] != gb.ids[n] ||
+			!reflect.DeepEqual(ga.code(n), gb.code(n)) || ga.scales[n] != gb.scales[n]) {
 			t.Fatalf("node %d differs", n)
 		}
 	}
@@ -149,7 +151,7 @@ func TestSnapshot_KeepLeavesNodesOut(t *testing.T) {
 	if ok, err := x.Save(&buf, func(id string) bool { return id != secret }, nil); !ok || err != nil {
 		t.Fatalf("Save: %v %v", ok, err)
 	}
-	if bytes.Contains(buf.Bytes(), []byte(`"100"`)) || bytes.Contains(buf.Bytes(), asBytes(x.ann.g.row(x.ann.pos[secret]))) {
+	if bytes.Contains(buf.Bytes(), []byte(`"100"`)) || bytes.Contains(buf.Bytes(), asBytes(x.ann.g.code(x.ann.pos[secret]))) {
 		t.Fatal("the refused node's id or vector is in the snapshot")
 	}
 	y, _, err := Load(bytes.NewReader(buf.Bytes()), int64(buf.Len()), dim, threshold, DefaultParams)
@@ -199,5 +201,45 @@ func TestSnapshot_HugeCountRefusedUpFront(t *testing.T) {
 		if _, _, err := Load(bytes.NewReader(b), int64(len(b)), dim, threshold, DefaultParams); !errors.Is(err, ErrSnapshot) {
 			t.Errorf("count %d: %v, want ErrSnapshot", n, err)
 		}
+	}
+}
+
+// A snapshot of the first format, which also held every vector in half
+// precision between the dead flags and the codes, is refused as such
+// (ErrSnapshot, so its owner rebuilds from its own record of the vectors)
+// even when its checksum is right: never read as the current layout.
+func TestSnapshot_VersionOneRefused(t *testing.T) {
+	const dim, threshold, n = 16, 50, 300
+	x := buildAuto(rand.New(rand.NewSource(9)), dim, threshold, n, false)
+	var buf bytes.Buffer
+	if ok, err := x.Save(&buf, all, []byte("tag")); !ok || err != nil {
+		t.Fatalf("Save: %v %v", ok, err)
+	}
+	cur := buf.Bytes()
+	// magic, tag, 13 header words, the ids, the dead flags: then version 1
+	// had the half-precision vectors.
+	at := len(snapshotMagic) + 4 + 3 + 13*8
+	for range n {
+		at += 4 + int(binary.LittleEndian.Uint32(cur[at:]))
+	}
+	at += n
+	v1 := []byte("snowclaw-vectors-1\n")
+	v1 = append(v1, cur[len(snapshotMagic):at]...)
+	half := make([]byte, 2*dim)
+	for i := range n {
+		v, _ := x.Get(strconv.Itoa(i))
+		for j, f := range v {
+			binary.LittleEndian.PutUint16(half[2*j:], uint16(math.Float32bits(f)>>16)) // any bits will do
+		}
+		v1 = append(v1, half...)
+	}
+	v1 = append(v1, cur[at:len(cur)-4]...)
+	v1 = binary.LittleEndian.AppendUint32(v1, crc32.Checksum(v1, snapCRC))
+	_, _, err := Load(bytes.NewReader(v1), int64(len(v1)), dim, threshold, DefaultParams)
+	if !errors.Is(err, ErrSnapshot) || !errors.Is(err, errSnapshotVersion) {
+		t.Fatalf("version 1 snapshot: %v, want ErrSnapshot for its version", err)
+	}
+	if _, _, err := Load(bytes.NewReader(cur), int64(len(cur)), dim, threshold, DefaultParams); err != nil {
+		t.Fatalf("the current snapshot it was made from: %v", err)
 	}
 }

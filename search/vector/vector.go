@@ -1,10 +1,12 @@
 // Package vector is the nearest-neighbour index of the search engine:
 // vectors in, the k most similar out. Below Threshold vectors it scans them
 // all (exact); from there on an HNSW graph over 8-bit codes of the vectors
-// (hnsw.go, ann.go, quant.go) answers, linked in the background. Scores are
-// always the float dot product, so the two give the same scores for the
-// same hits. The index lives in RAM only: the search package persists the
-// vectors in its doc log and adds them back on open.
+// (hnsw.go, ann.go, quant.go) answers, linked in the background; the graph
+// keeps only the codes, so its scores (the float dot product of the query
+// with the vectors as stored, which Get returns) are within about 1e-3 of
+// the exact scan's. The index lives in RAM (a graph also in a snapshot,
+// snapshot.go): the search package persists the vectors in its doc log and
+// adds them back on open.
 package vector
 
 import (

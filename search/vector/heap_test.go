@@ -1,0 +1,54 @@
+package vector
+
+import (
+	"encoding/hex"
+	"math/rand"
+	"os"
+	"runtime"
+	"strconv"
+	"testing"
+)
+
+// BenchmarkHNSW_Heap reports the live heap a linked graph index holds per
+// vector (ids included, as 64-hex-digit event ids), which is what decides
+// how many memories fit in a relay's RAM:
+//
+//	[SNOWCLAW_HNSW_HEAP=<vectors>] go test ./search/vector -run '^$' -bench HNSW_Heap -benchtime 1x
+func BenchmarkHNSW_Heap(b *testing.B) {
+	n, _ := strconv.Atoi(os.Getenv("SNOWCLAW_HNSW_HEAP"))
+	if n <= 0 {
+		n = 30_000
+	}
+	const dim = 512
+	for range b.N {
+		rng := rand.New(rand.NewSource(1))
+		ids := make([]string, n)
+		id := make([]byte, 32)
+		for i := range ids {
+			rng.Read(id)
+			ids[i] = hex.EncodeToString(id)
+		}
+		before := liveHeap()
+		x := NewAuto(dim, 1000, DefaultParams)
+		for i, id := range ids {
+			x.Add(id, randomUnit(rng, dim))
+			if i%4096 == 0 {
+				x.Wait() // keep the worker's backlog (and its garbage) small
+			}
+		}
+		x.Wait()
+		after := liveHeap()
+		b.ReportMetric(float64(after-before)/float64(n), "B/vector")
+		b.ReportMetric(float64(after-before)/float64(n)*1e6/(1<<30), "GiB/1M")
+		runtime.KeepAlive(x)
+		runtime.KeepAlive(ids)
+	}
+}
+
+func liveHeap() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
