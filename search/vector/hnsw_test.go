@@ -2,10 +2,10 @@ package vector
 
 import (
 	"fmt"
-	"slices"
 	"math"
 	"math/rand"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
