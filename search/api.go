@@ -24,6 +24,11 @@ type Doc struct {
 	// Confidence is snow:confidence in [0,1]; 0 means not given.
 	Confidence float64
 	Supersedes []string // ids named by snow:supersedes
+	Version    int      // snow:version; from 2 on, Supersedes[0] is the version replaced
+	// LearntFrom is the hex key of the person the memory was learnt from
+	// (snow:learnt-from), "" when unknown: versions of one memory learnt
+	// from different people are a conflict (Conflicts).
+	LearntFrom string
 	// Volatile docs (decrypted private and internal memories) are kept in
 	// RAM only and never written to the on-disk index.
 	Volatile bool

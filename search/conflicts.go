@@ -12,6 +12,13 @@ import (
 type Conflict struct {
 	Topic string
 	Docs  []Doc
+	// History are versions that Docs superseded although they were learnt
+	// from someone else (issue 15): alice said the launch is on May 3,
+	// bob that it moved, and the agent wrote bob's as the new version.
+	// Nobody overwrote anyone silently, but the sources differ, so the
+	// pair is listed until the owner rules. Newest first. A conflict with
+	// one doc and some history was resolved by supersession.
+	History []Doc
 }
 
 // Conflicts lists the conflicts on topic, or on every topic when topic is
@@ -19,7 +26,9 @@ type Conflict struct {
 // takes (nil: all). Both filters apply before disagreement is judged: a
 // doc the reader may not read neither makes nor counts towards a
 // conflict. Old versions (superseded, or replaced at their address) never
-// conflict with their successors.
+// conflict with their successors, except as History: the version a doc
+// replaced (Doc.Version 2 or more, its first snow:supersedes) by the same
+// signer, learnt from another person, saying something else.
 func (ix *Index) Conflicts(topic string, readable func(scope string) bool, accept func(Doc) bool) (out []Conflict, err error) {
 	defer recoverAs(&err, "conflicts")
 	if ix.broken.Load() {
@@ -43,7 +52,13 @@ func (ix *Index) Conflicts(topic string, readable func(scope string) bool, accep
 		byTopic[d.Topic] = append(byTopic[d.Topic], d)
 	}
 	for t, docs := range byTopic {
-		if !disagree(docs) {
+		var history []*Doc
+		for _, d := range docs {
+			if old := st.replacedFrom(d); old != nil && v.has(old.ID) && (accept == nil || accept(*old)) {
+				history = append(history, old)
+			}
+		}
+		if len(history) == 0 && !disagree(docs) {
 			continue
 		}
 		sort.Slice(docs, func(i, j int) bool {
@@ -59,6 +74,10 @@ func (ix *Index) Conflicts(topic string, readable func(scope string) bool, accep
 		c := Conflict{Topic: t}
 		for _, d := range docs {
 			c.Docs = append(c.Docs, *cloneDoc(d))
+		}
+		sort.Slice(history, func(i, j int) bool { return history[i].CreatedAt > history[j].CreatedAt })
+		for _, d := range history {
+			c.History = append(c.History, *cloneDoc(d))
 		}
 		out = append(out, c)
 	}
@@ -88,4 +107,19 @@ func sourceOf(d *Doc) string {
 
 func normText(s string) string {
 	return strings.Join(strings.Fields(strings.ToLower(s)), " ")
+}
+
+// replacedFrom is the version d replaced when it was learnt from another
+// person and says something else; nil otherwise. Only a version by d's own
+// signer counts: anyone may name anyone's event in snow:supersedes.
+func (s *state) replacedFrom(d *Doc) *Doc {
+	if d.Version < 2 || len(d.Supersedes) == 0 || d.LearntFrom == "" {
+		return nil
+	}
+	old := s.docs[d.Supersedes[0]]
+	if old == nil || old.Pubkey != d.Pubkey || old.LearntFrom == "" ||
+		strings.EqualFold(old.LearntFrom, d.LearntFrom) || normText(old.Text) == normText(d.Text) {
+		return nil
+	}
+	return old
 }

@@ -169,6 +169,11 @@ func (c *Codec) encodeItem(it *Item) (nostr.Event, error) {
 	if err != nil {
 		return evt, err
 	}
+	// whom it was learnt from, for the conflict dashboard; a public
+	// memory does not name the person to everyone
+	if pk, err := snowclaw.ParsePubkey(it.Author); err == nil && it.Tier != snowclaw.TierPublic {
+		evt.Tags = append(evt.Tags, nostr.Tag{snowclaw.TagLearntFrom, pk})
+	}
 	if it.Version > 1 {
 		evt.Tags = append(evt.Tags, nostr.Tag{"snow:version", strconv.Itoa(it.Version)})
 	}

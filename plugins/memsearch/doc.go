@@ -192,7 +192,8 @@ func eventOf(d search.Doc) *nostr.Event {
 
 // provenance reads a memory's snow: provenance tags into its doc: the
 // source it names (a valid key only), the model, a confidence within
-// [0, 1] and what it supersedes. Local and remote memories read them alike.
+// [0, 1], what it supersedes, its version and whom it was learnt from.
+// Local and remote memories read them alike.
 func provenance(evt *nostr.Event, doc *search.Doc) {
 	if v := snowclaw.TagValues(evt, "snow:source"); len(v) > 0 {
 		if pk, err := snowclaw.ParsePubkey(v[0]); err == nil {
@@ -208,4 +209,8 @@ func provenance(evt *nostr.Event, doc *search.Doc) {
 		}
 	}
 	doc.Supersedes = snowclaw.TagValues(evt, "snow:supersedes")
+	if v := snowclaw.TagValues(evt, "snow:version"); len(v) > 0 {
+		doc.Version, _ = strconv.Atoi(v[0])
+	}
+	doc.LearntFrom = snowclaw.LearntFrom(evt)
 }
