@@ -10,17 +10,20 @@ import "github.com/nbd-wtf/go-nostr"
 // MemoryView is one memory item as a reader sees it: the event's markers
 // decoded, and the text decrypted when the reader may read it.
 type MemoryView struct {
-	ID         string   `json:"id"`     // event id
-	Pubkey     string   `json:"pubkey"` // hex author of the event
-	Topic      string   `json:"topic"`  // d tag after "snow:memory:"
-	Tier       Tier     `json:"tier"`
-	Group      string   `json:"group,omitempty"`
-	Person     string   `json:"person,omitempty"` // hex p tag of a private memory
-	Text       string   `json:"text"`             // summary; "" when the reader cannot decrypt it
-	Detail     string   `json:"detail,omitempty"`
-	Context    string   `json:"context,omitempty"`
-	Tags       []string `json:"tags,omitempty"`   // t tags
-	Source     string   `json:"source,omitempty"` // snow:source (npub), else the author's npub
+	ID      string   `json:"id"`     // event id
+	Pubkey  string   `json:"pubkey"` // hex author of the event
+	Topic   string   `json:"topic"`  // d tag after "snow:memory:"
+	Tier    Tier     `json:"tier"`
+	Group   string   `json:"group,omitempty"`
+	Person  string   `json:"person,omitempty"` // hex p tag of a private memory
+	Text    string   `json:"text"`             // summary; "" when the reader cannot decrypt it
+	Detail  string   `json:"detail,omitempty"`
+	Context string   `json:"context,omitempty"`
+	Tags    []string `json:"tags,omitempty"`   // t tags
+	Source  string   `json:"source,omitempty"` // snow:source (npub), else the author's npub
+	// LearntFrom is the npub of the person the memory was learnt from
+	// (snow:learnt-from), when it names one.
+	LearntFrom string   `json:"learnt_from,omitempty"`
 	Model      string   `json:"model,omitempty"`
 	Confidence float64  `json:"confidence,omitempty"`
 	Version    int      `json:"version,omitempty"`

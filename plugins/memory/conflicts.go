@@ -11,7 +11,9 @@ import (
 
 // The conflict dashboard (seed 003 "Conflict Resolution" step 4): topics
 // on which sources disagree, as the search index finds them, shown to each
-// reader with only the memories that reader may read.
+// reader with only the memories that reader may read: current memories
+// from different sources, and new versions of memories learnt from
+// someone else than the version they replaced (issue 15).
 
 // NIP-32 label namespace and value the agent flags conflicts with.
 const (
@@ -27,6 +29,12 @@ type ConflictView struct {
 	Topic    string                `json:"topic"`
 	Memories []snowclaw.MemoryView `json:"memories"`
 	Flagged  bool                  `json:"flagged"`
+	// ResolvedBySupersession: no current memories disagree, but the
+	// current one is a new version of a memory learnt from someone else
+	// (issue 15). The current memories come first; the versions they
+	// replaced follow, each with superseded_by set: history, listed
+	// until the owner rules.
+	ResolvedBySupersession bool `json:"resolved_by_supersession,omitempty"`
 }
 
 // Conflicts lists the conflicts on topic ("" = every topic) among the
@@ -48,13 +56,27 @@ func (s *Service) Conflicts(ctx context.Context, reader, topic string) ([]Confli
 		if err != nil {
 			return nil, err
 		}
-		if len(evs) < 2 {
+		old, err := s.conflictEvents(ctx, reader, c.Topic, docIDs(c.History))
+		if err != nil {
+			return nil, err
+		}
+		if len(evs) == 0 || len(evs)+len(old) < 2 {
 			continue
 		}
-		cv := ConflictView{Topic: c.Topic, Memories: make([]snowclaw.MemoryView, 0, len(evs))}
+		cv := ConflictView{Topic: c.Topic, Memories: make([]snowclaw.MemoryView, 0, len(evs)+len(old)), ResolvedBySupersession: len(evs) == 1}
 		for _, evt := range evs {
 			cv.Memories = append(cv.Memories, v.view(evt))
 		}
+		for _, evt := range old {
+			mv := v.view(evt)
+			for _, cur := range evs {
+				if by := snowclaw.TagValues(cur, "snow:supersedes"); len(by) > 0 && by[0] == evt.ID {
+					mv.SupersededBy = append(mv.SupersededBy, cur.ID)
+				}
+			}
+			cv.Memories = append(cv.Memories, mv)
+		}
+		evs = append(evs, old...)
 		flagged, err := s.flagged(ctx, eventIDs(evs))
 		if err != nil {
 			return nil, err

@@ -59,7 +59,9 @@ func (s *Service) ResolveConflict(ctx context.Context, actor string, rr ResolveR
 	if conflict == nil {
 		return ResolveResult{}, snowclaw.NotFound("no conflict on topic %s", rr.Topic)
 	}
-	evs, err := s.conflictEvents(ctx, actor, rr.Topic, docIDs(conflict.Docs))
+	// the versions a learnt memory replaced are the conflict's too: the
+	// owner may pick one, and the ruling supersedes them all
+	evs, err := s.conflictEvents(ctx, actor, rr.Topic, append(docIDs(conflict.Docs), docIDs(conflict.History)...))
 	if err != nil {
 		return ResolveResult{}, err
 	}

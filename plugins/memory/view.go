@@ -57,6 +57,9 @@ func (v *viewer) view(evt *nostr.Event) snowclaw.MemoryView {
 		Supersedes: snowclaw.TagValues(evt, "snow:supersedes"),
 		CreatedAt:  evt.CreatedAt,
 	}
+	if pk := snowclaw.LearntFrom(evt); pk != "" {
+		mv.LearntFrom = snowclaw.NpubOf(pk)
+	}
 	if mv.Tier == snowclaw.TierPrivate {
 		mv.Person, _ = snowclaw.PersonOf(evt, v.agent)
 	}

@@ -14,8 +14,9 @@ type ExplainRow struct {
 	ID string `json:"id"`
 	search.Explain
 	// ConflictsWith lists current memories on the same topic from other
-	// sources that say something else (seed 003), as far as the reader may
-	// see them.
+	// sources that say something else (seed 003), and the version this
+	// one replaced when the two were learnt from different people, as far
+	// as the reader may see them.
 	ConflictsWith []string `json:"conflicts_with,omitempty"`
 	// Origin is "local" or a remote relay's URL in a search that asked
 	// remote relays too (plugins/remotesearch); RemoteTrust is the
@@ -122,6 +123,12 @@ func (p *Plugin) conflictsWith(reader string, d search.Doc) ([]string, error) {
 		for _, o := range c.Docs {
 			if o.ID != d.ID && o.Source != d.Source {
 				ids = append(ids, o.ID)
+			}
+		}
+		// the version d replaced, learnt from someone else
+		for _, h := range c.History {
+			if len(d.Supersedes) > 0 && d.Supersedes[0] == h.ID {
+				ids = append(ids, h.ID)
 			}
 		}
 	}
