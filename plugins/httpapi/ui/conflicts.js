@@ -1,6 +1,9 @@
 // Conflict dashboard: memories on one topic from different sources that
-// say different things, side by side with their provenance. The owner
-// resolves one by picking the winner, or flags it for human review.
+// say different things, side by side with their provenance, and new
+// versions of a memory learnt from someone else than the version they
+// replaced (resolved by supersession: the current one first, the old ones
+// marked superseded). The owner resolves one by picking the winner, or
+// flags it for human review.
 
 import { query } from './api.js'
 import { memoryCard } from './explorer.js'
@@ -36,9 +39,11 @@ export function mount(root, ctx) {
     // in the order ranking prefers them: the first is what a search puts on top
     const memories = c.memories || []
     return h('article', { class: 'conflict', dataset: { topic: c.topic } },
-      h('h3', {}, c.topic, c.flagged ? h('span', { class: 'badge warn' }, 'flagged for review') : null),
+      h('h3', {}, c.topic, c.flagged ? h('span', { class: 'badge warn' }, 'flagged for review') : null,
+        c.resolved_by_supersession ? h('span', { class: 'badge' }, 'resolved by a new version') : null),
       h('ul', { class: 'side-by-side' }, memories.map((m, i) => memoryCard(m, {
-        actions: [i === 0 ? h('span', { class: 'badge' }, 'ranked first') : null,
+        actions: [i === 0 ? h('span', { class: 'badge' }, c.resolved_by_supersession ? 'current version' : 'ranked first') : null,
+          m.superseded_by && m.superseded_by.length ? h('span', { class: 'badge' }, 'history') : null,
           ctx.isOwner ? h('button', { type: 'button', onclick: () => resolve(c, { winner: m.id }, `kept ${m.id.slice(0, 10)}, the others superseded`) }, 'Pick as winner') : null],
       }))),
       ctx.isOwner

@@ -25,6 +25,7 @@ export function memoryCard(m, opts = {}) {
     m.detail ? h('p', { class: 'detail' }, m.detail) : null,
     h('p', { class: 'prov' },
       'source ', link('source', m.source, person(m.source)),
+      m.learnt_from ? [' · learnt from ', person(m.learnt_from)] : null,
       m.person ? [' · about ', person(m.person)] : null,
       m.model ? [' · model ', h('span', { class: 'model' }, m.model)] : null,
       ' · ', h('time', { datetime: new Date(m.created_at * 1000).toISOString() }, when(m.created_at)),
