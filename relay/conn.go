@@ -199,15 +199,16 @@ func (c *client) handleEvent(evt *nostr.Event) {
 	c.ok(evt.ID, c.r.add(c.ctx, evt))
 }
 
+// sigKeyCache is how many authors' keys the signature check keeps lifted
+// (about 130 bytes each): more than the publishers a relay hears at once.
+const sigKeyCache = 4096
+
 // checkEvent is what the websocket checks before the write pipeline: the
 // id, the signature, and NIP-70's author-only rule, which needs this
 // connection's authentication.
 func (c *client) checkEvent(evt *nostr.Event) error {
-	if !evt.CheckID() {
-		return snowclaw.Invalid("event id is not the hash of its content")
-	}
-	if ok, err := evt.CheckSignature(); err != nil || !ok {
-		return snowclaw.Invalid("signature does not verify")
+	if err := c.r.sigs.Check(evt); err != nil {
+		return snowclaw.Invalid("%v", err)
 	}
 	if nip70.IsProtected(*evt) {
 		switch c.reader() {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/snowclaw/snowclaw/internal/nostrsig"
 	"github.com/snowclaw/snowclaw/policies"
 	"github.com/snowclaw/snowclaw/relay/store"
 )
@@ -81,6 +82,7 @@ type Relay struct {
 	ids    policies.Identities
 	guard  writeGuard
 	subs   *registry
+	sigs   *nostrsig.Verifier // ids and signatures, authors' keys cached (conn.go)
 	tombs  *tombstones
 	search Searcher // nil while search is off (UseSearch)
 	met    *metrics // series for GET /metrics (metrics.go)
@@ -113,6 +115,7 @@ func New(ctx context.Context, st *store.Exact, opts Options) (*Relay, error) {
 		ids:    ids,
 		vis:    &policies.Visibility{IDs: ids, Groups: opts.Groups},
 		subs:   newRegistry(),
+		sigs:   nostrsig.New(sigKeyCache),
 		disk:   newDiskGuard(opts.DataDir, opts.MinFreeMB, opts.Logger),
 		tombs:  newTombstones(),
 		met:    newMetrics(opts.InstanceID),
