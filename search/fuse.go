@@ -110,11 +110,8 @@ func (ix *Index) candidates(ctx context.Context, st *state, v *view, terms []wei
 		if len(hits) == depth {
 			exhausted = false
 		}
-		var more []textHit
-		if exp := ix.expansion(st, v, terms, hits, tn); len(exp) > 0 {
-			more = v.searchText(exp, depth)
-		}
-		scores, direct := withFeedback(st, hits, more, tn)
+		exp := ix.expansion(st, v, terms, hits, tn)
+		scores, direct := withFeedback(st, v, hits, exp, tn)
 		ranked := ix.spread(st, v, scores, tn)
 		for i, r := range ranked {
 			if c := get(r.ID); c != nil {
@@ -134,11 +131,26 @@ func (ix *Index) candidates(ctx context.Context, st *state, v *view, terms []wei
 		if len(hits) == depth {
 			exhausted = false
 		}
+		// The uncentred similarity of each doc, read once: a stored
+		// vector is decoded into a fresh slice on every Get.
+		sims := make(map[string]float64, 2*len(hits))
+		sim := func(id string) (float64, bool) {
+			if s, ok := sims[id]; ok {
+				return s, true
+			}
+			dv, ok := st.vecs.Get(id)
+			if !ok {
+				return 0, false
+			}
+			s := float64(vector.Dot(qvec, dv))
+			sims[id] = s
+			return s, true
+		}
 		scores := make(map[string]float64, len(hits))
 		for _, h := range hits {
 			// A doc that shares nothing with the query gets no credit,
 			// however the centring moved it.
-			if v, ok := st.vecs.Get(h.ID); ok && vector.Dot(qvec, v) > 0 {
+			if s, ok := sim(h.ID); ok && s > 0 {
 				scores[h.ID] = h.Score
 			}
 		}
@@ -146,8 +158,8 @@ func (ix *Index) candidates(ctx context.Context, st *state, v *view, terms []wei
 		for i, r := range ranked {
 			if c := get(r.ID); c != nil {
 				c.ex.VectorRank = i + 1
-				if v, ok := st.vecs.Get(r.ID); ok {
-					c.ex.VectorScore = float64(vector.Dot(qvec, v))
+				if s, ok := sim(r.ID); ok {
+					c.ex.VectorScore = s
 					c.vecHit = c.ex.VectorScore >= st.floor
 				}
 				c.ex.Fused += ix.opts.VectorWeight / (ix.opts.RRFK + float64(i+1))
@@ -187,7 +199,7 @@ func (ix *Index) spread(st *state, v *view, scores map[string]float64, tn tuning
 		if !ok {
 			continue
 		}
-		st.sessions.Lend(sessionKey(d), id, tn.sessWeight*s, v.has, out)
+		st.sessions.Lend(st.sessions.Key(id), id, tn.sessWeight*s, v.has, out)
 		if tn.ctxWeight <= 0 {
 			continue
 		}
@@ -218,5 +230,6 @@ func (ix *Index) spread(st *state, v *view, scores map[string]float64, tn tuning
 	return ranked
 }
 
-// sessionKey: a record's session, if it is a turn (search/session).
+// sessionKey: a record's session, if it is a turn (search/session). A
+// search asks the set (session.Set.Key), which read it when d was indexed.
 func sessionKey(d *Doc) string { return session.Of(d.D, d.Pubkey, d.CreatedAt, d.Text) }

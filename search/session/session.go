@@ -35,14 +35,24 @@ func Of(d, author string, createdAt int64, text string) string {
 	return author + "@" + strconv.FormatInt(createdAt, 10)
 }
 
-// Set is the members of every session. Not safe for concurrent use: the
-// index guards it with its own lock.
+// Set is the members of every session, and each member's session, so
+// that a search asks which session a doc is in by its id instead of
+// reading its text again (Key). Not safe for concurrent use: the index
+// guards it with its own lock.
 type Set struct {
-	byKey map[string]map[string]struct{}
+	byKey map[string]*members
+	keyOf map[string]string // member id → its session's key (shared with members.key)
+}
+
+type members struct {
+	key string
+	ids map[string]struct{}
 }
 
 // NewSet returns an empty set.
-func NewSet() *Set { return &Set{byKey: make(map[string]map[string]struct{})} }
+func NewSet() *Set {
+	return &Set{byKey: make(map[string]*members), keyOf: make(map[string]string)}
+}
 
 // Add puts id into session key; "" is no session.
 func (s *Set) Add(key, id string) {
@@ -51,10 +61,11 @@ func (s *Set) Add(key, id string) {
 	}
 	m := s.byKey[key]
 	if m == nil {
-		m = make(map[string]struct{})
+		m = &members{key: key, ids: make(map[string]struct{})}
 		s.byKey[key] = m
 	}
-	m[id] = struct{}{}
+	m.ids[id] = struct{}{}
+	s.keyOf[id] = m.key
 }
 
 // Remove takes id out of session key.
@@ -63,14 +74,28 @@ func (s *Set) Remove(key, id string) {
 	if m == nil {
 		return
 	}
-	delete(m, id)
-	if len(m) == 0 {
+	if _, ok := m.ids[id]; !ok {
+		return
+	}
+	delete(m.ids, id)
+	if s.keyOf[id] == key {
+		delete(s.keyOf, id)
+	}
+	if len(m.ids) == 0 {
 		delete(s.byKey, key)
 	}
 }
 
+// Key is the session id was added to, "" if none.
+func (s *Set) Key(id string) string { return s.keyOf[id] }
+
 // Size is the number of members of session key.
-func (s *Set) Size(key string) int { return len(s.byKey[key]) }
+func (s *Set) Size(key string) int {
+	if m := s.byKey[key]; m != nil {
+		return len(m.ids)
+	}
+	return 0
+}
 
 // Lend adds share to out for every mate of id (Mates); a share of 0
 // lends nothing.
@@ -91,10 +116,10 @@ func (s *Set) Any(key, id string, readable, ok func(string) bool) bool {
 // admits, as long as the session is no larger than MaxLend.
 func (s *Set) Mates(key, id string, readable func(string) bool, fn func(mate string)) {
 	m := s.byKey[key]
-	if key == "" || len(m) > MaxLend {
+	if key == "" || m == nil || len(m.ids) > MaxLend {
 		return
 	}
-	for mate := range m {
+	for mate := range m.ids {
 		if mate != id && readable(mate) {
 			fn(mate)
 		}

@@ -35,6 +35,9 @@ func TestSet_AddRemoveMates(t *testing.T) {
 	if got := mates(s, other, "d", all); got != nil {
 		t.Fatalf("alone, mates %v", got)
 	}
+	if s.Key("a") != k || s.Key("d") != other || s.Key("e") != "" {
+		t.Fatalf("keys: a %q, d %q, e %q", s.Key("a"), s.Key("d"), s.Key("e"))
+	}
 	s.Remove(k, "b")
 	s.Remove(k, "zz") // unknown: nothing happens
 	if got := mates(s, k, "a", all); !slices.Equal(got, []string{"c"}) || s.Size(k) != 2 {
@@ -42,6 +45,9 @@ func TestSet_AddRemoveMates(t *testing.T) {
 	}
 	s.Remove(k, "a")
 	s.Remove(k, "c")
+	if s.Key("a") != "" {
+		t.Fatalf("removed a still in %q", s.Key("a"))
+	}
 	if s.Size(k) != 0 || len(s.byKey) != 1 {
 		t.Fatalf("emptied session kept: %v", s.byKey)
 	}
