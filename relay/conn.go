@@ -250,7 +250,7 @@ func (c *client) handleReq(id string, filters nostr.Filters) {
 					return
 				}
 				for _, evt := range evs {
-					c.send(nostr.EventEnvelope{SubscriptionID: &id, Event: *evt})
+					c.sendEvent(id, evt)
 				}
 				if explain != nil {
 					c.sendExplain(id, explain)
@@ -264,7 +264,7 @@ func (c *client) handleReq(id string, filters nostr.Filters) {
 				return
 			}
 			for evt := range ch {
-				c.send(nostr.EventEnvelope{SubscriptionID: &id, Event: *evt})
+				c.sendEvent(id, evt)
 			}
 		}
 		eose := nostr.EOSEEnvelope(id)
@@ -320,7 +320,9 @@ func (c *client) handleCount(id string, filters nostr.Filters) {
 			}
 			total += n
 		}
-		c.send(nostr.CountEnvelope{SubscriptionID: id, Count: &total})
+		if b, err := countFrame(id, total); err == nil {
+			c.out.put(b)
+		}
 	}()
 }
 

@@ -144,17 +144,6 @@ func (c *client) send(v any) {
 	}
 }
 
-// deliver queues a live frame for a subscription; it never waits.
-func (c *client) deliver(v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return
-	}
-	if !c.out.offer(b) {
-		c.tooSlow()
-	}
-}
-
 // tooSlow closes a client whose queue overflowed: a NOTICE if the writer
 // gets it out within slowGrace, then a close frame with the reason. It
 // runs on its own goroutine; the publisher that overflowed it moves on.

@@ -115,7 +115,7 @@ func (r *Relay) broadcast(evt *nostr.Event) int {
 			readable[d.c] = ok
 		}
 		if ok {
-			d.c.deliver(nostr.EventEnvelope{SubscriptionID: &d.sub, Event: *evt})
+			d.c.deliverEvent(d.sub, evt)
 			n++
 		}
 	}
