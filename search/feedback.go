@@ -78,43 +78,30 @@ func (v *view) df(term string) int {
 	return n
 }
 
-// withFeedback mixes the expansion terms into the first pass's scores:
-// each first-pass hit adds prfWeight of its score on the expansion terms,
-// scaled so that the best score any readable doc reaches on them equals
-// the first pass's best. Feedback only reorders: a doc the expansion
-// alone would find holds no query term and would not pass the relevance
-// floor, nor match a live subscription (Match), so the expansion is never
-// ranked over every doc, only looked up for the hits (keyword.Score) and
-// its best found by a top-1 search. Messages in a thread are left as
-// they are: they borrow from their neighbours instead, and feedback on
-// top of that cost chat recall.
-func withFeedback(st *state, v *view, first []textHit, exp []weightedTerm, tn tuning) (map[string]float64, map[string]bool) {
-	scores := make(map[string]float64, len(first))
+// withFeedback mixes the expansion pass into the first pass's scores:
+// each expansion hit that is also a first-pass hit adds prfWeight of its
+// score, scaled so both passes have the same best score. Feedback only
+// reorders: a doc the expansion alone found holds no query term and would
+// not pass the relevance floor, nor match a live subscription (Match).
+// Messages in a thread are left as they are: they borrow from their
+// neighbours instead, and feedback on top of that cost chat recall.
+func withFeedback(st *state, first, second []textHit, tn tuning) (map[string]float64, map[string]bool) {
+	scores := make(map[string]float64, len(first)+len(second))
 	direct := make(map[string]bool, len(first))
 	for _, h := range first {
 		scores[h.ID] = h.Score
 		direct[h.ID] = true
 	}
-	if len(first) == 0 || len(exp) == 0 {
+	if len(first) == 0 || len(second) == 0 || second[0].Score <= 0 {
 		return scores, direct
 	}
-	ids := make([]string, 0, len(first))
-	for _, h := range first {
-		if d, ok := st.docs[h.ID]; ok && threadKey(d) == "" {
-			ids = append(ids, h.ID) // a message borrows from its thread instead (fuse.go)
+	scale := tn.prfWeight * first[0].Score / second[0].Score
+	for _, h := range second {
+		if d, ok := st.docs[h.ID]; !ok || threadKey(d) != "" {
+			continue // a message borrows from its thread instead (fuse.go)
 		}
-	}
-	if len(ids) == 0 {
-		return scores, direct
-	}
-	best := v.searchText(exp, 1)
-	if len(best) == 0 || best[0].Score <= 0 {
-		return scores, direct
-	}
-	scale := tn.prfWeight * first[0].Score / best[0].Score
-	for i, s := range v.scoreText(exp, ids) {
-		if s > 0 {
-			scores[ids[i]] += scale * s
+		if direct[h.ID] {
+			scores[h.ID] += scale * h.Score
 		}
 	}
 	return scores, direct

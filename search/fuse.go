@@ -110,8 +110,11 @@ func (ix *Index) candidates(ctx context.Context, st *state, v *view, terms []wei
 		if len(hits) == depth {
 			exhausted = false
 		}
-		exp := ix.expansion(st, v, terms, hits, tn)
-		scores, direct := withFeedback(st, v, hits, exp, tn)
+		var more []textHit
+		if exp := ix.expansion(st, v, terms, hits, tn); len(exp) > 0 {
+			more = v.searchText(exp, depth)
+		}
+		scores, direct := withFeedback(st, hits, more, tn)
 		ranked := ix.spread(st, v, scores, tn)
 		for i, r := range ranked {
 			if c := get(r.ID); c != nil {

@@ -188,25 +188,3 @@ func (v *view) searchText(terms []weightedTerm, size int) []textHit {
 		return v.parts[part].slots[slot].ID
 	}, nil)
 }
-
-// scoreText is the score searchText would give each doc named in ids
-// over terms (0 for one holding none of them or outside the view), found
-// by lookup instead of by ranking every doc (keyword.Score).
-func (v *view) scoreText(terms []weightedTerm, ids []string) []float64 {
-	kws := make([]*keyword.Postings, len(v.parts))
-	index := make(map[*part]int, len(v.parts))
-	for i, p := range v.parts {
-		kws[i] = p.kw
-		index[p] = i
-	}
-	refs := make([]keyword.Slot, len(ids))
-	for i, id := range ids {
-		refs[i] = keyword.Slot{Part: -1}
-		if ref, ok := v.ps.where[id]; ok {
-			if pi, ok := index[ref.p]; ok {
-				refs[i] = keyword.Slot{Part: pi, Slot: ref.slot}
-			}
-		}
-	}
-	return keyword.Score(kws, terms, refs)
-}

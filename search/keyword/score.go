@@ -55,12 +55,31 @@ type Stats struct {
 // scores are exactly those of scoring every doc: each kept doc's score is
 // summed term by term in query order, as the exhaustive loop summed it.
 func Search(parts []*Postings, terms []Term, size int, id func(part int, slot uint32) string, st *Stats) []Hit {
-	w, ok := newWeights(parts, terms)
-	if !ok || size <= 0 {
+	var n, total float64
+	for _, p := range parts {
+		n += float64(p.docs)
+		total += float64(len(p.post))
+	}
+	if n == 0 || len(terms) == 0 || size <= 0 {
 		return nil
 	}
+	avg := math.Ceil(total / n)
+	idf := make([]float64, len(terms))
+	var sq float64
+	for i, t := range terms {
+		df := 0
+		for _, p := range parts {
+			df += p.DF(t.Term)
+		}
+		idf[i] = math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
+		sq += (t.Weight * idf[i]) * (t.Weight * idf[i])
+	}
+	if sq == 0 {
+		return nil
+	}
+	qn := 1 / math.Sqrt(sq)
 	s := scorer{
-		weights: w, terms: terms,
+		terms: terms, idf: idf, qn: qn, avg: avg, coordN: float64(len(terms)),
 		top: vector.NewTopK(size), contrib: make([]float64, len(terms)), hit: make([]bool, len(terms)),
 	}
 	for pi, p := range parts {
@@ -78,56 +97,13 @@ func Search(parts []*Postings, terms []Term, size int, id func(part int, slot ui
 	return out
 }
 
-// weights are what a query's BM25 needs from the parts it ranks over:
-// per term idf, the query norm, the "average length" and the number of
-// query terms the coordination factor divides by.
-type weights struct {
-	idf    []float64
-	qn     float64
-	avg    float64
-	coordN float64
-}
-
-// newWeights computes a query's weights over parts; ok is false when
-// nothing can score (no docs, no terms, or only terms of zero weight).
-func newWeights(parts []*Postings, terms []Term) (weights, bool) {
-	var n, total float64
-	for _, p := range parts {
-		n += float64(p.docs)
-		total += float64(len(p.post))
-	}
-	if n == 0 || len(terms) == 0 {
-		return weights{}, false
-	}
-	w := weights{avg: math.Ceil(total / n), idf: make([]float64, len(terms)), coordN: float64(len(terms))}
-	var sq float64
-	for i, t := range terms {
-		df := 0
-		for _, p := range parts {
-			df += p.DF(t.Term)
-		}
-		w.idf[i] = math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
-		sq += (t.Weight * w.idf[i]) * (t.Weight * w.idf[i])
-	}
-	if sq == 0 {
-		return weights{}, false
-	}
-	w.qn = 1 / math.Sqrt(sq)
-	return w, true
-}
-
-// termShare is one term's contribution to a doc's score before the
-// coordination factor: Search's and Score's expression, to the bit.
-func (w *weights) termShare(term int, boost float64, tf uint32, flen float64) float64 {
-	x := math.Sqrt(float64(tf))
-	norm := 1 - B + B*flen/w.avg
-	return w.idf[term] * (x * K1) / (x + K1*norm) * (boost * w.idf[term] * w.qn)
-}
-
 // scorer is one Search's state across the parts it ranks.
 type scorer struct {
-	weights
 	terms   []Term
+	idf     []float64
+	qn      float64
+	avg     float64
+	coordN  float64
 	top     *vector.TopK
 	contrib []float64 // per query term: this doc's share, when hit
 	hit     []bool
@@ -140,6 +116,7 @@ type cursor struct {
 	term int // index into the query terms
 	list []posting
 	at   int
+	w    float64 // boost × idf × queryNorm
 	ub   float64 // no doc's share of this term exceeds it
 }
 
@@ -167,14 +144,19 @@ func (c *cursor) seek(slot uint32) {
 	c.at = lo + i
 }
 
-// share is a term's contribution for one posting.
+// share is a term's contribution for one posting, the exhaustive loop's
+// expression to the bit.
 func (s *scorer) share(c *cursor, e posting, flen float64) float64 {
-	return s.termShare(c.term, s.terms[c.term].Weight, e.tf, flen)
+	tf := math.Sqrt(float64(e.tf))
+	norm := 1 - B + B*flen/s.avg
+	return s.idf[c.term] * (tf * K1) / (tf + K1*norm) * c.w
 }
 
 // bound is the largest share c's term can give a doc of this part.
 func (s *scorer) bound(c *cursor, l *termList) float64 {
-	return s.termShare(c.term, s.terms[c.term].Weight, l.maxTF, l.minLen)
+	tf := math.Sqrt(float64(l.maxTF))
+	norm := 1 - B + B*l.minLen/s.avg
+	return s.idf[c.term] * (tf * K1) / (tf + K1*norm) * c.w
 }
 
 // slack keeps pruning on the safe side of rounding: the bounds are summed
@@ -195,7 +177,7 @@ func (s *scorer) part(p *Postings, id func(uint32) string) {
 		if l == nil {
 			continue
 		}
-		c := cursor{term: i, list: l.p}
+		c := cursor{term: i, list: l.p, w: t.Weight * s.idf[i] * s.qn}
 		c.ub = s.bound(&c, l)
 		s.curs = append(s.curs, c)
 		s.stats.Postings += len(l.p)
