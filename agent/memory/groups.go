@@ -19,9 +19,12 @@ func (s *Store) Group(id string) (Group, bool) {
 
 // TouchGroup records activity in a group (at 0 means now), creating the
 // record on first sight. As with TouchNpub, only creation marks it dirty.
-func (s *Store) TouchGroup(id string, at int64) Group {
+// It returns nothing: the agent calls it for every group message, and a
+// copy of the record (its decisions, members and themes) was most of its
+// cost.
+func (s *Store) TouchGroup(id string, at int64) {
 	if id == "" {
-		return Group{}
+		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -30,7 +33,6 @@ func (s *Store) TouchGroup(id string, at int64) Group {
 		at = s.now()
 	}
 	g.LastActivity = max(g.LastActivity, at)
-	return g.clone()
 }
 
 func (s *Store) groupLocked(id string) *Group {

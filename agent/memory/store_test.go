@@ -167,3 +167,22 @@ func TestCodec_StoreRoundTrip(t *testing.T) {
 		t.Errorf("restart lost records")
 	}
 }
+
+// TestTouchGroup_NoCopy: recording a message's activity in a group with a
+// full record allocates nothing; it used to return a copy of the record
+// (decisions, members, themes) that its one caller, every group message,
+// threw away.
+func TestTouchGroup_NoCopy(t *testing.T) {
+	s, _ := newTestStore(t, Options{})
+	for i := range 100 {
+		s.AddDecision("g", fmt.Sprintf("decision number %d about the release", i), int64(1000+i))
+		s.SeeMember("g", fmt.Sprintf("npub1member%d", i), fmt.Sprintf("member %d", i))
+	}
+	at := int64(1_800_000_000) // after the test clock
+	if n := testing.AllocsPerRun(100, func() { at++; s.TouchGroup("g", at) }); n != 0 {
+		t.Fatalf("%v allocations per TouchGroup, want 0", n)
+	}
+	if g, _ := s.Group("g"); g.LastActivity != at {
+		t.Fatalf("last activity %d, want %d", g.LastActivity, at)
+	}
+}
