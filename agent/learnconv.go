@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -175,7 +176,7 @@ func (a *Agent) candidateItem(c extract.Candidate, t turn, m memory.HistoryMessa
 		Context: fmt.Sprintf("learnt from conversation: %s, message %s (%s)", c.Kind, m.EventID, time.Unix(m.Timestamp, 0).UTC().Format(time.DateOnly)),
 	}
 	if len(c.Topics) > 0 {
-		it.Context += "; topics: " + joinComma(c.Topics)
+		it.Context += "; topics: " + strings.Join(c.Topics, ", ")
 	}
 	if t.private {
 		it.Tier, it.Subject = snowclaw.TierPrivate, t.sender
@@ -285,17 +286,6 @@ func (a *Agent) applyLearnt(ctx context.Context, it memory.Item, d extract.Decis
 		a.ls.ignored.Add(1)
 	}
 	return false, ""
-}
-
-func joinComma(s []string) string {
-	out := ""
-	for i, v := range s {
-		if i > 0 {
-			out += ", "
-		}
-		out += v
-	}
-	return out
 }
 
 // LearningStatus is what learning is doing (`snowclaw memory status`).

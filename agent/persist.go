@@ -191,8 +191,12 @@ func (a *Agent) load(ctx context.Context) error {
 		return fmt.Errorf("loading agent memory: %w", err)
 	}
 	for _, evt := range own {
-		if gone[evt.ID] || snowclaw.HasTag(evt, snowclaw.TagResolution) {
-			continue // history, or the owner's ruling on a conflict: not the agent's memory
+		if ns, topic := snowclaw.NamespaceOf(evt); ns == snowclaw.NamespaceMemoryItem && snowclaw.HasTag(evt, snowclaw.TagResolution) {
+			a.Ruled(topic) // the owner's ruling on a conflict: not the agent's memory, and its address is not the agent's
+			continue
+		}
+		if gone[evt.ID] {
+			continue // history
 		}
 		rec, err := a.codec.Decode(evt)
 		if err != nil {

@@ -41,6 +41,11 @@ func (a *Agent) Supersede(ctx context.Context, oldID, oldEvent string, next memo
 	return it, evt, nil
 }
 
+// Ruled is told that the owner's ruling now holds the address of topic
+// (plugins/memory): the item there leaves RAM, as at a restart, and none
+// is written there again (memory.Store.Rule).
+func (a *Agent) Ruled(topic string) []memory.Item { return a.mem.Rule(topic) }
+
 // currentEvent is the id of the stored event of an item's current
 // version (its d tag is its own).
 func (a *Agent) currentEvent(ctx context.Context, it memory.Item) (string, error) {

@@ -86,6 +86,9 @@ func (s *Store) RememberAt(it Item) (Item, error) {
 			return Item{}, fmt.Errorf("%w: item %s", ErrTopicTaken, x.ID)
 		}
 	}
+	if s.ruled[topic] {
+		return Item{}, fmt.Errorf("%w: the owner's ruling", ErrTopicTaken)
+	}
 	it.Topic = topic
 	s.items[it.ID] = &it
 	s.markDirtyLocked(keyOf(KindItem, it.ID, it.Topic))
@@ -131,6 +134,9 @@ func (s *Store) prepareLocked(it Item) (Item, bool) {
 		it.Topic = DefaultTopic(it)
 	case !strings.HasSuffix(it.Topic, "/"+it.ID) && it.Topic != it.ID:
 		it.Topic = strings.Trim(it.Topic, "/") + "/" + it.ID
+	}
+	if s.ruled[it.Topic] {
+		return Item{}, false // the owner's ruling holds its address
 	}
 	it.Source = cmp.Or(it.Source, SourceAgent)
 	if it.Confidence <= 0 {

@@ -32,7 +32,8 @@ type Store struct {
 
 	dirty   map[ref]Key
 	removed []Key
-	stamps  map[ref]int64 // created_at of the event a record was loaded from
+	stamps  map[ref]int64   // created_at of the event a record was loaded from
+	ruled   map[string]bool // topics the owner's rulings hold (ruled.go)
 }
 
 // NewStore makes an empty store.

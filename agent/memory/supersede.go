@@ -55,7 +55,7 @@ func (s *Store) Replace(oldID string, next Item) (Item, error) {
 	if !ok {
 		why := next.Valid()
 		if why == nil {
-			why = errors.New("its person is not a valid key")
+			why = errors.New("its person is not a valid key, or the owner ruled on its topic")
 		}
 		return Item{}, fmt.Errorf("memory: the new version cannot be stored: %w", why)
 	}

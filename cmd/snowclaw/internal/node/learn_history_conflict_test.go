@@ -14,8 +14,8 @@ import (
 )
 
 // launchScript: alice says when the launch is, bob says it moved (an
-// UPDATE of alice's memory), alice moves from Paris to Berlin (an UPDATE
-// of her own).
+// UPDATE of alice's memory) and later insists (an ADD of the same
+// memory), alice moves from Paris to Berlin (an UPDATE of her own).
 func launchScript() *learnScript {
 	return &learnScript{
 		rules: []learnRule{
@@ -23,8 +23,11 @@ func launchScript() *learnScript {
 			{trigger: "launch moved to May 10", text: "the launch is on May 10", kind: "fact", about: "conversation"},
 			{trigger: "I live in Paris", text: "alice lives in Paris", kind: "fact"},
 			{trigger: "moved to Berlin", text: "alice lives in Berlin", kind: "fact"},
+			// the same memory as bob's, worded so that it is added, not
+			// an update
+			{trigger: "really is may 10", text: "The launch is ON may 10!", kind: "fact", about: "conversation"},
 		},
-		updateTo: map[string]string{"May 10": "May 3", "Berlin": "Paris"},
+		updateTo: map[string]string{"on May 10": "May 3", "Berlin": "Paris"},
 	}
 }
 
@@ -141,10 +144,41 @@ func TestLearn_VersionFromAnotherPersonInConflictDashboard(t *testing.T) {
 	if cs := e.conflicts(&e.owner, ""); len(cs) != 0 {
 		t.Fatalf("still listed after the ruling: %+v", cs)
 	}
-	got := search(t, e.testEnv, &e.bob, nostr.Filter{Search: "launch May"})
-	if !contains(got, res.Memory.ID) || contains(got, cur.ID) || contains(got, old) {
-		t.Fatalf("search after the ruling %v, want %s and neither version", ids(got), res.Memory.ID[:8])
+	// the agent holds the ruling's side only: the ruled-out version left
+	// its memory, and no flush writes it back over the ruling
+	if left := e.itemsWhere("May 10"); len(left) != 0 {
+		t.Fatalf("the agent still holds the ruled-out version: %+v", left)
 	}
+	if err := e.n.Agent().Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	ruling := func(when string) {
+		t.Helper()
+		got := search(t, e.testEnv, &e.bob, nostr.Filter{Search: "launch May"})
+		if !contains(got, res.Memory.ID) || contains(got, cur.ID) || contains(got, old) {
+			t.Fatalf("search %s: %v, want %s and neither version", when, ids(got), res.Memory.ID[:8])
+		}
+		if cs := e.conflicts(&e.owner, ""); len(cs) != 0 {
+			t.Fatalf("conflicts %s: %+v", when, cs)
+		}
+	}
+	ruling("after the ruling")
+	// bob insists: the agent learns the same memory again, but never writes
+	// it at the address the ruling holds, now or after a restart
+	e.say(e.bc, e.bob, "no really, the launch really is may 10")
+	e.settle()
+	if err := e.n.Agent().Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	ruling("after bob insists")
+	e.restart()
+	e.ac, e.bc = e.connect(&e.alice), e.connect(&e.bob)
+	e.say(e.bc, e.bob, "I insist, the launch really is may 10")
+	e.settle()
+	if err := e.n.Agent().Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	ruling("after a restart and bob insisting again")
 }
 
 // Attack: a memory learnt in alice's private conversation never makes or
