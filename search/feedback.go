@@ -69,6 +69,24 @@ func (ix *Index) expansion(st *state, v *view, terms []weightedTerm, hits []text
 	return out[:min(len(out), tn.prfTerms)]
 }
 
+// feedbackVecs are the vectors of the first prfDocs keyword hits outside
+// threads, for the vector side's feedback (vector.Toward): messages lean
+// on their neighbours instead, as in withFeedback.
+func feedbackVecs(st *state, hits []textHit, tn tuning) [][]float32 {
+	if tn.vecFeedback <= 0 {
+		return nil
+	}
+	var out [][]float32
+	for _, h := range hits[:min(len(hits), tn.prfDocs)] {
+		if d, ok := st.docs[h.ID]; ok && threadKey(d) == "" {
+			if v, ok := st.vecs.Get(h.ID); ok {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
 // df is the number of readable docs holding term.
 func (v *view) df(term string) int {
 	n := 0

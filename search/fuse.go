@@ -37,9 +37,13 @@ type tuning struct {
 	prfMaxDF, prfWeight float64
 	// dateBoost lifts docs written in a month the query names (search/querydate).
 	dateBoost float64
-	// speakerBoost (search/speaker), sessWeight (search/session) and
-	// prfWeight 1 (was 0.5): README "Measuring".
+	// speakerBoost (search/speaker), sessWeight (search/session),
+	// prfWeight 1 (was 0.5) and vecFeedback: README "Measuring".
 	speakerBoost, sessWeight float64
+	// vecFeedback moves the query vector toward the mean vector of the
+	// first prfDocs keyword hits (vector.Toward) before the vector side
+	// ranks; the floor still tests the query's own vector.
+	vecFeedback float64
 }
 
 // On LoCoMo (`snowclaw eval locomo`) the neighbour context lifts BM25 recall@10 from
@@ -62,7 +66,7 @@ type tuning struct {
 // tune chat 74.2 → 75.5, memories 64.2 → 65.2 (0.3 gave 74.5 and 64.7, 2
 // no more than 1); holdout chat 71.8 → 72.5, memories 63.5 → 64.7.
 var defaultTuning = tuning{ctxWeight: 0.4, ctxWindow: 2, ctxDecay: 0.7, center: 1, lengthAlpha: 0.6, contextFloor: true,
-	prfDocs: 10, prfTerms: 20, prfMaxDF: 0.05, prfWeight: 1, dateBoost: 1, speakerBoost: 1, sessWeight: 0.1}
+	prfDocs: 10, prfTerms: 20, prfMaxDF: 0.05, prfWeight: 1, dateBoost: 1, speakerBoost: 1, sessWeight: 0.1, vecFeedback: 0.5}
 
 // queryTerms analyses the query like indexed text; a term repeated in the
 // query weighs more.
@@ -102,11 +106,13 @@ func (ix *Index) candidates(ctx context.Context, st *state, v *view, terms []wei
 		return c
 	}
 
+	var fb [][]float32 // the first keyword hits' vectors (feedbackVecs)
 	if ix.opts.BM25Weight > 0 {
 		if err := ctx.Err(); err != nil {
 			return nil, false, err
 		}
 		hits := v.searchText(terms, depth)
+		fb = feedbackVecs(st, hits, tn)
 		if len(hits) == depth {
 			exhausted = false
 		}
@@ -126,9 +132,9 @@ func (ix *Index) candidates(ctx context.Context, st *state, v *view, terms []wei
 		}
 	}
 	if qvec != nil && ix.opts.VectorWeight > 0 {
-		rankBy := qvec
+		rankBy := vector.Toward(qvec, fb, tn.vecFeedback)
 		if tn.center > 0 {
-			rankBy = vector.Centered(qvec, v.mean(), tn.center)
+			rankBy = vector.Centered(rankBy, v.mean(), tn.center)
 		}
 		hits := st.vecs.SearchAccept(rankBy, depth, v.accept())
 		if len(hits) == depth {
