@@ -99,18 +99,18 @@ func TestEval_DataRequired(t *testing.T) {
 // TestEval_Learning runs `snowclaw eval learning` on the built-in script
 // with its scripted model: every probe must be answered (the learnt
 // memory in the top 3 of its reader's NIP-50 search, or in the person
-// record a prompt of the right scope shows) and no private memory or
-// superseded fact may surface.
+// record a prompt of the right scope shows, or in its reader's conflict
+// dashboard) and no private memory or superseded fact may surface.
 func TestEval_Learning(t *testing.T) {
 	var out, errOut bytes.Buffer
 	if err := run(context.Background(), []string{"eval", "learning"}, nil, &out, &errOut); err != nil {
 		t.Fatalf("eval learning: %v\n%s", err, errOut.String())
 	}
-	if !regexp.MustCompile(`score 20/20 \(100\.0%\)`).MatchString(out.String()) {
+	if !regexp.MustCompile(`score 23/23 \(100\.0%\)`).MatchString(out.String()) {
 		t.Fatalf("want every probe answered:\n%s", out.String())
 	}
-	if !regexp.MustCompile(`updated 1\b`).MatchString(out.String()) {
-		t.Fatalf("the move to Berlin was not filed as a new version:\n%s", out.String())
+	if !regexp.MustCompile(`updated 2\b`).MatchString(out.String()) {
+		t.Fatalf("the move to Berlin and the offsite's move were not filed as new versions:\n%s", out.String())
 	}
 }
 

@@ -84,7 +84,11 @@ func runEvalLearning(ctx context.Context, args, environ []string, stdout, stderr
 		if len(r.Probe.Absent) > 0 {
 			want = "must not find " + strings.Join(r.Probe.Absent, ", ")
 		}
-		fmt.Fprintf(stdout, "%2d %-4s %-13s %q (%s)\n", i+1, mark, r.Probe.Who(), r.Probe.Query, want)
+		what := fmt.Sprintf("%q", r.Probe.Query)
+		if r.Probe.Conflicts {
+			what = "conflict dashboard"
+		}
+		fmt.Fprintf(stdout, "%2d %-4s %-13s %s (%s)\n", i+1, mark, r.Probe.Who(), what, want)
 		if !r.OK {
 			for _, t := range r.Top {
 				fmt.Fprintf(stdout, "         top: %s\n", t)
@@ -182,6 +186,14 @@ func evalLearning(ctx context.Context, cfg Config, script *learneval.Script, cha
 			out = append(out, learneval.Judge(pr, recordLines(n.Agent(), people[pr.Record].sk, pr.In, script.Group)))
 			continue
 		}
+		if pr.Conflicts {
+			lines, err := conflictLines(ctx, n, people[pr.Reader].sk)
+			if err != nil {
+				return nil, none, err
+			}
+			out = append(out, learneval.Judge(pr, lines))
+			continue
+		}
 		evs, closed, err := people[pr.Reader].c.Fetch(nostr.Filter{Kinds: []int{snowclaw.KindAppData}, Search: pr.Query, Limit: 20}, 30*time.Second)
 		if err != nil {
 			return nil, none, err
@@ -202,6 +214,22 @@ func evalLearning(ctx context.Context, cfg Config, script *learneval.Script, cha
 		out = append(out, learneval.Judge(pr, top))
 	}
 	return out, n.Agent().Stats().Learning, nil
+}
+
+// conflictLines is the reader's conflict dashboard (GET /api/v1/conflicts),
+// a line per conflict with the texts of its memories.
+func conflictLines(ctx context.Context, n *node.Node, sk string) ([]string, error) {
+	pk, _ := nostr.GetPublicKey(sk)
+	cs, err := n.Memory().Conflicts(ctx, pk, "")
+	var out []string
+	for _, c := range cs {
+		var texts []string
+		for _, m := range c.Memories {
+			texts = append(texts, m.Text)
+		}
+		out = append(out, c.Topic+": "+strings.Join(texts, " | "))
+	}
+	return out, err
 }
 
 // recordLines is what a prompt answering the person shows of their

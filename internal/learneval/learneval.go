@@ -59,14 +59,17 @@ type Memory struct {
 // of them any Absent string. A person record probe names Record and In
 // instead: the notes and preferences a prompt answering that person shows
 // "group" (in the script's group) or "private" (in private with them) are
-// judged the same way, one line each.
+// judged the same way, one line each. A Conflicts probe judges Reader's
+// conflict dashboard the same way, one line per conflict holding the
+// texts of its memories.
 type Probe struct {
-	Reader string   `json:"reader,omitempty"`
-	Query  string   `json:"query,omitempty"`
-	Record string   `json:"record,omitempty"`
-	In     string   `json:"in,omitempty"`
-	Expect []string `json:"expect"`
-	Absent []string `json:"absent"`
+	Reader    string   `json:"reader,omitempty"`
+	Query     string   `json:"query,omitempty"`
+	Conflicts bool     `json:"conflicts,omitempty"`
+	Record    string   `json:"record,omitempty"`
+	In        string   `json:"in,omitempty"`
+	Expect    []string `json:"expect"`
+	Absent    []string `json:"absent"`
 }
 
 // Who names the probe's asker in a report: the reader, or the person

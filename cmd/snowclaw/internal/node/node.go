@@ -355,6 +355,9 @@ func (n *Node) Groups() *groups.Groups { return n.groups }
 // Search is the search index (nil when search is off).
 func (n *Node) Search() *memsearch.Plugin { return n.search }
 
+// Memory is the memory service the HTTP API and MCP call.
+func (n *Node) Memory() *memory.Service { return n.memory }
+
 // Agent is the resident agent (nil when it is off).
 func (n *Node) Agent() *agent.Agent { return n.agent }
 
