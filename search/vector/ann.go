@@ -313,7 +313,6 @@ func (a *annIndex) maybeCompact() {
 		}
 	}
 	ng := newHNSWGraph(a.dim, a.p)
-	ng.codes = make([]int8, 0, len(src)*ng.stride)
 	a.sh = &shadowBuild{g: ng, src: src, from: g.len(), old: make([]int, 0, len(src))}
 	a.kick()
 }

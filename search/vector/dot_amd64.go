@@ -62,15 +62,15 @@ func dotInt8(a, b []int8) int32 {
 	return dotInt8Go(a, b)
 }
 
-// prefetchRows hints that rows[i]*stride … +stride of base will be read
-// soon. A graph walk knows all the nodes it is about to compare before the
-// first comparison; asking for them together overlaps their cache misses.
+// prefetchLines hints that the size (> 0) bytes at p will be read soon. A
+// graph walk knows all the nodes it is about to compare before the first
+// comparison; asking for their codes together overlaps their cache misses.
 //
 //go:noescape
-func prefetchRows(base unsafe.Pointer, stride int, rows []uint32)
+func prefetchLines(p unsafe.Pointer, size int)
 
 func (v navView) prefetch(rows []uint32) {
-	if len(rows) > 0 && len(v.codes) > 0 {
-		prefetchRows(unsafe.Pointer(&v.codes[0]), v.stride, rows)
+	for _, n := range rows {
+		prefetchLines(unsafe.Pointer(unsafe.SliceData(v.code(n))), v.codes.width)
 	}
 }

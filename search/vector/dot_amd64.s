@@ -122,31 +122,16 @@ reducei:
 	MOVL AX, ret+24(FP)
 	RET
 
-// func prefetchRows(base unsafe.Pointer, stride int, rows []uint32)
-// Asks for rows[i]*stride .. +stride bytes of base to be brought into the
-// cache, one PREFETCHT0 per 64-byte line.
-TEXT ·prefetchRows(SB), NOSPLIT, $0-40
-	MOVQ base+0(FP), SI
-	MOVQ stride+8(FP), DX
-	MOVQ rows_base+16(FP), DI
-	MOVQ rows_len+24(FP), CX
-
-row:
-	TESTQ CX, CX
-	JEQ   done
-	MOVL (DI), AX
-	IMULQ DX, AX
-	LEAQ (SI)(AX*1), BX
-	MOVQ DX, R8
+// func prefetchLines(p unsafe.Pointer, size int)
+// Asks for the size bytes at p to be brought into the cache, one
+// PREFETCHT0 per 64-byte line.
+TEXT ·prefetchLines(SB), NOSPLIT, $0-16
+	MOVQ p+0(FP), BX
+	MOVQ size+8(FP), R8
 
 line:
 	PREFETCHT0 (BX)
 	ADDQ $64, BX
 	SUBQ $64, R8
 	JGT  line
-	ADDQ $4, DI
-	DECQ CX
-	JMP  row
-
-done:
 	RET

@@ -66,20 +66,21 @@ type hnswGraph struct {
 	rng  *rand.Rand
 
 	// node store
-	codes  []int8    // node i's 8-bit code at codes[i*stride:], zero padded
-	scales []float32 // node i's vector ≈ codes × scales[i]
-	stride int       // dim rounded up to 32, for the SIMD kernel
+	codes  table[int8] // node i's 8-bit code, zero padded to stride
+	scales []float32   // node i's vector ≈ codes × scales[i]
+	stride int         // dim rounded up to 32, for the SIMD kernel
 	ids    []string
 	dead   []bool
 	nDead  int
 
 	// graph over nodes [0, built)
-	built  int
-	levels []uint8
-	link0  []uint32   // node i: link0[i*(m0+1)] = count, then m0 slots
-	upper  [][]uint32 // node i on layers 1..levels[i]: per layer count, then M slots
-	entry  uint32
-	top    int // level of entry; -1 while the graph is empty
+	built   int
+	levels  []uint8
+	link0   table[uint32] // node i: count, then m0 slots
+	upper   []uint32      // node i's layers 1..levels[i] from upper[upperAt[i]]: per layer count, then M slots
+	upperAt []uint32      // (one slice, not one per node: a slice header is 24 bytes)
+	entry   uint32
+	top     int // level of entry; -1 while the graph is empty
 }
 
 // valid returns p with every knob in range.
@@ -93,13 +94,16 @@ func (p Params) valid() Params {
 
 func newHNSWGraph(dim int, p Params) *hnswGraph {
 	p = p.valid()
+	stride := (dim + 31) &^ 31
 	return &hnswGraph{
 		p:      p,
 		dim:    dim,
 		m0:     2 * p.M,
 		mult:   1 / math.Log(float64(p.M)),
 		rng:    rand.New(rand.NewSource(p.Seed)),
-		stride: (dim + 31) &^ 31,
+		stride: stride,
+		codes:  newTable[int8](stride),
+		link0:  newTable[uint32](2*p.M + 1),
 		top:    -1,
 	}
 }
@@ -108,15 +112,13 @@ func (g *hnswGraph) len() int { return len(g.ids) }
 
 // add appends a node; the worker links it later.
 func (g *hnswGraph) add(id string, v []float32) int {
-	n := len(g.codes)
-	g.codes = append(g.codes, make([]int8, g.stride)...)
-	return g.push(id, quantize(v, g.codes[n:n+g.stride]))
+	return g.push(id, quantize(v, g.codes.grow()))
 }
 
 // addFrom appends node o of src (a graph of the same dimension) as it is
 // stored: its code is not made again.
 func (g *hnswGraph) addFrom(src *hnswGraph, o int) int {
-	g.codes = append(g.codes, src.code(o)...)
+	copy(g.codes.grow(), src.code(o))
 	return g.push(src.ids[o], src.scales[o])
 }
 
@@ -133,7 +135,7 @@ func (g *hnswGraph) push(id string, scale float32) int {
 func (g *hnswGraph) addAll(ids []string, row func(int) []float32) {
 	g.ids = ids
 	g.dead = make([]bool, len(ids))
-	g.codes = make([]int8, len(ids)*g.stride)
+	g.codes.growTo(len(ids))
 	g.scales = make([]float32, len(ids))
 	for i := range ids {
 		g.scales[i] = quantize(row(i), g.code(i))
@@ -162,7 +164,7 @@ func (g *hnswGraph) decode(v []float32, n int) {
 
 // code is node n's code, zero padded to stride.
 func (g *hnswGraph) code(n int) []int8 {
-	return g.codes[n*g.stride : (n+1)*g.stride : (n+1)*g.stride]
+	return g.codes.row(n)
 }
 
 // stores tells whether node n holds v as it would store it now: same code,
@@ -178,17 +180,13 @@ func (g *hnswGraph) stores(n int, v []float32, buf []int8) bool {
 // navView is the part of the store a graph walk reads. The worker takes one
 // under the lock and reads it without: later appends do not touch it.
 type navView struct {
-	codes  []int8
+	codes  table[int8]
 	scales []float32
-	stride int
 }
 
-func (g *hnswGraph) view() navView { return navView{g.codes, g.scales, g.stride} }
+func (g *hnswGraph) view() navView { return navView{g.codes, g.scales} }
 
-func (v navView) code(n uint32) []int8 {
-	i := int(n) * v.stride
-	return v.codes[i : i+v.stride : i+v.stride]
-}
+func (v navView) code(n uint32) []int8 { return v.codes.row(int(n)) }
 
 // probe is what is being searched for: a code and its scale.
 type probe struct {
@@ -205,20 +203,19 @@ func (v navView) probe(n uint32) probe { return probe{v.code(n), v.scales[n]} }
 // links returns node n's neighbours on layer l.
 func (g *hnswGraph) links(n uint32, l int) []uint32 {
 	if l == 0 {
-		off := int(n) * (g.m0 + 1)
-		return g.link0[off+1 : off+1+int(g.link0[off])]
+		r := g.link0.row(int(n))
+		return r[1 : 1+r[0]]
 	}
-	u := g.upper[n]
-	off := (l - 1) * (g.p.M + 1)
-	return u[off+1 : off+1+int(u[off])]
+	off := int(g.upperAt[n]) + (l-1)*(g.p.M+1)
+	return g.upper[off+1 : off+1+int(g.upper[off])]
 }
 
 func (g *hnswGraph) setLinks(n uint32, l int, list []uint32) {
 	var s []uint32
 	if l == 0 {
-		s = g.link0[int(n)*(g.m0+1):]
+		s = g.link0.row(int(n))
 	} else {
-		s = g.upper[n][(l-1)*(g.p.M+1):]
+		s = g.upper[int(g.upperAt[n])+(l-1)*(g.p.M+1):]
 	}
 	s[0] = uint32(len(list))
 	copy(s[1:], list)
@@ -445,12 +442,9 @@ func sortCands(cs []cand) {
 func (g *hnswGraph) commit(p insertPlan) {
 	n := p.node
 	g.levels = append(g.levels, uint8(p.level))
-	g.link0 = append(g.link0, make([]uint32, g.m0+1)...)
-	var up []uint32
-	if p.level > 0 {
-		up = make([]uint32, p.level*(g.p.M+1))
-	}
-	g.upper = append(g.upper, up)
+	g.link0.grow()
+	g.upperAt = append(g.upperAt, uint32(len(g.upper)))
+	g.upper = append(g.upper, make([]uint32, p.level*(g.p.M+1))...)
 	for l, list := range p.links {
 		g.setLinks(n, l, list)
 	}

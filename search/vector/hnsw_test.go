@@ -162,7 +162,7 @@ func TestHNSW_Deterministic(t *testing.T) {
 	was := runtime.GOMAXPROCS(1)
 	b := testANN(t, vecs, smallHNSW)
 	runtime.GOMAXPROCS(was)
-	if fmt.Sprint(a.g.link0, a.g.upper, a.g.levels, a.g.entry) != fmt.Sprint(b.g.link0, b.g.upper, b.g.levels, b.g.entry) {
+	if fmt.Sprint(a.g.link0, a.g.upper, a.g.upperAt, a.g.levels, a.g.entry) != fmt.Sprint(b.g.link0, b.g.upper, b.g.upperAt, b.g.levels, b.g.entry) {
 		t.Fatal("same insertion order, different graphs")
 	}
 	q := randomUnit(rng, 16)

@@ -114,7 +114,7 @@ func (g *hnswGraph) save(w io.Writer, keep func(string) bool, sum []float64, tag
 		if drop[n] {
 			sw.bytes(zeroCode)
 		} else {
-			sw.bytes(asBytes(g.codes[n*g.stride : (n+1)*g.stride]))
+			sw.bytes(asBytes(g.code(n)))
 		}
 	}
 	for n := range g.ids {
@@ -125,10 +125,8 @@ func (g *hnswGraph) save(w io.Writer, keep func(string) bool, sum []float64, tag
 		sw.bytes(asBytes([]float32{s}))
 	}
 	sw.bytes(g.levels)
-	sw.bytes(asBytes(g.link0))
-	for n := range g.built {
-		sw.bytes(asBytes(g.upper[n]))
-	}
+	g.link0.eachChunk(func(c []uint32) { sw.bytes(asBytes(c)) })
+	sw.bytes(asBytes(g.upper)) // the nodes' lists in node order
 	sw.bytes(asBytes(sum))
 	if sw.err != nil {
 		return sw.err
@@ -233,27 +231,28 @@ func loadGraph(sr *snapReader, size int64, dim int, p Params) (*hnswGraph, []flo
 			g.nDead++
 		}
 	}
-	g.codes = make([]int8, int(n)*g.stride)
-	sr.read(asBytes(g.codes))
+	g.codes.growTo(int(n))
+	g.codes.eachChunk(func(c []int8) { sr.read(asBytes(c)) })
 	g.scales = make([]float32, n)
 	sr.read(asBytes(g.scales))
 	g.levels = make([]uint8, built)
 	sr.read(g.levels)
-	g.link0 = make([]uint32, int(built)*(g.m0+1))
-	sr.read(asBytes(g.link0))
+	g.link0.growTo(int(built))
+	g.link0.eachChunk(func(c []uint32) { sr.read(asBytes(c)) })
 	if sr.err != nil || uint64(g.nDead) != nDead {
 		return nil, nil, fmt.Errorf("%w: truncated", ErrSnapshot)
 	}
-	g.upper = make([][]uint32, built)
+	g.upperAt = make([]uint32, built)
+	total := 0
 	for i, l := range g.levels {
 		if int64(l) > top || l > hnswMaxLevel {
 			return nil, nil, fmt.Errorf("%w: bad level", ErrSnapshot)
 		}
-		if l > 0 {
-			g.upper[i] = make([]uint32, int(l)*(g.p.M+1))
-			sr.read(asBytes(g.upper[i]))
-		}
+		g.upperAt[i] = uint32(total)
+		total += int(l) * (g.p.M + 1)
 	}
+	g.upper = make([]uint32, total)
+	sr.read(asBytes(g.upper))
 	sum := make([]float64, dim)
 	sr.read(asBytes(sum))
 	if sr.err != nil {
@@ -280,12 +279,12 @@ func (g *hnswGraph) checkLinks() error {
 		for l := 0; l <= int(g.levels[n]); l++ {
 			var cnt int
 			if l == 0 {
-				cnt = int(g.link0[n*(g.m0+1)])
+				cnt = int(g.link0.row(n)[0])
 				if cnt > g.m0 {
 					return fmt.Errorf("%w: bad links", ErrSnapshot)
 				}
 			} else {
-				cnt = int(g.upper[n][(l-1)*(g.p.M+1)])
+				cnt = int(g.upper[int(g.upperAt[n])+(l-1)*(g.p.M+1)])
 				if cnt > g.p.M {
 					return fmt.Errorf("%w: bad links", ErrSnapshot)
 				}

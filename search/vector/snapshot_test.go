@@ -35,7 +35,7 @@ func sameGraph(t *testing.T, a, b *annIndex) {
 	ga, gb := a.g, b.g
 	if ga.built != gb.built || ga.entry != gb.entry || ga.top != gb.top || ga.nDead != gb.nDead || ga.len() != gb.len() ||
 		!reflect.DeepEqual(ga.dead, gb.dead) || !reflect.DeepEqual(ga.levels, gb.levels) ||
-		!reflect.DeepEqual(ga.link0, gb.link0) || !reflect.DeepEqual(ga.upper, gb.upper) ||
+		!reflect.DeepEqual(ga.link0, gb.link0) || !reflect.DeepEqual(ga.upper, gb.upper) || !reflect.DeepEqual(ga.upperAt, gb.upperAt) ||
 		!reflect.DeepEqual(a.pos, b.pos) || !reflect.DeepEqual(a.sum, b.sum) {
 		t.Fatalf("graphs differ: built %d/%d entry %d/%d top %d/%d nodes %d/%d",
 			ga.built, gb.built, ga.entry, gb.entry, ga.top, gb.top, ga.len(), gb.len())
