@@ -3,8 +3,6 @@ package keyword
 import (
 	"math"
 	"slices"
-
-	"github.com/snowclaw/snowclaw/search/vector"
 )
 
 // BM25 parameters. Memories and chat lines are short and of very uneven
@@ -80,21 +78,16 @@ func Search(parts []*Postings, terms []Term, size int, id func(part int, slot ui
 	qn := 1 / math.Sqrt(sq)
 	s := scorer{
 		terms: terms, idf: idf, qn: qn, avg: avg, coordN: float64(len(terms)),
-		top: vector.NewTopK(size), contrib: make([]float64, len(terms)), hit: make([]bool, len(terms)),
+		top: newTop(size, id), contrib: make([]float64, len(terms)), hit: make([]bool, len(terms)),
 	}
 	for pi, p := range parts {
-		s.part(p, func(slot uint32) string { return id(pi, slot) })
+		s.part(pi, p)
 	}
 	if st != nil {
 		st.Postings += s.stats.Postings
 		st.Scored += s.stats.Scored
 	}
-	hits := s.top.Sorted()
-	out := make([]Hit, len(hits))
-	for i, x := range hits {
-		out[i] = Hit(x)
-	}
-	return out
+	return s.top.sorted()
 }
 
 // scorer is one Search's state across the parts it ranks.
@@ -104,7 +97,7 @@ type scorer struct {
 	qn      float64
 	avg     float64
 	coordN  float64
-	top     *vector.TopK
+	top     *top
 	contrib []float64 // per query term: this doc's share, when hit
 	hit     []bool
 	stats   Stats
@@ -167,10 +160,10 @@ const slack = 1e-9
 // beaten tells whether a doc whose score cannot exceed bound can no longer
 // enter the top k (a doc that ties the k-th may still enter on its ID).
 func (s *scorer) beaten(bound float64) bool {
-	return s.top.Full() && bound*(1+slack) < s.top.Min()
+	return s.top.full() && bound*(1+slack) < s.top.min()
 }
 
-func (s *scorer) part(p *Postings, id func(uint32) string) {
+func (s *scorer) part(pi int, p *Postings) {
 	s.curs = s.curs[:0]
 	for i, t := range s.terms {
 		l := p.post[t.Term]
@@ -219,14 +212,14 @@ func (s *scorer) part(p *Postings, id func(uint32) string) {
 		if slot == math.MaxUint32 {
 			return
 		}
-		s.scoreDoc(p, slot, ess, cum, id)
+		s.scoreDoc(pi, p, slot, ess, cum)
 	}
 }
 
 // scoreDoc scores the doc in slot: the essential terms (ess and up) that
 // hold it, then the others from the highest bound down while they could
 // still lift it into the top k.
-func (s *scorer) scoreDoc(p *Postings, slot uint32, ess int, cum []float64, id func(uint32) string) {
+func (s *scorer) scoreDoc(pi int, p *Postings, slot uint32, ess int, cum []float64) {
 	clear(s.hit)
 	flen := p.flen[slot]
 	cnt, partial := 0, 0.0
@@ -264,8 +257,8 @@ func (s *scorer) scoreDoc(p *Postings, slot uint32, ess int, cum []float64, id f
 		}
 	}
 	score = score * float64(cnt) / s.coordN
-	if s.top.Full() && score < s.top.Min() {
+	if s.top.full() && score < s.top.min() {
 		return // below the k-th: no need to look up its id for a tie
 	}
-	s.top.Push(vector.Hit{ID: id(slot), Score: score})
+	s.top.push(score, pi, slot)
 }
