@@ -42,8 +42,8 @@ func (a *Agent) Supersede(ctx context.Context, oldID, oldEvent string, next memo
 }
 
 // Ruled is told that the owner's ruling now holds the address of topic
-// (plugins/memory): the item there leaves RAM, as at a restart, and none
-// is written there again (memory.Store.Rule).
+// (plugins/agentlink, as it is stored): the item there leaves RAM, as at
+// a restart, and none is written there again (memory.Store.Rule).
 func (a *Agent) Ruled(topic string) []memory.Item { return a.mem.Rule(topic) }
 
 // currentEvent is the id of the stored event of an item's current

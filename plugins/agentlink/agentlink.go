@@ -44,6 +44,15 @@ func Init(r *relay.Relay, a *agent.Agent, g *groups.Groups, plain func(*nostr.Ev
 			a.GroupDeleted(gid)
 		}
 	})
+	// the owner's ruling on a conflict (plugins/memory), signed with the
+	// agent key, holds its address from now on: the agent is not fed its
+	// own events, and on every instance of a shared deployment this hook
+	// runs as the event is stored or followed
+	r.OnEventSaved = append(r.OnEventSaved, func(_ context.Context, evt *nostr.Event) {
+		if ns, topic := snowclaw.NamespaceOf(evt); ns == snowclaw.NamespaceMemoryItem && evt.PubKey == a.Pubkey() && snowclaw.HasTag(evt, snowclaw.TagResolution) {
+			a.Ruled(topic)
+		}
+	})
 	feed := func(_ context.Context, evt *nostr.Event) { a.Feed(evt) }
 	if plain != nil {
 		feed = func(_ context.Context, evt *nostr.Event) { a.Feed(plain(evt)) }

@@ -102,15 +102,6 @@ func (s *Service) pickWinner(ctx context.Context, rr ResolveRequest, evs []*nost
 	if err := s.o.Publish(ctx, evt); err != nil {
 		return ResolveResult{}, err
 	}
-	// the ruling replaced the agent's event at this address, if it had
-	// one: its RAM follows the store, as after a restart, so the ruled-out
-	// version leaves its prompts and nothing it writes later goes over
-	// the ruling
-	if s.o.Agent != nil {
-		if gone := s.o.Agent.Ruled(rr.Topic); len(gone) > 0 {
-			s.log.Info("the agent's memory on a ruled topic dropped", "topic", rr.Topic, "items", len(gone))
-		}
-	}
 	mv := s.viewerFor(s.ids.Owner).view(evt)
 	s.log.Info("conflict resolved", "topic", rr.Topic, "winner", winner.ID, "memory", evt.ID, "superseded", len(superseded))
 	return ResolveResult{Topic: rr.Topic, Memory: &mv, Superseded: superseded}, nil
