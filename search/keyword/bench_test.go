@@ -39,6 +39,7 @@ func BenchmarkSearch(b *testing.B) {
 	}
 	id := func(_ int, s uint32) string { return ids[s] }
 	b.Run("maxscore", func(b *testing.B) {
+		b.ReportAllocs()
 		var st Stats
 		for i := 0; b.Loop(); i++ {
 			Search([]*Postings{p}, queries[i%len(queries)], 100, id, &st)
