@@ -45,11 +45,8 @@ func (c *client) checkAuth(evt *nostr.Event, now time.Time) (string, error) {
 	if d := now.Sub(evt.CreatedAt.Time()); d > authWindow || d < -authWindow {
 		return "", authRefused("created_at is more than %s from the relay's clock", authWindow)
 	}
-	if !evt.CheckID() {
-		return "", authRefused("event id is not the hash of its content")
-	}
-	if ok, err := evt.CheckSignature(); err != nil || !ok {
-		return "", authRefused("signature does not verify")
+	if err := c.r.sigs.Check(evt); err != nil { // the same check as an EVENT's
+		return "", authRefused("%v", err)
 	}
 	return evt.PubKey, nil
 }

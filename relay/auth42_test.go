@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw/internal/nostrsig"
 )
 
 // FuzzCheckAuth: any AUTH event, however its tags are shaped, is answered
@@ -18,7 +19,7 @@ func FuzzCheckAuth(f *testing.F) {
 	f.Add(`[["relay"],["challenge","c"],[]]`, int64(-3600))
 	f.Add(`[["relay","ws://localhost:3334/"],["challenge","c"],["challenge","c"]]`, int64(5))
 	sk := nostr.GeneratePrivateKey()
-	c := &client{challenge: "c", self: selfOrigin{host: "127.0.0.1:3334", local: "127.0.0.1:3334"}}
+	c := &client{r: &Relay{sigs: nostrsig.New(8)}, challenge: "c", self: selfOrigin{host: "127.0.0.1:3334", local: "127.0.0.1:3334"}}
 	f.Fuzz(func(t *testing.T, tags string, skew int64) {
 		var tt nostr.Tags
 		if json.Unmarshal([]byte(tags), &tt) != nil {
