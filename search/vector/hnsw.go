@@ -19,7 +19,7 @@ import (
 // keeps only 8-bit codes of the vectors (quant.go): the walk compares a
 // query's code with them, and the nodes it ends with are scored again on
 // the float query against their codes (annIndex.Search). A million
-// 512-dimensional vectors take 0.5 GB so, where the half-precision copy
+// 512-dimensional vectors take 0.5 GB this way; the half-precision copy
 // the scores used to come from took another 1 GB.
 //
 // Concurrency: only the annIndex worker changes the links. It plans
@@ -27,7 +27,8 @@ import (
 // links cannot change meanwhile, and commits each under the annIndex write
 // lock. Searches read under the read lock. The node store (codes, scales,
 // ids, dead) is appended to by the owner under the write lock; a node's
-// vector never changes once stored.
+// vector never changes once stored, and its code never moves (table.go),
+// so a view taken under the lock stays good for the nodes it had.
 
 // Params are the graph's knobs.
 type Params struct {
