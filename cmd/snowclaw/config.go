@@ -170,6 +170,10 @@ type RelayConfig struct {
 	// TrustedProxies may set X-Forwarded-For, -Host and -Proto: CIDRs or
 	// single addresses.
 	TrustedProxies []string `toml:"trusted_proxies"`
+	// MemoryLimitMB is the process's soft memory limit in MiB
+	// (memlimit.go): 0 automatic (cgroupShare of a container's limit, else
+	// none), -1 off. GOMEMLIMIT in the environment wins over it.
+	MemoryLimitMB int `toml:"memory_limit_mb"`
 }
 
 type LimitsConfig struct {
@@ -553,6 +557,9 @@ func (c *Config) Validate() error {
 	c.Agent.validate(bad)
 	if c.Groups.MaxModerationAge.Duration <= 0 {
 		bad("groups.max_moderation_age", "must be positive")
+	}
+	if c.Relay.MemoryLimitMB < memoryLimitOff || c.Relay.MemoryLimitMB > 1<<30 {
+		bad("relay.memory_limit_mb", "must be -1 (off), 0 (automatic) or a size up to 1073741824 MiB, got %d", c.Relay.MemoryLimitMB)
 	}
 	if c.Store.MinFreeMB < 0 || c.Store.MinFreeMB > 1<<30 {
 		bad("store.min_free_mb", "must be between 0 (no guard) and 1073741824 MiB, got %d", c.Store.MinFreeMB)

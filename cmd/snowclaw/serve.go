@@ -67,6 +67,11 @@ func runServe(ctx context.Context, args, environ []string, stdout, stderr io.Wri
 		return err
 	}
 	logger := newLogger(stderr, cfg.LogLevel)
+	limit, source, err := applyMemoryLimit(cfg.Relay.MemoryLimitMB)
+	if err != nil {
+		return err
+	}
+	logger.Info("soft memory limit", "limit", limitAttr(limit), "source", source)
 	if fl.cpuprofile != "" {
 		stop, err := startCPUProfile(fl.cpuprofile)
 		if err != nil {
