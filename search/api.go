@@ -40,6 +40,15 @@ type Doc struct {
 	// rule; a search only ranks over the scopes Query.Readable admits, so
 	// statistics never include a doc its reader may not read.
 	Scope string
+
+	// Kept by the index while the doc is indexed, never by callers
+	// (state.go: keep). Text and Tags are not in RAM then: the tags are
+	// packed (search/tagpack) and a doc in the doc log has its text read
+	// back from there when a result or a conflict shows it (doctext.go).
+	off   int64    // offset of the doc's put record in the doc log; 0: Text is in RAM
+	tagv  []string // Tags, packed
+	spk   string   // speaker.Of(Text), needed by every search
+	words int32    // countWords(Text) of a chat message (threadKey)
 }
 
 // Embedder turns texts into vectors. Name and Dim are recorded with the

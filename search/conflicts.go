@@ -46,10 +46,25 @@ func (ix *Index) Conflicts(topic string, readable func(scope string) bool, accep
 		if d.Topic == "" || (topic != "" && d.Topic != topic) || st.hidden(d) || !v.has(d.ID) {
 			continue
 		}
-		if accept != nil && !accept(*d) {
-			continue
+		if accept != nil {
+			if e, _ := st.export(d, false); !accept(e) {
+				continue
+			}
 		}
 		byTopic[d.Topic] = append(byTopic[d.Topic], d)
+	}
+	// disagree compares texts: a topic of several sources has its docs
+	// read back whole (doctext.go), the others need no text
+	for t, docs := range byTopic {
+		if !severalSources(docs) {
+			delete(byTopic, t)
+			continue
+		}
+		for i, d := range docs {
+			if docs[i], err = st.full(d); err != nil {
+				return nil, err
+			}
+		}
 	}
 	for t, docs := range byTopic {
 		var history []*Doc
@@ -73,7 +88,7 @@ func (ix *Index) Conflicts(topic string, readable func(scope string) bool, accep
 		})
 		c := Conflict{Topic: t}
 		for _, d := range docs {
-			c.Docs = append(c.Docs, *cloneDoc(d))
+			c.Docs = append(c.Docs, *d) // full: a copy of its own
 		}
 		sort.Slice(history, func(i, j int) bool { return history[i].CreatedAt > history[j].CreatedAt })
 		for _, d := range history {
@@ -93,6 +108,15 @@ func disagree(docs []*Doc) bool {
 			if sourceOf(docs[i]) != sourceOf(docs[j]) && normText(docs[i].Text) != normText(docs[j].Text) {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+func severalSources(docs []*Doc) bool {
+	for _, d := range docs[1:] {
+		if sourceOf(d) != sourceOf(docs[0]) {
+			return true
 		}
 	}
 	return false

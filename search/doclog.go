@@ -84,7 +84,7 @@ func createDocLog(path string) (*docLog, error) {
 // data and a partial replay would silently lose memories. records is the
 // number of records read; those that are not the last put of a live doc
 // are the log's dead ones (docLog.dead), which the caller counts.
-func replayDocLog(path string, put func(n int, payload []byte) error, del func(n int, id string) error) (l *docLog, records int, err error) {
+func replayDocLog(path string, put func(n int, off int64, payload []byte) error, del func(n int, id string) error) (l *docLog, records int, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, 0, fmt.Errorf("%w: doc log: %v", ErrNeedsRebuild, err)
@@ -124,7 +124,7 @@ func replayDocLog(path string, put func(n int, payload []byte) error, del func(n
 		case opDel:
 			err = del(n, string(payload[1:]))
 		case opPut:
-			err = put(n, bytes.Clone(payload))
+			err = put(n, id.size, bytes.Clone(payload))
 		default:
 			err = fmt.Errorf("%w: doc log: record %d: unknown op %q", ErrNeedsRebuild, n, payload[0])
 		}
@@ -166,10 +166,12 @@ func decodePut(p []byte) (Doc, []float32, error) {
 	return d, v, nil
 }
 
-func (l *docLog) appendPut(d *Doc, v []float32) error {
+// appendPut writes d's put record and returns where it starts, for
+// readDoc.
+func (l *docLog) appendPut(d *Doc, v []float32) (int64, error) {
 	js, err := json.Marshal(d)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	p := l.buf[:0]
 	p = append(p, opPut)
@@ -180,7 +182,8 @@ func (l *docLog) appendPut(d *Doc, v []float32) error {
 		p = binary.LittleEndian.AppendUint32(p, math.Float32bits(x))
 	}
 	l.buf = p
-	return l.write(p)
+	off := l.size
+	return off, l.write(p)
 }
 
 func (l *docLog) appendDel(id string) error {
@@ -227,7 +230,7 @@ func (l *docLog) close() error {
 // writeDocLogAtomic writes a fresh log holding exactly the given docs to a
 // temp file, syncs it and renames it over path, so a crash leaves either the
 // old log or the new one. It returns the new log's size and sum.
-func writeDocLogAtomic(path string, each func(put func(*Doc, []float32) error) error) (int64, uint64, error) {
+func writeDocLogAtomic(path string, each func(put func(*Doc, []float32) (int64, error)) error) (int64, uint64, error) {
 	tmp := path + ".tmp"
 	l, err := createDocLog(tmp)
 	if err != nil {

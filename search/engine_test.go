@@ -39,7 +39,7 @@ func TestRebuild_Progress(t *testing.T) {
 			if ix.Count() != n {
 				t.Fatalf("count %d", ix.Count())
 			}
-			if _, ok := ix.Get("old"); ok {
+			if _, ok, _ := ix.Get("old"); ok {
 				t.Fatal("old doc survived the rebuild")
 			}
 			if last := calls[len(calls)-1]; last != [2]int{n, n} || calls[0] != [2]int{1000, -1} {
@@ -153,7 +153,7 @@ func TestDocLog_Compaction(t *testing.T) {
 		t.Fatal(err)
 	}
 	ix = openTest(t, Options{Dir: dir})
-	d, ok := ix.Get("d7")
+	d, ok, _ := ix.Get("d7")
 	if !ok || d.Text != "round 5 doc 7" || ix.Count() != 1000 {
 		t.Fatalf("after compaction and reopen: %+v %v count %d", d, ok, ix.Count())
 	}

@@ -17,9 +17,9 @@ import (
 // the feedback score times their idf; terms of the query, and terms in
 // more than prfMaxDF of the readable docs (names every line starts with),
 // are left out.
-func (ix *Index) expansion(st *state, v *view, terms []weightedTerm, hits []textHit, tn tuning) []weightedTerm {
+func (ix *Index) expansion(st *state, v *view, terms []weightedTerm, hits []textHit, tn tuning) ([]weightedTerm, error) {
 	if tn.prfDocs <= 0 || tn.prfTerms <= 0 || len(hits) == 0 {
-		return nil
+		return nil, nil
 	}
 	fb := hits[:min(len(hits), tn.prfDocs)]
 	var total float64
@@ -27,7 +27,7 @@ func (ix *Index) expansion(st *state, v *view, terms []weightedTerm, hits []text
 		total += h.Score
 	}
 	if total <= 0 {
-		return nil
+		return nil, nil
 	}
 	inQuery := make(map[string]bool, len(terms))
 	for _, t := range terms {
@@ -40,7 +40,10 @@ func (ix *Index) expansion(st *state, v *view, terms []weightedTerm, hits []text
 		if !ok {
 			continue
 		}
-		a := analyse(ix.analyzer, d)
+		a, err := st.analyseIndexed(d) // its text is read back
+		if err != nil {
+			return nil, err
+		}
 		if a.Length == 0 {
 			continue
 		}
@@ -66,7 +69,7 @@ func (ix *Index) expansion(st *state, v *view, terms []weightedTerm, hits []text
 		}
 		return out[i].Term < out[j].Term
 	})
-	return out[:min(len(out), tn.prfTerms)]
+	return out[:min(len(out), tn.prfTerms)], nil
 }
 
 // feedbackVecs are the vectors of the first prfDocs keyword hits outside

@@ -77,22 +77,46 @@ type floorSample struct {
 }
 
 // floorSamples picks docs by a hash of their id (not map order, so the
-// floor is deterministic). The caller holds the read lock.
-func (s *state) floorSamples() []floorSample {
+// floor is deterministic). The caller holds the read lock. Only the
+// picked docs' texts are read (back from the doc log: doctext.go).
+func (s *state) floorSamples() ([]floorSample, error) {
 	n := s.vecs.Len()
 	stride := uint64(max(1, n/(2*floorSamples)))
 	var ss []floorSample
+	var docs []*Doc
 	for id, d := range s.docs {
 		h := hashString(id)
 		if h%stride != 0 {
 			continue
 		}
 		if v, ok := s.vecs.Get(id); ok {
-			ss = append(ss, floorSample{h: h, v: v, query: pseudoQuery(d.Text, h)})
+			ss = append(ss, floorSample{h: h, v: v})
+			docs = append(docs, d)
 		}
 	}
-	sort.Slice(ss, func(i, j int) bool { return ss[i].h < ss[j].h })
-	return ss[:min(len(ss), floorSamples)]
+	sort.Sort(byHash{ss, docs})
+	ss = ss[:min(len(ss), floorSamples)]
+	for i := range ss {
+		f, err := s.export(docs[i], true)
+		if err != nil {
+			return nil, err
+		}
+		ss[i].query = pseudoQuery(f.Text, ss[i].h)
+	}
+	return ss, nil
+}
+
+// byHash sorts samples and their docs together.
+type byHash struct {
+	ss   []floorSample
+	docs []*Doc
+}
+
+func (b byHash) Len() int           { return len(b.ss) }
+func (b byHash) Less(i, j int) bool { return b.ss[i].h < b.ss[j].h }
+func (b byHash) Swap(i, j int) {
+	b.ss[i], b.ss[j] = b.ss[j], b.ss[i]
+	b.docs[i], b.docs[j] = b.docs[j], b.docs[i]
 }
 
 // pseudoQuery picks floorQueryWords words of text that are not stop
@@ -212,13 +236,17 @@ func (ix *Index) recalibrate(ctx context.Context, st *state) error {
 	ix.mu.RLock()
 	need := st.needsCalibration()
 	var ss []floorSample
+	var serr error
 	if need {
-		ss = st.floorSamples()
+		ss, serr = st.floorSamples()
 	}
 	n := st.vecs.Len()
 	ix.mu.RUnlock()
 	if !need {
 		return nil
+	}
+	if serr != nil {
+		return serr
 	}
 	floor, ok, err := calibrateFloor(ctx, ix.emb, ss, n)
 	switch {

@@ -117,7 +117,11 @@ func (ix *Index) candidates(ctx context.Context, st *state, v *view, terms []wei
 			exhausted = false
 		}
 		var more []textHit
-		if exp := ix.expansion(st, v, terms, hits, tn); len(exp) > 0 {
+		exp, err := ix.expansion(st, v, terms, hits, tn)
+		if err != nil {
+			return nil, false, err
+		}
+		if len(exp) > 0 {
 			more = v.searchText(exp, depth)
 		}
 		scores, direct := withFeedback(st, hits, more, tn)
@@ -240,5 +244,6 @@ func (ix *Index) spread(st *state, v *view, scores map[string]float64, tn tuning
 }
 
 // sessionKey: a record's session, if it is a turn (search/session). A
-// search asks the set (session.Set.Key), which read it when d was indexed.
-func sessionKey(d *Doc) string { return session.Of(d.D, d.Pubkey, d.CreatedAt, d.Text) }
+// search asks the set (session.Set.Key), which read it when d was indexed;
+// d is indexed (state.keep has set its speaker: its text may be on disk).
+func sessionKey(d *Doc) string { return session.Key(d.D, d.Pubkey, d.CreatedAt, d.spk) }

@@ -160,6 +160,10 @@ func (ix *Index) createState(gen int) (*state, error) {
 		return nil, err
 	}
 	st.log = l
+	if err := st.openReader(l.path); err != nil {
+		_ = st.close()
+		return nil, err
+	}
 	return st, nil
 }
 
@@ -199,6 +203,7 @@ func (ix *Index) replayState(m indexMeta, snap *vector.Auto) (st *state, err err
 	// a delete first applies the batch before it.
 	type rec struct {
 		n   int
+		off int64
 		p   []byte
 		d   *Doc
 		v   []float32
@@ -220,7 +225,7 @@ func (ix *Index) replayState(m indexMeta, snap *vector.Auto) (st *state, err err
 				r.err = fmt.Errorf("%w: doc log holds vectors of another dimension", ErrNeedsRebuild)
 				return
 			}
-			d.Volatile = false
+			d.Volatile, d.off = false, r.off
 			r.d, r.v, r.a, r.p = &d, v, analyse(st.analyzer, &d), nil
 		})
 		for i := range pend {
@@ -229,13 +234,19 @@ func (ix *Index) replayState(m indexMeta, snap *vector.Auto) (st *state, err err
 			}
 		}
 		for _, r := range pend {
-			st.putMaps(r.d, r.v, r.a)
+			if err := st.putMaps(r.d, r.v, r.a); err != nil {
+				return err
+			}
 		}
 		pend = pend[:0]
 		return nil
 	}
-	l, records, err := replayDocLog(m.logPath(ix.dir), func(n int, p []byte) error {
-		pend = append(pend, rec{n: n, p: p})
+	if err := st.openReader(m.logPath(ix.dir)); err != nil {
+		_ = st.close()
+		return nil, fmt.Errorf("%w: doc log: %v", ErrNeedsRebuild, err)
+	}
+	l, records, err := replayDocLog(m.logPath(ix.dir), func(n int, off int64, p []byte) error {
+		pend = append(pend, rec{n: n, off: off, p: p})
 		if len(pend) == 4*batchSize {
 			return apply()
 		}
@@ -245,7 +256,7 @@ func (ix *Index) replayState(m indexMeta, snap *vector.Auto) (st *state, err err
 			return err
 		}
 		if d, ok := st.docs[id]; ok {
-			st.dropMaps(d)
+			return st.dropMaps(d)
 		}
 		return nil
 	})
@@ -304,16 +315,30 @@ func (ix *Index) CountReadable(readable func(scope string) bool) int {
 	return ix.st.parts.view(readable).docs
 }
 
-// Get returns the indexed doc with the given id.
-func (ix *Index) Get(id string) (Doc, bool) {
+// Get returns the indexed doc with the given id, its text read back from
+// the doc log. An error is the log's damage (ErrNeedsRebuild).
+func (ix *Index) Get(id string) (Doc, bool, error) {
+	return ix.get(id, true)
+}
+
+// Meta is Get without the text (Text is "" for a doc in the doc log):
+// what a caller walking every stored event needs (its scope, address,
+// tags) without reading each doc back.
+func (ix *Index) Meta(id string) (Doc, bool) {
+	d, ok, _ := ix.get(id, false) // nothing to read: no error
+	return d, ok
+}
+
+func (ix *Index) get(id string, withText bool) (Doc, bool, error) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	if ix.closed {
-		return Doc{}, false
+		return Doc{}, false, nil
 	}
 	d, ok := ix.st.docs[id]
 	if !ok {
-		return Doc{}, false
+		return Doc{}, false, nil
 	}
-	return *d, true
+	c, err := ix.st.export(d, withText)
+	return c, err == nil, err
 }

@@ -223,7 +223,7 @@ func TestIndex_Remove(t *testing.T) {
 	if ix.Count() != 4 {
 		t.Fatalf("count %d, want 4", ix.Count())
 	}
-	if _, ok := ix.Get("a"); ok {
+	if _, ok, _ := ix.Get("a"); ok {
 		t.Fatal("a still there")
 	}
 	if res := search(t, ix, Query{Text: "badger"}); indexOf(res, "a") >= 0 || indexOf(res, "v") >= 0 {

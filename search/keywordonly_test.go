@@ -33,7 +33,7 @@ func TestIndex_KeywordOnlyDocsGetNoVector(t *testing.T) {
 	// a vector-only search cannot reach it, and reopening keeps it
 	ix.Close()
 	ix2 := openTest(t, Options{Dir: dir, Embedder: emb, BM25Weight: 0, VectorWeight: 1})
-	if _, ok := ix2.Get("short"); !ok {
+	if _, ok, _ := ix2.Get("short"); !ok {
 		t.Fatal("keyword-only doc lost on reopen")
 	}
 	for _, id := range ids(search(t, ix2, Query{Text: "pizza tonight", Limit: 5})) {

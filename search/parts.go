@@ -63,7 +63,7 @@ func (ps *partSet) add(d *Doc, a analysed, v []float32) {
 	}
 	if threadKey(d) != "" {
 		p.chatN++
-		p.chatW += int64(countWords(d.Text))
+		p.chatW += int64(d.words)
 	}
 }
 
@@ -84,7 +84,7 @@ func (ps *partSet) remove(d *Doc, a analysed, v []float32) {
 	}
 	if threadKey(d) != "" {
 		p.chatN--
-		p.chatW -= int64(countWords(d.Text))
+		p.chatW -= int64(d.words)
 	}
 	if p.docs == 0 {
 		delete(ps.byScope, p.scope)

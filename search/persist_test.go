@@ -59,7 +59,7 @@ func TestIndex_ReopenKeepsDocs(t *testing.T) {
 	if ix.Count() != 4 {
 		t.Fatalf("count after reopen %d, want 4 (volatile and removed docs gone)", ix.Count())
 	}
-	d, ok := ix.Get("c")
+	d, ok, _ := ix.Get("c")
 	if !ok || d.Topic != "user/alice/preferences" {
 		t.Fatalf("Get(c) = %+v, %v", d, ok)
 	}

@@ -65,7 +65,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (res []Result, err error) 
 	now := ix.now()
 	v := st.parts.view(q.Readable)
 	if strings.TrimSpace(q.Text) == "" {
-		return ix.collect(st, ix.browse(st, v), q, limit), nil
+		return ix.collect(st, ix.browse(st, v), q, limit)
 	}
 	if len(terms) == 0 {
 		return nil, nil // only stop words: nothing to rank by
@@ -82,28 +82,33 @@ func (ix *Index) Search(ctx context.Context, q Query) (res []Result, err error) 
 		for _, c := range cands {
 			ix.finish(c, now, st.threads.lengthFactor(c.doc, ix.tune.lengthAlpha, v.chatN, v.chatW))
 			c.ex.Date = querydate.Factor(months, c.doc.CreatedAt, ix.tune.dateBoost)
-			c.ex.Speaker = speaker.Factor(names, speaker.Of(c.doc.Text), ix.tune.speakerBoost)
+			c.ex.Speaker = speaker.Factor(names, c.doc.spk, ix.tune.speakerBoost)
 			c.ex.Final *= c.ex.Date * c.ex.Speaker
 		}
 		sortCandidates(cands)
-		out := ix.collect(st, cands, q, limit)
-		if len(out) >= limit || exhausted {
-			return out, nil
+		out, err := ix.collect(st, cands, q, limit)
+		if err != nil || len(out) >= limit || exhausted {
+			return out, err
 		}
 	}
 }
 
 // collect walks candidates in rank order and keeps the visible, accepted
-// ones up to limit.
-func (ix *Index) collect(st *state, cands []*candidate, q Query, limit int) []Result {
+// ones up to limit. Accept sees a doc without its text; the text of the
+// results is read back (doctext.go).
+func (ix *Index) collect(st *state, cands []*candidate, q Query, limit int) ([]Result, error) {
 	var out []Result
 	for _, c := range cands {
 		if !q.IncludeSuperseded && st.hidden(c.doc) {
 			continue
 		}
-		d := *c.doc
+		d, _ := st.export(c.doc, false)
 		if q.Accept != nil && !q.Accept(d) {
 			continue
+		}
+		d, err := st.export(c.doc, true)
+		if err != nil {
+			return nil, err
 		}
 		r := Result{Doc: d, Score: c.ex.Final}
 		if q.Explain {
@@ -115,7 +120,7 @@ func (ix *Index) collect(st *state, cands []*candidate, q Query, limit int) []Re
 			break
 		}
 	}
-	return out
+	return out, nil
 }
 
 // browse ranks every doc when the query has no free text (only

@@ -187,10 +187,10 @@ func TestSnapshot_BadSnapshotFallsBackToTheLog(t *testing.T) {
 			}
 			graphWait(ix)
 			got := explainAll(t, ix, queries...)
-			if d, _ := ix.Get("s0001"); strings.Contains(d.Text, "rewritten") {
+			if d, _, _ := ix.Get("s0001"); strings.Contains(d.Text, "rewritten") {
 				return // ranks differ from before by design; isFromSnap is the point
 			}
-			if _, late := ix.Get("late"); late {
+			if _, late, _ := ix.Get("late"); late {
 				if indexOf(search(t, ix, Query{Text: "late arrival", Limit: 3}), "late") < 0 {
 					t.Fatal("the doc logged after the snapshot is not found")
 				}
@@ -232,7 +232,7 @@ func TestSnapshot_VolatileNeverOnDisk(t *testing.T) {
 	if !isFromSnap(ix) {
 		t.Fatal("snapshot not used")
 	}
-	if _, ok := ix.Get("secret-" + canary); ok {
+	if _, ok, _ := ix.Get("secret-" + canary); ok {
 		t.Fatal("volatile doc back after a restart")
 	}
 	if res := search(t, ix, Query{Text: "diary " + canary}); indexOf(res, "secret-"+canary) >= 0 {
@@ -297,7 +297,7 @@ func TestReplay_CountsDeadRecords(t *testing.T) {
 	if ix.Count() != 8 || ix.st.log.dead != 7 {
 		t.Fatalf("after replay: %d docs, %d dead records; want 8 and 7", ix.Count(), ix.st.log.dead)
 	}
-	if d, _ := ix.Get("s0001"); d.Text != "replaced twice" {
+	if d, _, _ := ix.Get("s0001"); d.Text != "replaced twice" {
 		t.Fatalf("s0001 = %q", d.Text)
 	}
 }

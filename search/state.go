@@ -15,6 +15,7 @@ import (
 type state struct {
 	meta     indexMeta // Gen 0 when the index has no directory
 	log      *docLog   // nil without a directory
+	rd       *os.File  // the log opened for reading docs back (doctext.go)
 	analyzer analysis.Analyzer
 
 	docs       map[string]*Doc
@@ -74,20 +75,27 @@ func (s *state) intern(x string) string {
 }
 
 func (s *state) close() error {
+	if s.rd != nil {
+		_ = s.rd.Close()
+	}
 	if s.log != nil {
 		return s.log.close()
 	}
 	return nil
 }
 
-// putMaps records d (already in bleve and the log) in the RAM maps,
-// replacing an older doc with the same id.
-func (s *state) putMaps(d *Doc, v []float32, a analysed) {
+// putMaps records d (already in the log, d.off set, a its analysis) in
+// the RAM maps, replacing an older doc with the same id, whose terms are
+// read back to take them out: an error is the log's damage.
+func (s *state) putMaps(d *Doc, v []float32, a analysed) error {
 	d.Pubkey, d.Source, d.Tier = s.intern(d.Pubkey), s.intern(d.Source), s.intern(d.Tier)
 	d.Group, d.Model, d.Scope = s.intern(d.Group), s.intern(d.Model), s.intern(d.Scope)
 	if old, ok := s.docs[d.ID]; ok {
-		s.dropMaps(old)
+		if err := s.dropMaps(old); err != nil {
+			return err
+		}
 	}
+	s.keep(d)
 	s.docs[d.ID] = d
 	s.parts.add(d, a, v)
 	if v != nil && !s.vecsLoaded { // keyword-only docs have none
@@ -109,15 +117,22 @@ func (s *state) putMaps(d *Doc, v []float32, a analysed) {
 	if !d.Volatile {
 		s.diskDocs++
 	}
+	return nil
 }
 
-func (s *state) dropMaps(d *Doc) {
+// dropMaps takes an indexed doc out of the RAM maps; its terms are read
+// back first (an error is the log's damage, and changes nothing).
+func (s *state) dropMaps(d *Doc) error {
+	a, err := s.analyseIndexed(d)
+	if err != nil {
+		return err
+	}
 	delete(s.docs, d.ID)
 	if s.vecsLoaded { // the vector sums are summed again afterwards
-		s.parts.remove(d, analyse(s.analyzer, d), nil)
+		s.parts.remove(d, a, nil)
 	} else {
 		v, _ := s.vecs.Get(d.ID)
-		s.parts.remove(d, analyse(s.analyzer, d), v)
+		s.parts.remove(d, a, v)
 		s.vecs.Remove(d.ID)
 	}
 	for _, id := range d.Supersedes {
@@ -148,6 +163,7 @@ func (s *state) dropMaps(d *Doc) {
 	if !d.Volatile {
 		s.diskDocs--
 	}
+	return nil
 }
 
 // hidden tells whether d is an old version: named in the supersedes of
@@ -187,9 +203,11 @@ func (s *state) writeStores(docs []*Doc, vecs [][]float32) error {
 			}
 			continue
 		}
-		if err := s.log.appendPut(d, vecs[i]); err != nil {
+		off, err := s.log.appendPut(d, vecs[i])
+		if err != nil {
 			return err
 		}
+		d.off = off
 	}
 	return s.log.flush()
 }
@@ -210,7 +228,10 @@ func (s *state) deleteStores(ids []string) error {
 
 // compactLogIfNeeded rewrites the doc log once dead records outnumber live
 // ones, so a long-running relay's log stays proportional to its docs.
-func (s *state) compactLogIfNeeded(dir string) error {
+// Searches go on meanwhile, reading texts back from the old file by the
+// old offsets; locked (the index's write lock) swaps in the new file's
+// reader and offsets at once.
+func (s *state) compactLogIfNeeded(dir string, locked func(func())) error {
 	if s.log == nil || s.log.dead < 4096 || s.log.dead < s.diskDocs {
 		return nil
 	}
@@ -218,23 +239,45 @@ func (s *state) compactLogIfNeeded(dir string) error {
 	if err := s.log.flush(); err != nil {
 		return err
 	}
+	type moved struct {
+		d   *Doc
+		off int64
+	}
+	news := make([]moved, 0, s.diskDocs)
 	// The new log is complete and renamed into place before the old one is
 	// closed; if anything fails first, the old log stays in use.
-	size, sum, err := writeDocLogAtomic(path, func(put func(*Doc, []float32) error) error {
+	size, sum, err := writeDocLogAtomic(path, func(put func(*Doc, []float32) (int64, error)) error {
 		for id, d := range s.docs {
 			if d.Volatile {
 				continue
 			}
-			v, _ := s.vecs.Get(id)
-			if err := put(d, v); err != nil {
+			f, err := s.full(d) // the text is in the old log
+			if err != nil {
 				return err
 			}
+			v, _ := s.vecs.Get(id)
+			off, err := put(f, v)
+			if err != nil {
+				return err
+			}
+			news = append(news, moved{d, off})
 		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
+	rd, err := os.Open(path)
+	if err != nil {
+		return err // the old reader and offsets still agree (the old inode)
+	}
+	locked(func() {
+		for _, m := range news {
+			m.d.off = m.off
+		}
+		_ = s.rd.Close()
+		s.rd = rd
+	})
 	_ = s.log.f.Close() // its inode is already replaced; nothing left to lose
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {

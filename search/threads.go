@@ -57,7 +57,7 @@ func (t *threadSet) add(d *Doc) {
 	copy(es[i+1:], es[i:])
 	es[i] = e
 	t.byKey[k] = es
-	n := int32(countWords(d.Text))
+	n := d.words // state.keep counted them
 	t.words[d.ID] = n
 	t.wordSum += int64(n)
 }

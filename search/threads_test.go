@@ -6,7 +6,10 @@ import (
 )
 
 func TestLengthPrior_Factor(t *testing.T) {
-	msg := func(id, text string) *Doc { return &Doc{ID: id, Kind: 9, Group: "g", CreatedAt: 1, Text: text} }
+	// words as state.keep counts them when a doc is indexed
+	msg := func(id, text string) *Doc {
+		return &Doc{ID: id, Kind: 9, Group: "g", CreatedAt: 1, Text: text, words: int32(countWords(text))}
+	}
 	ts := newThreadSet()
 	// Messages of 2, 6 and 10 words: mean 6. The memory is no message and
 	// must not count.

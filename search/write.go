@@ -92,16 +92,23 @@ func (ix *Index) apply(batch []*Doc, vecs [][]float32, an []analysed) (err error
 	if err := st.writeStores(batch, vecs); err != nil {
 		return err
 	}
+	var perr error
 	ix.locked(func() {
 		for i, d := range batch {
 			fault("index", d.Text)
-			st.putMaps(d, vecs[i], an[i])
+			if perr = st.putMaps(d, vecs[i], an[i]); perr != nil {
+				ix.broken.Store(true) // half a batch is in: waits for Rebuild
+				return
+			}
 		}
 	})
+	if perr != nil {
+		return perr
+	}
 	if err := ix.recalibrate(context.Background(), st); err != nil {
 		return err
 	}
-	return st.compactLogIfNeeded(ix.dir)
+	return st.compactLogIfNeeded(ix.dir, ix.locked)
 }
 
 // Remove deletes docs by id; unknown ids are ignored.
@@ -119,14 +126,21 @@ func (ix *Index) Remove(ctx context.Context, ids ...string) (err error) {
 	if err := st.deleteStores(ids); err != nil {
 		return err
 	}
+	var derr error
 	ix.locked(func() {
 		for _, id := range ids {
 			if d, ok := st.docs[id]; ok {
-				st.dropMaps(d)
+				if derr = st.dropMaps(d); derr != nil {
+					ix.broken.Store(true) // the log says they are gone: waits for Rebuild
+					return
+				}
 			}
 		}
 	})
-	return st.compactLogIfNeeded(ix.dir)
+	if derr != nil {
+		return derr
+	}
+	return st.compactLogIfNeeded(ix.dir, ix.locked)
 }
 
 // locked runs f under the write lock, which a panic in f releases.
@@ -173,7 +187,9 @@ func (ix *Index) Rebuild(ctx context.Context, docs func(yield func(Doc) error) e
 			return err
 		}
 		for i, d := range batch {
-			st.putMaps(d, vecs[i], an[i])
+			if err := st.putMaps(d, vecs[i], an[i]); err != nil {
+				return err
+			}
 		}
 		done += len(pending)
 		pending = pending[:0]
@@ -240,5 +256,6 @@ func cloneDoc(d *Doc) *Doc {
 		}
 	}
 	c.Supersedes = append([]string(nil), d.Supersedes...)
+	c.off, c.tagv, c.spk, c.words = 0, nil, "", 0 // the index's own, set when indexed
 	return &c
 }

@@ -504,7 +504,7 @@ func (p *Plugin) chunksPresent(cs []chunkRec) bool {
 }
 
 func (p *Plugin) present(id string) bool {
-	_, ok := p.ix.Get(id)
+	_, ok := p.ix.Meta(id)
 	return ok
 }
 

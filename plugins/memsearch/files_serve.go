@@ -99,7 +99,10 @@ func (p *Plugin) fileEvent(id string) (*nostr.Event, bool) {
 	if evt != nil {
 		return cloneEvent(evt), true
 	}
-	d, ok := p.ix.Get(id)
+	d, ok, err := p.ix.Get(id)
+	if err != nil {
+		p.log.Error("reading a workspace file chunk back from the index", "path", ref.rel, "chunk", ref.n, "id", id, "err", err)
+	}
 	if !ok {
 		return nil, false
 	}

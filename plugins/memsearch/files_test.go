@@ -526,7 +526,7 @@ func TestFiles_Restart(t *testing.T) {
 		if has(t, p, e.owner, "quokka") {
 			t.Fatal("the old version is still found")
 		}
-		if _, ok := p.ix.Get(old.Chunks[0].ID); ok {
+		if _, ok := p.ix.Meta(old.Chunks[0].ID); ok {
 			t.Fatal("the old chunk is still indexed")
 		}
 		if p.Count() != 1 {

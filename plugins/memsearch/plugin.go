@@ -211,7 +211,7 @@ func (p *Plugin) catchUp(ctx context.Context, progress func(done, total int)) er
 		// On a restart nearly every event is in the doc log already: what
 		// catching up needs of it (its address and scope) is in the indexed
 		// doc, without decoding, decrypting and sanitizing it again.
-		if d, have := p.ix.Get(evt.ID); have && !d.Volatile {
+		if d, have := p.ix.Meta(evt.ID); have && !d.Volatile {
 			if d.Address != "" {
 				p.mu.Lock()
 				p.addrs[d.Address] = d.ID
@@ -229,7 +229,7 @@ func (p *Plugin) catchUp(ctx context.Context, progress func(done, total int)) er
 			p.addrs[doc.Address] = doc.ID
 			p.mu.Unlock()
 		}
-		if _, have := p.ix.Get(doc.ID); have && !doc.Volatile {
+		if _, have := p.ix.Meta(doc.ID); have && !doc.Volatile {
 			return true
 		}
 		batch = append(batch, doc)

@@ -64,12 +64,12 @@ func TestQueue_WorkerAppliesWithinBatchWait(t *testing.T) {
 		p.q.push(op{doc: doc("first")})
 		time.Sleep(batchWait - time.Millisecond)
 		synctest.Wait()
-		if _, ok := ix.Get("first"); ok {
+		if _, ok := ix.Meta("first"); ok {
 			t.Fatal("applied before the batch window closed: no batching")
 		}
 		time.Sleep(time.Millisecond)
 		synctest.Wait()
-		if _, ok := ix.Get("first"); !ok {
+		if _, ok := ix.Meta("first"); !ok {
 			t.Fatalf("not applied %s after its update", batchWait)
 		}
 
@@ -78,7 +78,7 @@ func TestQueue_WorkerAppliesWithinBatchWait(t *testing.T) {
 			p.q.push(op{doc: doc("burst" + strconv.Itoa(i))})
 		}
 		synctest.Wait()
-		if _, ok := ix.Get("burst" + strconv.Itoa(batchMax-1)); !ok || time.Since(began) != 0 {
+		if _, ok := ix.Meta("burst" + strconv.Itoa(batchMax-1)); !ok || time.Since(began) != 0 {
 			t.Fatalf("a full batch waited for the window (applied %v after %s)", ok, time.Since(began))
 		}
 	})
@@ -97,10 +97,10 @@ func TestQueue_FlushAppliesInOrder(t *testing.T) {
 	p.q.push(op{remove: []string{"a"}})
 	p.q.push(op{doc: &search.Doc{ID: "b", Kind: 1, Text: "kept"}})
 	p.flush(context.Background())
-	if _, ok := ix.Get("a"); ok {
+	if _, ok := ix.Meta("a"); ok {
 		t.Fatal("a was removed after it was added, but is indexed")
 	}
-	if _, ok := ix.Get("b"); !ok {
+	if _, ok := ix.Meta("b"); !ok {
 		t.Fatal("b is not indexed after flush")
 	}
 }

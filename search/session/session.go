@@ -29,7 +29,13 @@ const MaxLend = 200
 // plain facts stored in one burst (an import, a few notes) are not each
 // other's context, and a search for one must not return the others.
 func Of(d, author string, createdAt int64, text string) string {
-	if d == "" || speaker.Of(text) == "" {
+	return Key(d, author, createdAt, speaker.Of(text))
+}
+
+// Key is Of for a record whose speaker (speaker.Of of its text) is known:
+// the index keeps the speaker, not the text, in RAM.
+func Key(d, author string, createdAt int64, spk string) string {
+	if d == "" || spk == "" {
 		return ""
 	}
 	return author + "@" + strconv.FormatInt(createdAt, 10)

@@ -1,0 +1,124 @@
+package search
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"os"
+
+	"github.com/snowclaw/snowclaw/search/speaker"
+	"github.com/snowclaw/snowclaw/search/tagpack"
+)
+
+// A doc's text is most of what it weighs, and a search needs it for only
+// a handful of docs: the results it returns, the few best hits whose words
+// feed pseudo-relevance feedback, a doc being replaced or removed (whose
+// terms leave the keyword index), the docs of a conflict. So an indexed
+// doc that is in the doc log keeps its text there only: keep drops it
+// from RAM after reading what every search needs from it (speaker, chat
+// word count), and readDoc reads the doc's own put record back, by the
+// offset writeStores or the replay noted. Volatile docs, which never
+// reach the disk, and docs of an index without a directory keep their
+// text in RAM. The tags are kept packed (search/tagpack).
+
+// keep readies d, a doc about to be indexed, for its life in RAM.
+func (s *state) keep(d *Doc) {
+	d.spk = s.intern(speaker.Of(d.Text))
+	if threadKey(d) != "" {
+		d.words = int32(countWords(d.Text))
+	}
+	d.tagv = tagpack.Pack(d.Tags, d.D, s.intern, sharedTag)
+	d.Tags = nil
+	if d.off > 0 {
+		d.Text = ""
+	}
+}
+
+// sharedTag: t tags (categories) and h tags (groups) repeat across docs.
+func sharedTag(name string) bool { return name == "t" || name == "h" }
+
+// export is d as callers see it, with its tags and, if withText, its
+// text (read back from the doc log when it is there).
+func (s *state) export(d *Doc, withText bool) (Doc, error) {
+	c := *d
+	c.Tags = tagpack.Unpack(d.tagv)
+	c.off, c.tagv, c.spk, c.words = 0, nil, "", 0
+	if withText && d.off > 0 {
+		full, err := s.readDoc(d)
+		if err != nil {
+			return Doc{}, err
+		}
+		c.Text = full.Text
+	}
+	return c, nil
+}
+
+// full is d with its text and tags, for analysis and the log's
+// compaction.
+func (s *state) full(d *Doc) (*Doc, error) {
+	c, err := s.export(d, true)
+	if err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// analyseIndexed is the keyword analysis of an indexed doc.
+func (s *state) analyseIndexed(d *Doc) (analysed, error) {
+	f, err := s.full(d)
+	if err != nil {
+		return analysed{}, err
+	}
+	return analyse(s.analyzer, f), nil
+}
+
+// readDoc reads d's put record back from the doc log. Damage there is
+// ErrNeedsRebuild, like damage found on Open.
+func (s *state) readDoc(d *Doc) (Doc, error) {
+	bad := func(why string, a ...any) (Doc, error) {
+		return Doc{}, fmt.Errorf("%w: doc log: record at %d: %s", ErrNeedsRebuild, d.off, fmt.Sprintf(why, a...))
+	}
+	if s.rd == nil {
+		return bad("no log to read")
+	}
+	var hdr [8]byte
+	if _, err := s.rd.ReadAt(hdr[:], d.off); err != nil {
+		return bad("%v", err)
+	}
+	size := binary.LittleEndian.Uint32(hdr[:4])
+	if size < 5 || size > maxRecord {
+		return bad("bad length")
+	}
+	p := make([]byte, size)
+	if n, err := s.rd.ReadAt(p, d.off+8); n != len(p) {
+		return bad("truncated: %v", err)
+	}
+	if crc32.Checksum(p, crcTable) != binary.LittleEndian.Uint32(hdr[4:]) {
+		return bad("checksum")
+	}
+	if p[0] != opPut {
+		return bad("not a put")
+	}
+	got, _, err := decodePut(p)
+	if err != nil {
+		return bad("%v", err)
+	}
+	if got.ID != d.ID {
+		return bad("holds %q, not %q", got.ID, d.ID)
+	}
+	return got, nil
+}
+
+// openReader opens the log at path for readDoc, replacing (and closing)
+// the reader s had.
+func (s *state) openReader(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	if s.rd != nil {
+		_ = s.rd.Close()
+	}
+	s.rd = f
+	return nil
+}
