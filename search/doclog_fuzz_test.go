@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/snowclaw/snowclaw/search/doclog"
 )
 
 // FuzzOpenDamagedLog: whatever bytes the doc log holds, Open either loads
@@ -38,7 +40,7 @@ func FuzzOpenDamagedLog(f *testing.F) {
 	}
 	f.Add(good)
 	f.Add(good[:len(good)/2])
-	f.Add([]byte(docLogMagic))
+	f.Add([]byte(doclog.Magic))
 	f.Fuzz(func(t *testing.T, log []byte) {
 		d := t.TempDir()
 		if err := os.WriteFile(filepath.Join(d, metaFile), meta, 0o600); err != nil {

@@ -1,11 +1,11 @@
 package search
 
 import (
-	"encoding/binary"
+	"encoding/json"
 	"fmt"
-	"hash/crc32"
 	"os"
 
+	"github.com/snowclaw/snowclaw/search/doclog"
 	"github.com/snowclaw/snowclaw/search/speaker"
 	"github.com/snowclaw/snowclaw/search/tagpack"
 )
@@ -81,23 +81,9 @@ func (s *state) readDoc(d *Doc) (Doc, error) {
 	if s.rd == nil {
 		return bad("no log to read")
 	}
-	var hdr [8]byte
-	if _, err := s.rd.ReadAt(hdr[:], d.off); err != nil {
-		return bad("%v", err)
-	}
-	size := binary.LittleEndian.Uint32(hdr[:4])
-	if size < 5 || size > maxRecord {
-		return bad("bad length")
-	}
-	p := make([]byte, size)
-	if n, err := s.rd.ReadAt(p, d.off+8); n != len(p) {
-		return bad("truncated: %v", err)
-	}
-	if crc32.Checksum(p, crcTable) != binary.LittleEndian.Uint32(hdr[4:]) {
-		return bad("checksum")
-	}
-	if p[0] != opPut {
-		return bad("not a put")
+	p, err := doclog.ReadPut(s.rd, d.off)
+	if err != nil {
+		return Doc{}, fmt.Errorf("%w: %w", ErrNeedsRebuild, err)
 	}
 	got, _, err := decodePut(p)
 	if err != nil {
@@ -121,4 +107,23 @@ func (s *state) openReader(path string) error {
 	}
 	s.rd = f
 	return nil
+}
+
+// appendPut writes d's put record (d as JSON) and returns where it starts.
+func appendPut(l *doclog.Log, d *Doc, v []float32) (int64, error) {
+	js, err := json.Marshal(d)
+	if err != nil {
+		return 0, err
+	}
+	return l.AppendPut(js, v)
+}
+
+// decodePut decodes a put record's payload: the doc and its vector.
+func decodePut(p []byte) (Doc, []float32, error) {
+	var d Doc
+	js, v, err := doclog.DecodePut(p)
+	if err == nil {
+		err = json.Unmarshal(js, &d)
+	}
+	return d, v, err
 }

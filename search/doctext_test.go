@@ -95,7 +95,7 @@ func TestDocText_AfterCompaction(t *testing.T) {
 	if err := ix.Remove(context.Background(), gone...); err != nil {
 		t.Fatal(err)
 	}
-	if d := ix.st.log.dead; d != 0 {
+	if d := ix.st.log.Dead; d != 0 {
 		t.Fatalf("log not compacted: %d dead records", d)
 	}
 	for _, id := range []string{"d4500", "d4777", "d4999"} {

@@ -146,7 +146,7 @@ func TestDocLog_Compaction(t *testing.T) {
 		}
 		mustIndex(t, ix, docs...)
 	}
-	if d := ix.st.log.dead; d >= 4096 {
+	if d := ix.st.log.Dead; d >= 4096 {
 		t.Fatalf("log not compacted: %d dead records", d)
 	}
 	if err := ix.Close(); err != nil {

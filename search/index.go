@@ -14,6 +14,7 @@ import (
 
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/internal/par"
+	"github.com/snowclaw/snowclaw/search/doclog"
 	"github.com/snowclaw/snowclaw/search/vector"
 )
 
@@ -155,12 +156,12 @@ func (ix *Index) newState() *state {
 func (ix *Index) createState(gen int) (*state, error) {
 	st := ix.newState()
 	st.meta = indexMeta{Format: formatVersion, Embedder: ix.emb.Name(), Dim: ix.emb.Dim(), Gen: gen}
-	l, err := createDocLog(st.meta.logPath(ix.dir))
+	l, err := doclog.Create(st.meta.logPath(ix.dir))
 	if err != nil {
 		return nil, err
 	}
 	st.log = l
-	if err := st.openReader(l.path); err != nil {
+	if err := st.openReader(l.Path); err != nil {
 		_ = st.close()
 		return nil, err
 	}
@@ -245,7 +246,7 @@ func (ix *Index) replayState(m indexMeta, snap *vector.Auto) (st *state, err err
 		_ = st.close()
 		return nil, fmt.Errorf("%w: doc log: %v", ErrNeedsRebuild, err)
 	}
-	l, records, err := replayDocLog(m.logPath(ix.dir), func(n int, off int64, p []byte) error {
+	l, records, err := doclog.Replay(m.logPath(ix.dir), func(n int, off int64, p []byte) error {
 		pend = append(pend, rec{n: n, off: off, p: p})
 		if len(pend) == 4*batchSize {
 			return apply()
@@ -263,11 +264,14 @@ func (ix *Index) replayState(m indexMeta, snap *vector.Auto) (st *state, err err
 	if err == nil {
 		err = apply()
 	}
+	if errors.Is(err, doclog.ErrDamaged) && !errors.Is(err, ErrNeedsRebuild) {
+		err = fmt.Errorf("%w: %w", ErrNeedsRebuild, err)
+	}
 	if err != nil {
 		_ = st.close()
 		return nil, err
 	}
-	l.dead = records - len(st.docs) // every record but each live doc's last put
+	l.Dead = records - len(st.docs) // every record but each live doc's last put
 	st.log = l
 	st.vecsLoaded = false
 	return st, nil
@@ -285,7 +289,7 @@ func (ix *Index) Close() error {
 	ix.closed = true
 	st := ix.st
 	if st.log != nil {
-		if err := st.log.flush(); err != nil {
+		if err := st.log.Flush(); err != nil {
 			_ = st.close()
 			return err
 		}

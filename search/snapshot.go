@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/snowclaw/snowclaw/search/doclog"
 	"github.com/snowclaw/snowclaw/search/vector"
 )
 
@@ -18,7 +19,7 @@ import (
 // graph beside the log (vector.Auto.Save, without the volatile docs'
 // vectors, which never reach the disk) and Open loads it instead of adding
 // the log's vectors, if it is the graph of exactly this log: same
-// generation, length and record hash (docLog.size, sum). Anything else —
+// generation, length and record hash (doclog.Log's Size, Sum). Anything else —
 // a crash after the log grew, a compaction, a damaged or foreign file —
 // and the snapshot is ignored and the vectors come from the log as before.
 // The file is removed once read: the log moves on from there.
@@ -28,10 +29,10 @@ func (m indexMeta) snapPath(dir string) string {
 }
 
 // logTag is what a snapshot must match: the log's generation and identity.
-func logTag(gen int, l *docLog) []byte {
+func logTag(gen int, l *doclog.Log) []byte {
 	b := binary.LittleEndian.AppendUint64(nil, uint64(gen))
-	b = binary.LittleEndian.AppendUint64(b, uint64(l.size))
-	return binary.LittleEndian.AppendUint64(b, l.sum)
+	b = binary.LittleEndian.AppendUint64(b, uint64(l.Size))
+	return binary.LittleEndian.AppendUint64(b, l.Sum)
 }
 
 // saveVectors writes s's graph, if it has one, for the next Open. The

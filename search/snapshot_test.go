@@ -294,8 +294,8 @@ func TestReplay_CountsDeadRecords(t *testing.T) {
 	}
 	ix = openTest(t, Options{Dir: dir})
 	// 15 records (10 + 3 puts, 2 deletes), 8 live docs
-	if ix.Count() != 8 || ix.st.log.dead != 7 {
-		t.Fatalf("after replay: %d docs, %d dead records; want 8 and 7", ix.Count(), ix.st.log.dead)
+	if ix.Count() != 8 || ix.st.log.Dead != 7 {
+		t.Fatalf("after replay: %d docs, %d dead records; want 8 and 7", ix.Count(), ix.st.log.Dead)
 	}
 	if d, _, _ := ix.Get("s0001"); d.Text != "replaced twice" {
 		t.Fatalf("s0001 = %q", d.Text)

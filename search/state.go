@@ -1,9 +1,11 @@
 package search
 
 import (
+	"encoding/json"
 	"os"
 
 	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/snowclaw/snowclaw/search/doclog"
 	"github.com/snowclaw/snowclaw/search/session"
 	"github.com/snowclaw/snowclaw/search/vector"
 )
@@ -13,9 +15,9 @@ import (
 // Rebuild fills a new state on the side and swaps it in, so searches keep
 // working meanwhile.
 type state struct {
-	meta     indexMeta // Gen 0 when the index has no directory
-	log      *docLog   // nil without a directory
-	rd       *os.File  // the log opened for reading docs back (doctext.go)
+	meta     indexMeta   // Gen 0 when the index has no directory
+	log      *doclog.Log // nil without a directory
+	rd       *os.File    // the log opened for reading docs back (doctext.go)
 	analyzer analysis.Analyzer
 
 	docs       map[string]*Doc
@@ -79,7 +81,7 @@ func (s *state) close() error {
 		_ = s.rd.Close()
 	}
 	if s.log != nil {
-		return s.log.close()
+		return s.log.Close()
 	}
 	return nil
 }
@@ -197,19 +199,19 @@ func (s *state) writeStores(docs []*Doc, vecs [][]float32) error {
 		old := s.docs[d.ID]
 		if d.Volatile {
 			if old != nil && !old.Volatile {
-				if err := s.log.appendDel(d.ID); err != nil {
+				if err := s.log.AppendDel(d.ID); err != nil {
 					return err
 				}
 			}
 			continue
 		}
-		off, err := s.log.appendPut(d, vecs[i])
+		off, err := appendPut(s.log, d, vecs[i])
 		if err != nil {
 			return err
 		}
 		d.off = off
 	}
-	return s.log.flush()
+	return s.log.Flush()
 }
 
 func (s *state) deleteStores(ids []string) error {
@@ -218,12 +220,12 @@ func (s *state) deleteStores(ids []string) error {
 	}
 	for _, id := range ids {
 		if d, ok := s.docs[id]; ok && !d.Volatile {
-			if err := s.log.appendDel(id); err != nil {
+			if err := s.log.AppendDel(id); err != nil {
 				return err
 			}
 		}
 	}
-	return s.log.flush()
+	return s.log.Flush()
 }
 
 // compactLogIfNeeded rewrites the doc log once dead records outnumber live
@@ -232,11 +234,11 @@ func (s *state) deleteStores(ids []string) error {
 // old offsets; locked (the index's write lock) swaps in the new file's
 // reader and offsets at once.
 func (s *state) compactLogIfNeeded(dir string, locked func(func())) error {
-	if s.log == nil || s.log.dead < 4096 || s.log.dead < s.diskDocs {
+	if s.log == nil || s.log.Dead < 4096 || s.log.Dead < s.diskDocs {
 		return nil
 	}
 	path := s.meta.logPath(dir)
-	if err := s.log.flush(); err != nil {
+	if err := s.log.Flush(); err != nil {
 		return err
 	}
 	type moved struct {
@@ -246,7 +248,7 @@ func (s *state) compactLogIfNeeded(dir string, locked func(func())) error {
 	news := make([]moved, 0, s.diskDocs)
 	// The new log is complete and renamed into place before the old one is
 	// closed; if anything fails first, the old log stays in use.
-	size, sum, err := writeDocLogAtomic(path, func(put func(*Doc, []float32) (int64, error)) error {
+	size, sum, err := doclog.WriteAtomic(path, func(put func([]byte, []float32) (int64, error)) error {
 		for id, d := range s.docs {
 			if d.Volatile {
 				continue
@@ -255,8 +257,12 @@ func (s *state) compactLogIfNeeded(dir string, locked func(func())) error {
 			if err != nil {
 				return err
 			}
+			js, err := json.Marshal(f)
+			if err != nil {
+				return err
+			}
 			v, _ := s.vecs.Get(id)
-			off, err := put(f, v)
+			off, err := put(js, v)
 			if err != nil {
 				return err
 			}
@@ -278,13 +284,5 @@ func (s *state) compactLogIfNeeded(dir string, locked func(func())) error {
 		_ = s.rd.Close()
 		s.rd = rd
 	})
-	_ = s.log.f.Close() // its inode is already replaced; nothing left to lose
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		return err
-	}
-	s.log.f = f
-	s.log.w.Reset(f)
-	s.log.dead, s.log.size, s.log.sum = 0, size, sum
-	return nil
+	return s.log.Reopen(size, sum)
 }

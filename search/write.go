@@ -215,7 +215,7 @@ func (ix *Index) Rebuild(ctx context.Context, docs func(yield func(Doc) error) e
 		}()
 	}
 	if err == nil && ix.dir != "" {
-		err = st.log.flush()
+		err = st.log.Flush()
 		if err == nil {
 			st.floor = 0 // a new index: calibrated afresh, meta written
 			err = ix.recalibrate(ctx, st)
