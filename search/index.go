@@ -333,6 +333,16 @@ func (ix *Index) Meta(id string) (Doc, bool) {
 	return d, ok
 }
 
+// Versions are the ids of the docs indexed at address (Doc.Address).
+func (ix *Index) Versions(address string) []string {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.closed {
+		return nil
+	}
+	return append([]string(nil), ix.st.versions[address]...)
+}
+
 func (ix *Index) get(id string, withText bool) (Doc, bool, error) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()

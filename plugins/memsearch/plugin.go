@@ -66,8 +66,6 @@ type Plugin struct {
 	opts     Options
 	log      *slog.Logger
 	ix       *search.Index
-	mu       sync.Mutex
-	addrs    map[string]string // address → id of the indexed version
 	q        *queue
 	stopQ    chan struct{}
 	stopOnce sync.Once
@@ -112,7 +110,7 @@ func Open(ctx context.Context, opts Options) (*Plugin, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	p := &Plugin{opts: opts, log: opts.Logger.With("component", "search"), addrs: make(map[string]string), q: newQueue(),
+	p := &Plugin{opts: opts, log: opts.Logger.With("component", "search"), q: newQueue(),
 		keys: policies.NewKeyFilter(opts.AgentPubkey, opts.OwnerPubkey), probes: make(map[string]*nostr.Event)}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	if err := p.initFiles(); err != nil {
@@ -212,22 +210,12 @@ func (p *Plugin) catchUp(ctx context.Context, progress func(done, total int)) er
 		// catching up needs of it (its address and scope) is in the indexed
 		// doc, without decoding, decrypting and sanitizing it again.
 		if d, have := p.ix.Meta(evt.ID); have && !d.Volatile {
-			if d.Address != "" {
-				p.mu.Lock()
-				p.addrs[d.Address] = d.ID
-				p.mu.Unlock()
-			}
 			p.remember(d.Scope, evt)
 			return true
 		}
 		doc, ok := p.docOf(evt)
 		if !ok {
 			return true
-		}
-		if doc.Address != "" {
-			p.mu.Lock()
-			p.addrs[doc.Address] = doc.ID
-			p.mu.Unlock()
 		}
 		if _, have := p.ix.Meta(doc.ID); have && !doc.Volatile {
 			return true
@@ -250,36 +238,19 @@ func (p *Plugin) catchUp(ctx context.Context, progress func(done, total int)) er
 	return nil
 }
 
-// OnEventSaved indexes a stored event at once (searchable within the OK),
-// dropping the version of its address it replaces.
+// OnEventSaved indexes a stored event at once (searchable within the OK);
+// the version of its address it replaces leaves the index when it is
+// applied (flush), as the index knows which versions it holds.
 func (p *Plugin) OnEventSaved(ctx context.Context, evt *nostr.Event) {
 	doc, ok := p.docOf(evt)
 	if !ok {
 		return
 	}
-	o := op{doc: &doc}
-	if doc.Address != "" {
-		p.mu.Lock()
-		old := p.addrs[doc.Address]
-		p.addrs[doc.Address] = doc.ID
-		p.mu.Unlock()
-		if old != "" && old != doc.ID {
-			o.remove = []string{old}
-		}
-	}
-	p.q.push(o)
+	p.q.push(op{doc: &doc})
 }
 
 // OnEventDeleted removes a deleted event from the index.
 func (p *Plugin) OnEventDeleted(ctx context.Context, evt *nostr.Event) {
-	p.mu.Lock()
-	if _, d := snowclaw.NamespaceOf(evt); d != "" || evt.Kind == snowclaw.KindAppData {
-		addr := snowclaw.Address(snowclaw.KindAppData, evt.PubKey, evt.Tags.GetD())
-		if p.addrs[addr] == evt.ID {
-			delete(p.addrs, addr)
-		}
-	}
-	p.mu.Unlock()
 	p.q.push(op{remove: []string{evt.ID}})
 }
 

@@ -128,6 +128,11 @@ func (p *Plugin) flush(ctx context.Context) {
 	var batch []search.Doc
 	apply := func() {
 		if len(batch) > 0 {
+			var err error
+			if batch, err = p.replaceVersions(ctx, batch); err != nil {
+				p.log.Error("removing replaced versions from the index", "err", err)
+				p.rebuildIfBroken(err)
+			}
 			if err := p.ix.Index(ctx, batch...); err != nil {
 				p.log.Error("indexing events", "docs", len(batch), "err", err)
 				p.rebuildIfBroken(err)
@@ -148,4 +153,39 @@ func (p *Plugin) flush(ctx context.Context) {
 		}
 	}
 	apply()
+}
+
+// replaceVersions removes from the index the versions the batch's
+// addressable docs replace, and returns the batch without the versions
+// replaced within it: the store keeps one version per address, the one
+// saved last (its replace guard takes only newer ones), and so does the
+// index.
+func (p *Plugin) replaceVersions(ctx context.Context, batch []search.Doc) ([]search.Doc, error) {
+	last := make(map[string]string)
+	for _, d := range batch {
+		if d.Address != "" {
+			last[d.Address] = d.ID
+		}
+	}
+	if len(last) == 0 {
+		return batch, nil
+	}
+	kept := batch[:0]
+	for _, d := range batch {
+		if d.Address == "" || last[d.Address] == d.ID {
+			kept = append(kept, d)
+		}
+	}
+	var stale []string
+	for addr, id := range last {
+		for _, v := range p.ix.Versions(addr) {
+			if v != id {
+				stale = append(stale, v)
+			}
+		}
+	}
+	if len(stale) == 0 {
+		return kept, nil
+	}
+	return kept, p.ix.Remove(ctx, stale...)
 }

@@ -104,3 +104,35 @@ func TestQueue_FlushAppliesInOrder(t *testing.T) {
 		t.Fatal("b is not indexed after flush")
 	}
 }
+
+// The index keeps one version per address, the one saved last: a version
+// indexed by an earlier batch leaves when a newer one is applied, and of
+// versions saved in one batch only the last is indexed at all.
+func TestQueue_OneVersionPerAddress(t *testing.T) {
+	ix, err := search.Open(search.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	p := &Plugin{q: newQueue(), ix: ix, log: slog.New(slog.DiscardHandler)}
+	version := func(id, text string) op {
+		return op{doc: &search.Doc{ID: id, Kind: 30078, D: "snow:memory:x", Address: "30078:pk:snow:memory:x", Text: text}}
+	}
+	p.q.push(version("v1", "first"))
+	p.flush(context.Background())
+	p.q.push(version("v2", "second"))
+	p.q.push(op{doc: &search.Doc{ID: "other", Kind: 30078, D: "snow:memory:y", Address: "30078:pk:snow:memory:y", Text: "else"}})
+	p.q.push(version("v3", "third"))
+	p.flush(context.Background())
+	if got := ix.Versions("30078:pk:snow:memory:x"); len(got) != 1 || got[0] != "v3" {
+		t.Fatalf("versions indexed at the address: %v, want [v3]", got)
+	}
+	for _, id := range []string{"v1", "v2"} {
+		if _, ok := ix.Meta(id); ok {
+			t.Fatalf("replaced version %s is indexed", id)
+		}
+	}
+	if _, ok := ix.Meta("other"); !ok {
+		t.Fatal("the doc at another address was dropped")
+	}
+}

@@ -77,16 +77,12 @@ func (p *Plugin) rebuildFromStore(ctx context.Context) error {
 			p.log.Info("search index rebuild", "docs", done, "elapsed", time.Since(start).Round(time.Millisecond))
 		}
 	}
-	addrs := make(map[string]string)
 	err := p.ix.Rebuild(ctx, func(yield func(search.Doc) error) error {
 		var yerr error
 		err := store.Each(ctx, p.opts.Store, nostr.Filter{Kinds: indexedKinds}, func(evt *nostr.Event) bool {
 			doc, ok := p.docOf(evt)
 			if !ok {
 				return true
-			}
-			if doc.Address != "" {
-				addrs[doc.Address] = doc.ID
 			}
 			yerr = yield(doc)
 			return yerr == nil
@@ -99,11 +95,6 @@ func (p *Plugin) rebuildFromStore(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	p.mu.Lock()
-	for a, id := range addrs {
-		p.addrs[a] = id
-	}
-	p.mu.Unlock()
 	if p.files != nil {
 		if _, err := p.ScanFiles(ctx); err != nil {
 			p.log.Warn("re-indexing workspace files after the rebuild", "err", err)
