@@ -1,6 +1,7 @@
 package search
 
 import (
+	"slices"
 	"sort"
 	"strings"
 )
@@ -53,10 +54,11 @@ func (ix *Index) Conflicts(topic string, readable func(scope string) bool, accep
 		}
 		byTopic[d.Topic] = append(byTopic[d.Topic], d)
 	}
-	// disagree compares texts: a topic of several sources has its docs
-	// read back whole (doctext.go), the others need no text
+	// disagreement and history compare texts: a topic that may have
+	// either has its docs read back whole (doctext.go); the others cannot
+	// conflict and need no text
 	for t, docs := range byTopic {
-		if !severalSources(docs) {
+		if !severalSources(docs) && !slices.ContainsFunc(docs, mayReplaceFrom) {
 			delete(byTopic, t)
 			continue
 		}
@@ -69,7 +71,11 @@ func (ix *Index) Conflicts(topic string, readable func(scope string) bool, accep
 	for t, docs := range byTopic {
 		var history []*Doc
 		for _, d := range docs {
-			if old := st.replacedFrom(d); old != nil && v.has(old.ID) && (accept == nil || accept(*old)) {
+			old, err := st.replacedFrom(d)
+			if err != nil {
+				return nil, err
+			}
+			if old != nil && v.has(old.ID) && (accept == nil || accept(*old)) {
 				history = append(history, old)
 			}
 		}
@@ -92,7 +98,7 @@ func (ix *Index) Conflicts(topic string, readable func(scope string) bool, accep
 		}
 		sort.Slice(history, func(i, j int) bool { return history[i].CreatedAt > history[j].CreatedAt })
 		for _, d := range history {
-			c.History = append(c.History, *cloneDoc(d))
+			c.History = append(c.History, *d) // full: a copy of its own
 		}
 		out = append(out, c)
 	}
@@ -133,17 +139,27 @@ func normText(s string) string {
 	return strings.Join(strings.Fields(strings.ToLower(s)), " ")
 }
 
-// replacedFrom is the version d replaced when it was learnt from another
-// person and says something else; nil otherwise. Only a version by d's own
-// signer counts: anyone may name anyone's event in snow:supersedes.
-func (s *state) replacedFrom(d *Doc) *Doc {
-	if d.Version < 2 || len(d.Supersedes) == 0 || d.LearntFrom == "" {
-		return nil
+// mayReplaceFrom: d names a version it replaced (replacedFrom may find
+// one).
+func mayReplaceFrom(d *Doc) bool {
+	return d.Version >= 2 && len(d.Supersedes) > 0 && d.LearntFrom != ""
+}
+
+// replacedFrom is the version d (a full doc) replaced when it was learnt
+// from another person and says something else, whole; nil otherwise. Only
+// a version by d's own signer counts: anyone may name anyone's event in
+// snow:supersedes.
+func (s *state) replacedFrom(d *Doc) (*Doc, error) {
+	if !mayReplaceFrom(d) {
+		return nil, nil
 	}
 	old := s.docs[d.Supersedes[0]]
-	if old == nil || old.Pubkey != d.Pubkey || old.LearntFrom == "" ||
-		strings.EqualFold(old.LearntFrom, d.LearntFrom) || normText(old.Text) == normText(d.Text) {
-		return nil
+	if old == nil || old.Pubkey != d.Pubkey || old.LearntFrom == "" || strings.EqualFold(old.LearntFrom, d.LearntFrom) {
+		return nil, nil
 	}
-	return old
+	full, err := s.full(old) // its text is compared, and shown
+	if err != nil || normText(full.Text) == normText(d.Text) {
+		return nil, err
+	}
+	return full, nil
 }

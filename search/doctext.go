@@ -75,22 +75,16 @@ func (s *state) analyseIndexed(d *Doc) (analysed, error) {
 // readDoc reads d's put record back from the doc log. Damage there is
 // ErrNeedsRebuild, like damage found on Open.
 func (s *state) readDoc(d *Doc) (Doc, error) {
-	bad := func(why string, a ...any) (Doc, error) {
-		return Doc{}, fmt.Errorf("%w: doc log: record at %d: %s", ErrNeedsRebuild, d.off, fmt.Sprintf(why, a...))
+	p, err := doclog.ReadPut(s.rd, d.off) // off > 0: there is a log
+	var got Doc
+	if err == nil {
+		got, _, err = decodePut(p)
 	}
-	if s.rd == nil {
-		return bad("no log to read")
+	if err == nil && got.ID != d.ID {
+		err = fmt.Errorf("the record holds %q, not %q", got.ID, d.ID)
 	}
-	p, err := doclog.ReadPut(s.rd, d.off)
 	if err != nil {
-		return Doc{}, fmt.Errorf("%w: %w", ErrNeedsRebuild, err)
-	}
-	got, _, err := decodePut(p)
-	if err != nil {
-		return bad("%v", err)
-	}
-	if got.ID != d.ID {
-		return bad("holds %q, not %q", got.ID, d.ID)
+		return Doc{}, fmt.Errorf("%w: doc log at %d: %w", ErrNeedsRebuild, d.off, err)
 	}
 	return got, nil
 }
