@@ -148,3 +148,40 @@ func TestDocText_DamagedRecord(t *testing.T) {
 		t.Fatalf("an undamaged record: %+v", res)
 	}
 }
+
+// BenchmarkSearch_TextReadBack: what reading texts back from the doc log
+// costs a search (its results and feedback docs), against the same
+// index with every text in RAM (no directory), in the same run.
+//
+//	go test ./search/ -run='^$' -bench=TextReadBack -benchtime=2000x -count=3
+func BenchmarkSearch_TextReadBack(b *testing.B) {
+	words := []string{"walrus", "harbour", "deploy", "friday", "launch", "otter", "port", "crane", "diary", "plans"}
+	var docs []Doc
+	for i := range 20_000 {
+		docs = append(docs, Doc{ID: fmt.Sprint("d", i), Kind: 30078, D: fmt.Sprint("snow:memory:n", i),
+			Tags: map[string][]string{"d": {fmt.Sprint("snow:memory:n", i)}, "t": {words[i%7]}},
+			Text: fmt.Sprintf("%s %s note %d about the %s and what we said of it on the day", words[i%10], words[(i/10)%10], i, words[(i/100)%10])})
+	}
+	for _, dir := range []string{"ram", "disk"} {
+		o := Options{}
+		if dir == "disk" {
+			o.Dir = b.TempDir()
+		}
+		ix, err := Open(o)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := ix.Index(context.Background(), docs...); err != nil {
+			b.Fatal(err)
+		}
+		b.Run(dir, func(b *testing.B) {
+			for i := 0; b.Loop(); i++ {
+				q := words[i%10] + " " + words[(i+3)%10]
+				if res, err := ix.Search(context.Background(), Query{Text: q, Limit: 10}); err != nil || len(res) != 10 {
+					b.Fatal(len(res), err)
+				}
+			}
+		})
+		_ = ix.Close()
+	}
+}
