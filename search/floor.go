@@ -74,6 +74,7 @@ type floorSample struct {
 	h     uint64
 	v     []float32
 	query string
+	d     *Doc // until its text is read
 }
 
 // floorSamples picks docs by a hash of their id (not map order, so the
@@ -83,40 +84,25 @@ func (s *state) floorSamples() ([]floorSample, error) {
 	n := s.vecs.Len()
 	stride := uint64(max(1, n/(2*floorSamples)))
 	var ss []floorSample
-	var docs []*Doc
 	for id, d := range s.docs {
 		h := hashString(id)
 		if h%stride != 0 {
 			continue
 		}
 		if v, ok := s.vecs.Get(id); ok {
-			ss = append(ss, floorSample{h: h, v: v})
-			docs = append(docs, d)
+			ss = append(ss, floorSample{h: h, v: v, d: d})
 		}
 	}
-	sort.Sort(byHash{ss, docs})
+	sort.Slice(ss, func(i, j int) bool { return ss[i].h < ss[j].h })
 	ss = ss[:min(len(ss), floorSamples)]
 	for i := range ss {
-		f, err := s.export(docs[i], true)
+		f, err := s.export(ss[i].d, true)
 		if err != nil {
 			return nil, err
 		}
-		ss[i].query = pseudoQuery(f.Text, ss[i].h)
+		ss[i].query, ss[i].d = pseudoQuery(f.Text, ss[i].h), nil
 	}
 	return ss, nil
-}
-
-// byHash sorts samples and their docs together.
-type byHash struct {
-	ss   []floorSample
-	docs []*Doc
-}
-
-func (b byHash) Len() int           { return len(b.ss) }
-func (b byHash) Less(i, j int) bool { return b.ss[i].h < b.ss[j].h }
-func (b byHash) Swap(i, j int) {
-	b.ss[i], b.ss[j] = b.ss[j], b.ss[i]
-	b.docs[i], b.docs[j] = b.docs[j], b.docs[i]
 }
 
 // pseudoQuery picks floorQueryWords words of text that are not stop
