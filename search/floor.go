@@ -350,7 +350,7 @@ func (ix *Index) aboveFloor(st *state, v *view, cands []*candidate) []*candidate
 		c.ex.VectorFloor = st.floor
 		c.ex.Floor = floorOf(c.bm25Hit, c.vecHit)
 		if c.ex.Floor == "" && ix.tune.contextFloor && ix.tune.ctxWeight > 0 {
-			st.threads.neighbours(c.doc, ix.tune.ctxWindow, func(nb string, _ int) {
+			st.threads.Neighbours(threadKey(c.doc), c.doc.CreatedAt, c.doc.ID, ix.tune.ctxWindow, func(nb string, _ int) {
 				if passed[nb] && v.has(nb) {
 					c.ex.Floor = FloorContext
 				}

@@ -24,7 +24,7 @@ type tuning struct {
 	// two people in a chat) says nothing about which doc is meant, and an
 	// embedder without corpus statistics cannot down-weight it itself.
 	center float64
-	// lengthAlpha is the exponent of the length prior (threadSet.
+	// lengthAlpha is the exponent of the length prior (thread.Set.
 	// lengthFactor); 0 turns it off.
 	lengthAlpha float64
 	// contextFloor lets a thread neighbour of a doc that passed the
@@ -216,7 +216,7 @@ func (ix *Index) spread(st *state, v *view, scores map[string]float64, tn tuning
 		if tn.ctxWeight <= 0 {
 			continue
 		}
-		st.threads.neighbours(d, tn.ctxWindow, func(nb string, dist int) {
+		st.threads.Neighbours(threadKey(d), d.CreatedAt, d.ID, tn.ctxWindow, func(nb string, dist int) {
 			if !v.has(nb) {
 				return // neither lends nor borrows across what the reader may read
 			}

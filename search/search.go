@@ -80,7 +80,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (res []Result, err error) 
 		}
 		cands = ix.aboveFloor(st, v, cands)
 		for _, c := range cands {
-			ix.finish(c, now, st.threads.lengthFactor(c.doc, ix.tune.lengthAlpha, v.chatN, v.chatW))
+			ix.finish(c, now, st.threads.LengthFactor(c.doc.ID, ix.tune.lengthAlpha, v.chatN, v.chatW))
 			c.ex.Date = querydate.Factor(months, c.doc.CreatedAt, ix.tune.dateBoost)
 			c.ex.Speaker = speaker.Factor(names, c.doc.spk, ix.tune.speakerBoost)
 			c.ex.Final *= c.ex.Date * c.ex.Speaker
@@ -142,7 +142,7 @@ func (ix *Index) browse(st *state, v *view) []*candidate {
 }
 
 // finish applies the per-doc factors to the fused score; length is the
-// doc's length prior (threadSet.lengthFactor).
+// doc's length prior (thread.Set.LengthFactor).
 func (ix *Index) finish(c *candidate, now time.Time, length float64) {
 	c.ex.Trust = ix.trust(c.doc)
 	c.ex.Confidence = confidenceFactor(c.doc.Confidence)

@@ -7,6 +7,7 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/snowclaw/snowclaw/search/doclog"
 	"github.com/snowclaw/snowclaw/search/session"
+	"github.com/snowclaw/snowclaw/search/thread"
 	"github.com/snowclaw/snowclaw/search/vector"
 )
 
@@ -28,7 +29,7 @@ type state struct {
 	superseded map[string]map[string]int // id → author of a doc superseding it → how many
 	curators   map[string]bool           // authors whose supersedes hide anyone's doc
 	versions   map[string][]string       // address → ids of its indexed versions
-	threads    *threadSet
+	threads    *thread.Set
 	sessions   *session.Set
 
 	diskDocs int // non-volatile docs
@@ -62,7 +63,7 @@ func newState(dim int, curators []string, a analysis.Analyzer) *state {
 		vecs:       vector.NewAuto(dim, graphThreshold, vector.DefaultParams),
 		superseded: make(map[string]map[string]int),
 		versions:   make(map[string][]string),
-		threads:    newThreadSet(),
+		threads:    thread.NewSet(),
 		sessions:   session.NewSet(),
 		strs:       make(map[string]string),
 	}
@@ -114,7 +115,7 @@ func (s *state) putMaps(d *Doc, v []float32, a analysed) error {
 	if d.Address != "" {
 		s.versions[d.Address] = append(s.versions[d.Address], d.ID)
 	}
-	s.threads.add(d)
+	s.threads.Add(threadKey(d), d.CreatedAt, d.ID, d.words)
 	s.sessions.Add(sessionKey(d), d.ID)
 	if !d.Volatile {
 		s.diskDocs++
@@ -160,7 +161,7 @@ func (s *state) dropMaps(d *Doc) error {
 			s.versions[d.Address] = vs
 		}
 	}
-	s.threads.remove(d)
+	s.threads.Remove(threadKey(d), d.CreatedAt, d.ID)
 	s.sessions.Remove(sessionKey(d), d.ID)
 	if !d.Volatile {
 		s.diskDocs--
