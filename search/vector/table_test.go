@@ -39,7 +39,7 @@ func TestTable_GrowsWithoutMoving(t *testing.T) {
 	other.growTo(n)
 	i := 0
 	other.eachChunk(func(c []uint32) { i += copy(c, flat[i:]) })
-	if other.len() != n || i != 3*n || other.row(n-1)[2] != tb.row(n-1)[2] || other.row(tableRows)[0] != tableRows {
+	if other.len() != n || i != 3*n || other.row(n - 1)[2] != tb.row(n - 1)[2] || other.row(tableRows)[0] != tableRows {
 		t.Fatalf("growTo(%d) then eachChunk: len %d, copied %d", n, other.len(), i)
 	}
 }
