@@ -211,6 +211,9 @@ func (s *state) writeStores(docs []*Doc, vecs [][]float32) error {
 			return err
 		}
 		d.off = off
+		if old != nil && !old.Volatile {
+			s.log.Dead++ // old's put record, which this one overrides
+		}
 	}
 	return s.log.Flush()
 }
