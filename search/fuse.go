@@ -107,12 +107,16 @@ func (ix *Index) candidates(ctx context.Context, st *state, v *view, terms []wei
 	}
 
 	var fb [][]float32 // the first keyword hits' vectors (feedbackVecs)
+	var near []string  // the first keyword hits, where the vector walk starts too
 	if ix.opts.BM25Weight > 0 {
 		if err := ctx.Err(); err != nil {
 			return nil, false, err
 		}
 		hits := v.searchText(terms, depth)
 		fb = feedbackVecs(st, hits, tn)
+		for _, h := range hits[:min(len(hits), tn.prfDocs)] {
+			near = append(near, h.ID)
+		}
 		if len(hits) == depth {
 			exhausted = false
 		}
@@ -140,7 +144,7 @@ func (ix *Index) candidates(ctx context.Context, st *state, v *view, terms []wei
 		if tn.center > 0 {
 			rankBy = vector.Centered(rankBy, v.mean(), tn.center)
 		}
-		hits := st.vecs.SearchAccept(rankBy, depth, v.accept())
+		hits := st.vecs.SearchNear(rankBy, depth, v.accept(), near)
 		if len(hits) == depth {
 			exhausted = false
 		}

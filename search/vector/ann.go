@@ -185,6 +185,14 @@ func (a *annIndex) Search(q []float32, k int) []Hit { return a.SearchAccept(q, k
 // depends on its own vector alone. (At 100k vectors the scan costs a few
 // ms more than the walk; readers of everything, the agent, still walk.)
 func (a *annIndex) SearchAccept(q []float32, k int, accept func(string) bool) []Hit {
+	return a.SearchNear(q, k, accept, nil)
+}
+
+// SearchNear walks from the linked, live nodes of near as well as from
+// the graph's entry point, with the narrower width EfNear when there is
+// one: a walk that starts beside its answers need not search as widely
+// for them as one that descends from an arbitrary entry point.
+func (a *annIndex) SearchNear(q []float32, k int, accept func(string) bool, near []string) []Hit {
 	if len(q) != a.dim || k <= 0 {
 		return nil
 	}
@@ -201,8 +209,17 @@ func (a *annIndex) SearchAccept(q []float32, k int, accept func(string) bool) []
 	var rows []uint32
 	scanFrom := 0
 	if accept == nil && ef*a.p.ScanFactor < g.built {
+		var seeds []uint32
+		for _, id := range near {
+			if n, ok := a.pos[id]; ok && n < g.built && !g.dead[n] {
+				seeds = append(seeds, uint32(n))
+			}
+		}
+		if len(seeds) > 0 {
+			ef = max(efNear, k)
+		}
 		s := scratchPool.Get().(*scratch)
-		cs := g.search(q, ef, s)
+		cs := g.search(q, ef, s, seeds)
 		// The walk ranks by the 8-bit codes; only the head of its list can
 		// make the top k on the float vectors.
 		for _, c := range cs[:min(len(cs), rescoreDepth(k))] {
@@ -447,3 +464,11 @@ func (a *annIndex) drop(into *flatIndex) {
 		}
 	}
 }
+
+// efNear is the walk's width when it also starts from hints (SearchNear).
+// On the benchmark corpus at 100k (snowbench search, quiet machine), the
+// relay's recall@10 is 0.825 at 128, 256 and 512 against 0.823 with the
+// unseeded walk at EfSearch 1536, for 6.1–6.9 ms of CPU per search against
+// 8.2: the first keyword hits, moved toward by the query's feedback
+// (Toward), sit beside the answers.
+const efNear = 256

@@ -108,6 +108,11 @@ const parallelMin = 8192
 
 func (f *flatIndex) Search(q []float32, k int) []Hit { return f.SearchAccept(q, k, nil) }
 
+// SearchNear is SearchAccept: a scan is exact without hints.
+func (f *flatIndex) SearchNear(q []float32, k int, accept func(string) bool, _ []string) []Hit {
+	return f.SearchAccept(q, k, accept)
+}
+
 func (f *flatIndex) SearchAccept(q []float32, k int, accept func(string) bool) []Hit {
 	if len(q) != f.dim || k <= 0 || len(f.ids) == 0 {
 		return nil

@@ -295,8 +295,9 @@ func (g *hnswGraph) searchLayer(v navView, q probe, eps []cand, ef, l int, dead 
 }
 
 // search returns up to ef live nodes near q, best first by their codes'
-// similarity. The slice belongs to s.
-func (g *hnswGraph) search(q []float32, ef int, s *scratch) []cand {
+// similarity, walking layer 0 from the upper layers' entry point and from
+// seeds. The slice belongs to s.
+func (g *hnswGraph) search(q []float32, ef int, s *scratch, seeds []uint32) []cand {
 	s.out = s.out[:0]
 	if g.top < 0 {
 		return nil
@@ -311,7 +312,12 @@ func (g *hnswGraph) search(q []float32, ef int, s *scratch) []cand {
 	for l := g.top; l > 0; l-- {
 		ep = g.greedy(v, qp, ep, l)
 	}
-	g.searchLayer(v, qp, []cand{ep}, ef, 0, g.dead, s)
+	eps := make([]cand, 0, 1+len(seeds))
+	eps = append(eps, ep)
+	for _, n := range seeds {
+		eps = append(eps, cand{v.sim(qp, n), n})
+	}
+	g.searchLayer(v, qp, eps, ef, 0, g.dead, s)
 	return s.out
 }
 

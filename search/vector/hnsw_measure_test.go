@@ -55,7 +55,7 @@ func BenchmarkHNSW_Measure(t *testing.B) {
 			per := time.Since(began) / time.Duration(len(qs))
 			s := new(scratch)
 			for _, q := range qs {
-				a.g.search(q, max(ef, k), s)
+				a.g.search(q, max(ef, k), s, nil)
 			}
 			t.Logf("efSearch %3d k %3d: %.0f nodes visited per search", ef, k, float64(s.seen)/float64(len(qs)))
 			t.Logf("efSearch %3d k %3d: %v per search, recall@%d %.4f (ties counted %.4f)", ef, k, per, k, recallAt(t, exact, a, qs, k), tieRecallAt(exact, a, qs, k))

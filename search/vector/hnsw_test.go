@@ -515,6 +515,9 @@ func (s qscan) Mean() []float32              { return nil }
 func (s qscan) SearchAccept(q []float32, k int, _ func(string) bool) []Hit {
 	return s.Search(q, k)
 }
+func (s qscan) SearchNear(q []float32, k int, _ func(string) bool, _ []string) []Hit {
+	return s.Search(q, k)
+}
 func (s qscan) Search(q []float32, k int) []Hit {
 	var hits []Hit
 	for _, c := range s.a.g.scan(q, k, 0, s.a.g.len(), nil) {

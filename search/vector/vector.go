@@ -36,6 +36,11 @@ type Index interface {
 	// SearchAccept is Search over the vectors accept takes (nil: all):
 	// the k best of those, not the k best filtered afterwards.
 	SearchAccept(q []float32, k int, accept func(id string) bool) []Hit
+	// SearchNear is SearchAccept told the ids of vectors likely near q
+	// (the first keyword hits of the same query). A graph walk starts
+	// from them too, which lets it be narrower for the same recall;
+	// an exact scan ignores them.
+	SearchNear(q []float32, k int, accept func(id string) bool, near []string) []Hit
 	Len() int
 	// Mean is the mean of the stored vectors (nil when empty).
 	Mean() []float32
@@ -110,6 +115,9 @@ func (x *Auto) Get(id string) ([]float32, bool) { return x.cur().Get(id) }
 func (x *Auto) Search(q []float32, k int) []Hit { return x.cur().Search(q, k) }
 func (x *Auto) SearchAccept(q []float32, k int, accept func(string) bool) []Hit {
 	return x.cur().SearchAccept(q, k, accept)
+}
+func (x *Auto) SearchNear(q []float32, k int, accept func(string) bool, near []string) []Hit {
+	return x.cur().SearchNear(q, k, accept, near)
 }
 func (x *Auto) Len() int        { return x.cur().Len() }
 func (x *Auto) Mean() []float32 { return x.cur().Mean() }
