@@ -58,7 +58,7 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.StringVar(&o.relays, "relays", "snowclaw,bare", `relays to measure, in order ("": only write the corpus store)`)
 	// the issue 14 target is 1M memories in 3 GB of RSS: the relay runs as
 	// one deployed in that budget is configured (GOMEMLIMIT still wins)
-	fs.IntVar(&o.memLimitMB, "memory-limit-mb", 2560, "snowclaw's relay.memory_limit_mb (soft memory limit, MiB; 0: automatic, -1: off)")
+	fs.IntVar(&o.memLimitMB, "memory-limit-mb", 2800, "snowclaw's relay.memory_limit_mb (soft memory limit, MiB; 0: automatic, -1: off)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
