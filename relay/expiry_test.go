@@ -15,7 +15,7 @@ import (
 // before the process started, later ones what was saved since; each goes
 // through Delete, so the deleted hooks (index, agent) hear of it.
 func TestExpiry_Sweep(t *testing.T) {
-	st, err := store.OpenBadger(t.TempDir(), 100)
+	st, err := store.OpenBadger(t.TempDir(), 100, store.BadgerOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/policies"
 	"github.com/snowclaw/snowclaw/relay"
+	"github.com/snowclaw/snowclaw/relay/store"
 	"github.com/snowclaw/snowclaw/search"
 )
 
@@ -54,6 +55,8 @@ type StoreConfig struct {
 	Backend string `toml:"backend"`
 	// PostgresURL is postgres://user:password@host:5432/database.
 	PostgresURL string `toml:"postgres_url"`
+	// CacheMB is badger's cache of decompressed blocks (MiB), 0 off.
+	CacheMB int `toml:"cache_mb"`
 }
 
 // HTTPConfig is what the HTTP side needs beyond NIP-98: static tokens for
@@ -264,7 +267,7 @@ func DefaultConfig() Config {
 			DefaultLimit: search.DefaultLimit,
 			MaxLimit:     100,
 		},
-		Store:  StoreConfig{MinFreeMB: 256, Backend: "badger"},
+		Store:  StoreConfig{MinFreeMB: 256, Backend: "badger", CacheMB: store.DefaultCacheMB},
 		Memory: MemoryConfig{Sources: WeightMap{}, ModelTiers: WeightMap{}, DefaultTrust: 1, IndexInterval: Duration{30 * time.Minute}, Remote: defaultRemote()},
 		Agent: AgentConfig{
 			Enabled: true, Name: "Snowclaw", RespondMode: "mention", ContextHistory: 20,

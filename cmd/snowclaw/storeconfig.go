@@ -2,12 +2,16 @@ package main
 
 import (
 	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
+	"github.com/snowclaw/snowclaw/relay/store"
 	"github.com/snowclaw/snowclaw/relay/store/postgres"
 )
 
 // validate checks the store's choice: a known backend, and for
 // PostgreSQL a URL pgx can read (named without its password).
 func (s StoreConfig) validate(bad func(key, format string, args ...any)) {
+	if s.CacheMB < 0 || s.CacheMB > 1<<20 {
+		bad("store.cache_mb", "must be between 0 (off) and 1048576 MiB, got %d", s.CacheMB)
+	}
 	switch s.Backend {
 	case node.BackendBadger:
 		if s.PostgresURL != "" {
@@ -27,7 +31,16 @@ func (s StoreConfig) validate(bad func(key, format string, args ...any)) {
 // storeOptions are the store's options from the config (reindex,
 // migrate: node.OpenStore).
 func storeOptions(c Config) node.StoreOptions {
-	return node.StoreOptions{Backend: c.Store.Backend, PostgresURL: c.Store.PostgresURL}
+	return node.StoreOptions{Backend: c.Store.Backend, PostgresURL: c.Store.PostgresURL, Badger: badgerOptions(c)}
+}
+
+// badgerOptions are the badger store's settings: store.cache_mb 0 is
+// off in the config, where store.BadgerOptions takes 0 for its default.
+func badgerOptions(c Config) store.BadgerOptions {
+	if c.Store.CacheMB == 0 {
+		return store.BadgerOptions{CacheMB: -1}
+	}
+	return store.BadgerOptions{CacheMB: c.Store.CacheMB}
 }
 
 // postgresURL is the node's shared store, "" for badger.

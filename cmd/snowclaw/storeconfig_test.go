@@ -5,6 +5,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/snowclaw/snowclaw/relay/store"
 )
 
 // The store's settings: --store-url implies postgres, and a bad URL is
@@ -24,6 +26,33 @@ func TestConfig_Store(t *testing.T) {
 	_, err = resolveConfig(&serveFlags{storeURL: "postgres://snow:s3cret@db:notaport/x"}, nil)
 	if err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "snow@db") {
 		t.Fatalf("bad URL: %v; want an error naming snow@db without the password", err)
+	}
+}
+
+// store.cache_mb reaches badger: the default, a size, and 0 for off
+// (which store.BadgerOptions spells below zero, its 0 being the default).
+func TestConfig_StoreCache(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		env  []string
+		want int
+	}{
+		{"Default", nil, store.DefaultCacheMB},
+		{"Size", []string{"SNOWCLAW_STORE_CACHE_MB=300"}, 300},
+		{"Off", []string{"SNOWCLAW_STORE_CACHE_MB=0"}, -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := resolveConfig(&serveFlags{}, tc.env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := storeOptions(cfg).Badger.CacheMB; got != tc.want {
+				t.Fatalf("badger cache %d MiB, want %d", got, tc.want)
+			}
+		})
+	}
+	if _, err := resolveConfig(&serveFlags{}, []string{"SNOWCLAW_STORE_CACHE_MB=-5"}); err == nil || !strings.Contains(err.Error(), "store.cache_mb") {
+		t.Fatalf("cache_mb -5: %v; want an error naming store.cache_mb", err)
 	}
 }
 

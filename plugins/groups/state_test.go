@@ -66,7 +66,7 @@ func (w groupWant) flags(info policies.GroupInfo) *groupWant {
 // the test ends.
 func openBadger(t *testing.T) *store.Exact {
 	t.Helper()
-	s, err := store.OpenBadger(t.TempDir(), 1000)
+	s, err := store.OpenBadger(t.TempDir(), 1000, store.BadgerOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

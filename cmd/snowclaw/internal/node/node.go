@@ -57,6 +57,8 @@ type Options struct {
 	// PostgresURL is the shared store's database, when the store is
 	// PostgreSQL: the agent's leader is elected there (shared.go).
 	PostgresURL string
+	// Badger tunes the badger store, when the store is badger.
+	Badger store.BadgerOptions
 
 	MCP          httpapi.MCPOptions // the /mcp endpoint
 	MetricsToken string             // bearer token for GET /metrics; "" = only the owner over NIP-98

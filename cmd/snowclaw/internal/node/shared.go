@@ -110,7 +110,7 @@ func (n *Node) journal(name, file string) rights.Journal {
 // (shared with whichever other nodes use it), else badger in the data
 // directory (OpenStore).
 func openStore(ctx context.Context, o Options) (*store.Exact, error) {
-	so := StoreOptions{Backend: BackendBadger}
+	so := StoreOptions{Backend: BackendBadger, Badger: o.Badger}
 	if o.PostgresURL != "" {
 		so = StoreOptions{Backend: BackendPostgres, PostgresURL: o.PostgresURL}
 	}

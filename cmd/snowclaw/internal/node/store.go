@@ -20,6 +20,8 @@ const (
 type StoreOptions struct {
 	Backend     string // BackendBadger (also when empty) or BackendPostgres
 	PostgresURL string
+	// Badger is the badger store's tuning.
+	Badger store.BadgerOptions
 	// Origin is this process's id in a shared store's change log;
 	// random when empty.
 	Origin string
@@ -32,7 +34,7 @@ type StoreOptions struct {
 func OpenStore(ctx context.Context, o StoreOptions, dataDir string, maxLimit int, logger *slog.Logger) (*store.Exact, error) {
 	switch o.Backend {
 	case "", BackendBadger:
-		return store.OpenBadger(filepath.Join(dataDir, "events"), maxLimit)
+		return store.OpenBadger(filepath.Join(dataDir, "events"), maxLimit, o.Badger)
 	case BackendPostgres:
 		pg, err := postgres.Open(ctx, o.PostgresURL, postgres.Options{
 			Origin: o.Origin, MaxLimit: max(maxLimit, store.PageSize), Logger: logger,
