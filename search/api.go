@@ -3,6 +3,8 @@ package search
 import (
 	"context"
 	"time"
+
+	"github.com/snowclaw/snowclaw"
 )
 
 // Doc is one searchable item, derived from a stored event (or a workspace
@@ -12,8 +14,7 @@ type Doc struct {
 	Kind      int
 	Pubkey    string
 	CreatedAt int64  // unix seconds
-	D         string // full d tag, "" for non-addressable events
-	Address   string // kind:pubkey:d for addressable events, "" otherwise
+	D         string // full d tag, "" for non-addressable events (Address)
 	Topic     string // for snow:memory:<topic>, the topic
 	Text      string // the text that is searched (decrypted for private tiers)
 	Tags      map[string][]string
@@ -49,6 +50,19 @@ type Doc struct {
 	tagv  []string // Tags, packed
 	spk   string   // speaker.Of(Text), needed by every search
 	words int32    // countWords(Text) of a chat message (threadKey)
+	slot  uint32   // the doc's slot in its part (parts.go)
+}
+
+// Address is kind:pubkey:d (snowclaw.Address) for a doc of an
+// addressable kind with a d tag, "" otherwise. It is derived, not kept:
+// a million memories would each hold a third copy of their author and d
+// tag (about 130 MB at 1M).
+func (d *Doc) Address() string {
+	k, ok := addrOf(d)
+	if !ok {
+		return ""
+	}
+	return snowclaw.Address(k.kind, k.pubkey, k.d)
 }
 
 // Embedder turns texts into vectors. Name and Dim are recorded with the

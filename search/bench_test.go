@@ -114,7 +114,6 @@ func benchDoc(evt *nostr.Event, topic string) search.Doc {
 		Pubkey:    evt.PubKey,
 		CreatedAt: int64(evt.CreatedAt),
 		D:         d,
-		Address:   "30078:" + evt.PubKey + ":" + d,
 		Topic:     topic,
 		Text:      strings.TrimSpace(evt.Content + "\n" + words),
 		Tags:      map[string][]string{"d": {d}},

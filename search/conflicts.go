@@ -41,7 +41,7 @@ func (ix *Index) Conflicts(topic string, readable func(scope string) bool, accep
 		return nil, ErrClosed
 	}
 	st := ix.st
-	v := st.parts.view(readable)
+	v := st.parts.view(readable, st.docs)
 	byTopic := make(map[string][]*Doc)
 	for _, d := range st.docs {
 		if d.Topic == "" || (topic != "" && d.Topic != topic) || st.hidden(d) || !v.has(d.ID) {

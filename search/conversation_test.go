@@ -9,7 +9,7 @@ import (
 // turn is a memory that writes down what someone said, by author at at.
 func turn(id, author string, at int64, text string) Doc {
 	return Doc{ID: id, Kind: 30078, Pubkey: author, Source: author, CreatedAt: at, D: "snow:memory:" + id,
-		Address: "30078:" + author + ":snow:memory:" + id, Topic: id, Text: text, Scope: "public"}
+		Topic: id, Text: text, Scope: "public"}
 }
 
 // TestSearch_SpeakerTheQueryNames: of two memories that both hold the

@@ -57,7 +57,7 @@ func TestDocText_NotInRAM(t *testing.T) {
 		if err != nil || !ok || got.Text != d.Text || !reflect.DeepEqual(got.Tags, d.Tags) {
 			t.Fatalf("Get(%s) = %+v %v %v, want text %q tags %v", d.ID, got, ok, err, d.Text, d.Tags)
 		}
-		if m, _ := disk.Meta(d.ID); !reflect.DeepEqual(m.Tags, d.Tags) || m.Address != d.Address {
+		if m, _ := disk.Meta(d.ID); !reflect.DeepEqual(m.Tags, d.Tags) || m.Address() != d.Address() {
 			t.Fatalf("Meta(%s) = %+v", d.ID, m)
 		}
 	}

@@ -316,7 +316,7 @@ func (ix *Index) CountReadable(readable func(scope string) bool) int {
 	if ix.closed {
 		return 0
 	}
-	return ix.st.parts.view(readable).docs
+	return ix.st.parts.view(readable, ix.st.docs).docs
 }
 
 // Get returns the indexed doc with the given id, its text read back from
@@ -335,12 +335,16 @@ func (ix *Index) Meta(id string) (Doc, bool) {
 
 // Versions are the ids of the docs indexed at address (Doc.Address).
 func (ix *Index) Versions(address string) []string {
+	k, err := parseAddrKey(address)
+	if err != nil {
+		return nil // no doc has it
+	}
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	if ix.closed {
 		return nil
 	}
-	return append([]string(nil), ix.st.versions[address]...)
+	return append([]string(nil), ix.st.versions[k]...)
 }
 
 func (ix *Index) get(id string, withText bool) (Doc, bool, error) {

@@ -63,8 +63,8 @@ func TestSearch_Superseded(t *testing.T) {
 	mustIndex(t, ix,
 		Doc{ID: "v1", Text: "the deploy target is fly.io", Topic: "project/x/deploy", CreatedAt: 1},
 		Doc{ID: "v2", Text: "the deploy target is hetzner", Topic: "project/x/deploy", CreatedAt: 2, Supersedes: []string{"v1"}},
-		Doc{ID: "r1", Text: "deploy notes old", Address: "30078:pk:notes", D: "notes", CreatedAt: 5},
-		Doc{ID: "r2", Text: "deploy notes new", Address: "30078:pk:notes", D: "notes", CreatedAt: 6},
+		Doc{ID: "r1", Text: "deploy notes old", Kind: 30078, Pubkey: "pk", D: "notes", CreatedAt: 5},
+		Doc{ID: "r2", Text: "deploy notes new", Kind: 30078, Pubkey: "pk", D: "notes", CreatedAt: 6},
 	)
 	for _, tc := range []struct {
 		name    string

@@ -27,20 +27,16 @@ type part struct {
 	chatW int64 // their words
 }
 
-type docRef struct {
-	p    *part
-	slot uint32
-}
-
-// partSet is every part of a state and where each doc sits.
+// partSet is every part of a state. A doc sits in the part of its Scope
+// at its slot (Doc.slot): a map from id to place would cost about 60 MB
+// at a million docs.
 type partSet struct {
 	dim     int
 	byScope map[string]*part
-	where   map[string]docRef
 }
 
 func newPartSet(dim int) *partSet {
-	return &partSet{dim: dim, byScope: make(map[string]*part), where: make(map[string]docRef)}
+	return &partSet{dim: dim, byScope: make(map[string]*part)}
 }
 
 func (ps *partSet) add(d *Doc, a analysed, v []float32) {
@@ -55,7 +51,7 @@ func (ps *partSet) add(d *Doc, a analysed, v []float32) {
 	} else {
 		p.slots[slot] = d
 	}
-	ps.where[d.ID] = docRef{p, slot}
+	d.slot = slot
 	p.docs++
 	if len(v) == ps.dim {
 		addVec(p.vsum, v, 1)
@@ -69,14 +65,12 @@ func (ps *partSet) add(d *Doc, a analysed, v []float32) {
 
 // remove takes d out; a must be d's analysis and v its vector (nil if none).
 func (ps *partSet) remove(d *Doc, a analysed, v []float32) {
-	ref, ok := ps.where[d.ID]
-	if !ok {
-		return
+	p := ps.byScope[d.Scope]
+	if p == nil || int(d.slot) >= len(p.slots) || p.slots[d.slot] != d {
+		return // not in the index
 	}
-	p := ref.p
-	p.kw.Remove(ref.slot, a)
-	delete(ps.where, d.ID)
-	p.slots[ref.slot] = nil
+	p.kw.Remove(d.slot, a)
+	p.slots[d.slot] = nil
 	p.docs--
 	if len(v) == ps.dim {
 		addVec(p.vsum, v, -1)
@@ -99,10 +93,11 @@ func addVec(sum []float64, v []float32, sign float64) {
 
 // view is the part of the index one reader may read.
 type view struct {
-	ps    *partSet
-	all   bool // every part is readable: no per-doc check needed
-	parts []*part
-	set   map[*part]bool
+	ps     *partSet
+	byID   map[string]*Doc // the state's docs, to find a doc's scope by id
+	all    bool            // every part is readable: no per-doc check needed
+	parts  []*part
+	scopes map[string]bool // the readable scopes
 
 	docs  int
 	chatN int
@@ -110,15 +105,16 @@ type view struct {
 }
 
 // view asks readable about every part once; nil readable reads all.
-func (ps *partSet) view(readable func(scope string) bool) *view {
-	v := &view{ps: ps, all: readable == nil, set: make(map[*part]bool, len(ps.byScope))}
+// docs are the state's docs.
+func (ps *partSet) view(readable func(scope string) bool, docs map[string]*Doc) *view {
+	v := &view{ps: ps, byID: docs, all: readable == nil, scopes: make(map[string]bool, len(ps.byScope))}
 	for scope, p := range ps.byScope {
 		if readable != nil && !readable(scope) {
 			v.all = false
 			continue
 		}
 		v.parts = append(v.parts, p)
-		v.set[p] = true
+		v.scopes[scope] = true
 		v.docs += p.docs
 		v.chatN += p.chatN
 		v.chatW += p.chatW
@@ -141,8 +137,8 @@ func (v *view) has(id string) bool {
 	if v.all {
 		return true
 	}
-	ref, ok := v.ps.where[id]
-	return ok && v.set[ref.p]
+	d := v.byID[id]
+	return d != nil && v.scopes[d.Scope]
 }
 
 // accept is has as a filter for the vector index (nil: take everything).

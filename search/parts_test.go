@@ -174,7 +174,7 @@ func TestParts_BM25MatchesBleve(t *testing.T) {
 			want[h.ID] = h.Score
 		}
 		ix.mu.RLock()
-		got := ix.st.parts.view(nil).searchText(terms, 50)
+		got := ix.st.parts.view(nil, ix.st.docs).searchText(terms, 50)
 		ix.mu.RUnlock()
 		if len(got) != len(want) {
 			t.Fatalf("%q: %d hits, bleve %d", text, len(got), len(want))
@@ -255,7 +255,7 @@ func TestParts_ReaderOfEveryPartIsUnfiltered(t *testing.T) {
 	}
 	for i, c := range cases {
 		ix.mu.RLock()
-		v := ix.st.parts.view(c.readable)
+		v := ix.st.parts.view(c.readable, ix.st.docs)
 		ix.mu.RUnlock()
 		if v.all != c.all || (v.accept() == nil) != c.all {
 			t.Errorf("case %d: all=%v accept nil=%v, want %v", i, v.all, v.accept() == nil, c.all)

@@ -63,7 +63,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (res []Result, err error) 
 	}
 	st := ix.st
 	now := ix.now()
-	v := st.parts.view(q.Readable)
+	v := st.parts.view(q.Readable, st.docs)
 	if strings.TrimSpace(q.Text) == "" {
 		return ix.collect(st, ix.browse(st, v), q, limit)
 	}

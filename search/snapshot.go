@@ -113,9 +113,9 @@ func (s *state) adoptVectors(tag []byte) error {
 		}
 		if ok {
 			n++
-			ref := s.parts.where[id]
-			addVec(ref.p.vsum, v, 1)
-			ref.p.vn++
+			p := s.parts.byScope[d.Scope]
+			addVec(p.vsum, v, 1)
+			p.vn++
 		}
 	}
 	if n != s.vecs.Len() {

@@ -3,6 +3,7 @@ package search
 import (
 	"encoding/json"
 	"os"
+	"strings"
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/snowclaw/snowclaw/search/doclog"
@@ -28,7 +29,7 @@ type state struct {
 	fromSnap   bool                      // the vectors came from a graph snapshot (snapshot.go)
 	superseded map[string]map[string]int // id → author of a doc superseding it → how many
 	curators   map[string]bool           // authors whose supersedes hide anyone's doc
-	versions   map[string][]string       // address → ids of its indexed versions
+	versions   map[addrKey][]string      // address → ids of its indexed versions
 	threads    *thread.Set
 	sessions   *session.Set
 
@@ -62,7 +63,7 @@ func newState(dim int, curators []string, a analysis.Analyzer) *state {
 		parts:      newPartSet(dim),
 		vecs:       vector.NewAuto(dim, graphThreshold, vector.DefaultParams),
 		superseded: make(map[string]map[string]int),
-		versions:   make(map[string][]string),
+		versions:   make(map[addrKey][]string),
 		threads:    thread.NewSet(),
 		sessions:   session.NewSet(),
 		strs:       make(map[string]string),
@@ -93,6 +94,11 @@ func (s *state) close() error {
 func (s *state) putMaps(d *Doc, v []float32, a analysed) error {
 	d.Pubkey, d.Source, d.Tier = s.intern(d.Pubkey), s.intern(d.Source), s.intern(d.Tier)
 	d.Group, d.Model, d.Scope = s.intern(d.Group), s.intern(d.Model), s.intern(d.Scope)
+	if strings.HasSuffix(d.D, d.Topic) {
+		// a topic is the tail of its d tag: the doc log's decoder gave
+		// it a copy of its own
+		d.Topic = d.D[len(d.D)-len(d.Topic):]
+	}
 	if old, ok := s.docs[d.ID]; ok {
 		if err := s.dropMaps(old); err != nil {
 			return err
@@ -112,8 +118,8 @@ func (s *state) putMaps(d *Doc, v []float32, a analysed) error {
 		}
 		by[d.Pubkey]++
 	}
-	if d.Address != "" {
-		s.versions[d.Address] = append(s.versions[d.Address], d.ID)
+	if k, ok := addrOf(d); ok {
+		s.versions[k] = append(s.versions[k], d.ID)
 	}
 	s.threads.Add(threadKey(d), d.CreatedAt, d.ID, d.words)
 	s.sessions.Add(sessionKey(d), d.ID)
@@ -147,8 +153,8 @@ func (s *state) dropMaps(d *Doc) error {
 			delete(s.superseded, id)
 		}
 	}
-	if d.Address != "" {
-		vs := s.versions[d.Address]
+	if k, ok := addrOf(d); ok {
+		vs := s.versions[k]
 		for i, id := range vs {
 			if id == d.ID {
 				vs = append(vs[:i], vs[i+1:]...)
@@ -156,9 +162,9 @@ func (s *state) dropMaps(d *Doc) error {
 			}
 		}
 		if len(vs) == 0 {
-			delete(s.versions, d.Address)
+			delete(s.versions, k)
 		} else {
-			s.versions[d.Address] = vs
+			s.versions[k] = vs
 		}
 	}
 	s.threads.Remove(threadKey(d), d.CreatedAt, d.ID)
@@ -178,10 +184,11 @@ func (s *state) hidden(d *Doc) bool {
 			return true
 		}
 	}
-	if d.Address == "" {
+	k, ok := addrOf(d)
+	if !ok {
 		return false
 	}
-	for _, id := range s.versions[d.Address] {
+	for _, id := range s.versions[k] {
 		o := s.docs[id]
 		if o != nil && o != d && (o.CreatedAt > d.CreatedAt || (o.CreatedAt == d.CreatedAt && o.ID > d.ID)) {
 			return true

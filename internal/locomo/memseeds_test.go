@@ -117,7 +117,7 @@ func memoryDocs(c Conversation, author string, id func(string) string) []search.
 		topic := fmt.Sprintf("t%x", i)
 		d := "snow:memory:" + topic
 		out = append(out, search.Doc{ID: id(DocID(c.SampleID, t.DiaID)), Kind: 30078, Pubkey: author, Source: author,
-			CreatedAt: sessionAt[t.Session], D: d, Address: "30078:" + author + ":" + d, Topic: topic,
+			CreatedAt: sessionAt[t.Session], D: d, Topic: topic,
 			Text: t.Speaker + ": " + t.Text + "\n" + topic, Tier: "public", Scope: "public"})
 	}
 	return out

@@ -98,7 +98,6 @@ func (p *Plugin) docOf(evt *nostr.Event) (search.Doc, bool) {
 		return doc, false // config and other apps' data are not memories
 	}
 	doc.D = evt.Tags.GetD()
-	doc.Address = snowclaw.Address(snowclaw.KindAppData, evt.PubKey, doc.D)
 	content := evt.Content
 	if snowclaw.IsEncrypted(evt) {
 		// a private memory p-tagged by someone the signature does not

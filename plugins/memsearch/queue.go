@@ -163,8 +163,8 @@ func (p *Plugin) flush(ctx context.Context) {
 func (p *Plugin) replaceVersions(ctx context.Context, batch []search.Doc) ([]search.Doc, error) {
 	last := make(map[string]string)
 	for _, d := range batch {
-		if d.Address != "" {
-			last[d.Address] = d.ID
+		if a := d.Address(); a != "" {
+			last[a] = d.ID
 		}
 	}
 	if len(last) == 0 {
@@ -172,7 +172,7 @@ func (p *Plugin) replaceVersions(ctx context.Context, batch []search.Doc) ([]sea
 	}
 	kept := batch[:0]
 	for _, d := range batch {
-		if d.Address == "" || last[d.Address] == d.ID {
+		if a := d.Address(); a == "" || last[a] == d.ID {
 			kept = append(kept, d)
 		}
 	}

@@ -116,12 +116,12 @@ func TestQueue_OneVersionPerAddress(t *testing.T) {
 	defer ix.Close()
 	p := &Plugin{q: newQueue(), ix: ix, log: slog.New(slog.DiscardHandler)}
 	version := func(id, text string) op {
-		return op{doc: &search.Doc{ID: id, Kind: 30078, D: "snow:memory:x", Address: "30078:pk:snow:memory:x", Text: text}}
+		return op{doc: &search.Doc{ID: id, Kind: 30078, Pubkey: "pk", D: "snow:memory:x", Text: text}}
 	}
 	p.q.push(version("v1", "first"))
 	p.flush(context.Background())
 	p.q.push(version("v2", "second"))
-	p.q.push(op{doc: &search.Doc{ID: "other", Kind: 30078, D: "snow:memory:y", Address: "30078:pk:snow:memory:y", Text: "else"}})
+	p.q.push(op{doc: &search.Doc{ID: "other", Kind: 30078, Pubkey: "pk", D: "snow:memory:y", Text: "else"}})
 	p.q.push(version("v3", "third"))
 	p.flush(context.Background())
 	if got := ix.Versions("30078:pk:snow:memory:x"); len(got) != 1 || got[0] != "v3" {

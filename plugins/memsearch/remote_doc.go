@@ -26,7 +26,6 @@ func RemoteDoc(evt *nostr.Event) (search.Doc, bool) {
 		Tags: tagMap(evt), Tier: string(snowclaw.TierPublic), Source: evt.PubKey,
 		D: evt.Tags.GetD(), Topic: topic, Volatile: true, Scope: "remote",
 	}
-	doc.Address = snowclaw.Address(snowclaw.KindAppData, evt.PubKey, doc.D)
 	doc.Text = remoteKeys.Sanitize(memoryText(evt.Content, topic, snowclaw.TagValues(evt, "t"))).Text
 	provenance(evt, &doc)
 	return doc, doc.Text != ""

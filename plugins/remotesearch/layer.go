@@ -132,14 +132,15 @@ func (l *Layer) rank(ctx context.Context, reader string, f nostr.Filter, q snowc
 	for _, a := range answers {
 		for _, evt := range a.events {
 			doc, ok := memsearch.RemoteDoc(evt)
-			if !ok || localIDs[evt.ID] || localAddrs[doc.Address] || superseded[evt.PubKey+":"+evt.ID] ||
+			addr := doc.Address()
+			if !ok || localIDs[evt.ID] || localAddrs[addr] || superseded[evt.PubKey+":"+evt.ID] ||
 				!rest.Matches(evt) || !pq.Match(doc) || !l.o.CanRead(reader, evt) || l.gone(ctx, evt) {
 				continue
 			}
 			if c, seen := byID[evt.ID]; seen && c.r.Trust >= a.r.Trust {
 				continue
 			}
-			if id, seen := byAddr[doc.Address]; seen && id != evt.ID {
+			if id, seen := byAddr[addr]; seen && id != evt.ID {
 				old := byID[id]
 				if !newer(evt, a.r, old.evt, old.r) {
 					continue
@@ -147,7 +148,7 @@ func (l *Layer) rank(ctx context.Context, reader string, f nostr.Filter, q snowc
 				delete(byID, id)
 			}
 			byID[evt.ID] = cand{evt: evt, doc: doc, r: a.r}
-			byAddr[doc.Address] = evt.ID
+			byAddr[addr] = evt.ID
 		}
 	}
 	latest := make(map[string]*nostr.Event, len(byAddr))
