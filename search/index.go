@@ -344,7 +344,12 @@ func (ix *Index) Versions(address string) []string {
 	if ix.closed {
 		return nil
 	}
-	return append([]string(nil), ix.st.versions[k]...)
+	var ids []string
+	ix.st.versionsAt(k, func(d *Doc) bool {
+		ids = append(ids, d.ID)
+		return true
+	})
+	return ids
 }
 
 func (ix *Index) get(id string, withText bool) (Doc, bool, error) {

@@ -29,7 +29,7 @@ type state struct {
 	fromSnap   bool                      // the vectors came from a graph snapshot (snapshot.go)
 	superseded map[string]map[string]int // id → author of a doc superseding it → how many
 	curators   map[string]bool           // authors whose supersedes hide anyone's doc
-	versions   map[addrKey][]string      // address → ids of its indexed versions
+	versions   addrIndex                 // address → ids of its indexed versions
 	threads    *thread.Set
 	sessions   *session.Set
 
@@ -63,7 +63,7 @@ func newState(dim int, curators []string, a analysis.Analyzer) *state {
 		parts:      newPartSet(dim),
 		vecs:       vector.NewAuto(dim, graphThreshold, vector.DefaultParams),
 		superseded: make(map[string]map[string]int),
-		versions:   make(map[addrKey][]string),
+		versions:   newAddrIndex(),
 		threads:    thread.NewSet(),
 		sessions:   session.NewSet(),
 		strs:       make(map[string]string),
@@ -119,7 +119,7 @@ func (s *state) putMaps(d *Doc, v []float32, a analysed) error {
 		by[d.Pubkey]++
 	}
 	if k, ok := addrOf(d); ok {
-		s.versions[k] = append(s.versions[k], d.ID)
+		s.versions.add(k, d.ID)
 	}
 	s.threads.Add(threadKey(d), d.CreatedAt, d.ID, d.words)
 	s.sessions.Add(sessionKey(d), d.ID)
@@ -154,18 +154,7 @@ func (s *state) dropMaps(d *Doc) error {
 		}
 	}
 	if k, ok := addrOf(d); ok {
-		vs := s.versions[k]
-		for i, id := range vs {
-			if id == d.ID {
-				vs = append(vs[:i], vs[i+1:]...)
-				break
-			}
-		}
-		if len(vs) == 0 {
-			delete(s.versions, k)
-		} else {
-			s.versions[k] = vs
-		}
+		s.versions.remove(k, d.ID)
 	}
 	s.threads.Remove(threadKey(d), d.CreatedAt, d.ID)
 	s.sessions.Remove(sessionKey(d), d.ID)
@@ -188,13 +177,12 @@ func (s *state) hidden(d *Doc) bool {
 	if !ok {
 		return false
 	}
-	for _, id := range s.versions[k] {
-		o := s.docs[id]
-		if o != nil && o != d && (o.CreatedAt > d.CreatedAt || (o.CreatedAt == d.CreatedAt && o.ID > d.ID)) {
-			return true
-		}
-	}
-	return false
+	newer := false
+	s.versionsAt(k, func(o *Doc) bool {
+		newer = o != d && (o.CreatedAt > d.CreatedAt || (o.CreatedAt == d.CreatedAt && o.ID > d.ID))
+		return !newer
+	})
+	return newer
 }
 
 // writeStores puts docs into the doc log; volatile docs never reach it,
