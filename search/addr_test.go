@@ -56,3 +56,25 @@ func TestAddrIndex(t *testing.T) {
 		t.Fatalf("hidden: v1 %v v2 %v bob's %v; want only v1, the older version", s.hidden(v1), s.hidden(v2), s.hidden(other))
 	}
 }
+
+// Scope answers from the indexed doc, for a doc in the log and a volatile
+// one alike, and not for an id never indexed.
+func TestIndex_Scope(t *testing.T) {
+	ix := openTest(t, Options{Dir: t.TempDir()})
+	mustIndex(t, ix,
+		Doc{ID: "g", Text: "deploy notes for the team", Scope: "group:team"},
+		Doc{ID: "p", Text: "my private deploy notes", Scope: "private:alice", Volatile: true})
+	for _, tc := range []struct {
+		id, scope        string
+		volatile, wantOK bool
+	}{
+		{"g", "group:team", false, true},
+		{"p", "private:alice", true, true},
+		{"none", "", false, false},
+	} {
+		scope, volatile, ok := ix.Scope(tc.id)
+		if scope != tc.scope || volatile != tc.volatile || ok != tc.wantOK {
+			t.Errorf("Scope(%s) = %q, %v, %v; want %q, %v, %v", tc.id, scope, volatile, ok, tc.scope, tc.volatile, tc.wantOK)
+		}
+	}
+}

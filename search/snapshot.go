@@ -106,8 +106,9 @@ func (s *state) adoptVectors(tag []byte) error {
 		p.vn = 0
 	}
 	n := 0
+	v := make([]float32, s.parts.dim)
 	for id, d := range s.docs {
-		v, ok := s.vecs.Get(id)
+		ok := s.vecs.GetInto(id, v)
 		if ok == d.KeywordOnly {
 			return errStaleSnapshot
 		}

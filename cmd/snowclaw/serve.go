@@ -20,6 +20,7 @@ import (
 	"github.com/snowclaw/snowclaw/policies"
 	"github.com/snowclaw/snowclaw/relay"
 	"github.com/snowclaw/snowclaw/search"
+	"github.com/snowclaw/snowclaw/search/ollamaembed"
 )
 
 // serveFlags are the command-line overrides; empty means "not given".
@@ -94,7 +95,7 @@ func runServe(ctx context.Context, args, environ []string, stdout, stderr io.Wri
 		return fmt.Errorf("agent: %w", err)
 	}
 	if cfg.Search.Enabled && cfg.Search.Embedder == "ollama" {
-		emb, err := search.NewOllama(ctx, search.OllamaOptions{Host: cfg.Search.OllamaHost, Model: cfg.Search.OllamaModel})
+		emb, err := ollamaembed.New(ctx, ollamaembed.Options{Host: cfg.Search.OllamaHost, Model: cfg.Search.OllamaModel})
 		if err != nil {
 			ln.Close()
 			return fmt.Errorf("search.embedder = ollama: %w", err)

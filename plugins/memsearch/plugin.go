@@ -209,15 +209,15 @@ func (p *Plugin) catchUp(ctx context.Context, progress func(done, total int)) er
 		// On a restart nearly every event is in the doc log already: what
 		// catching up needs of it (its address and scope) is in the indexed
 		// doc, without decoding, decrypting and sanitizing it again.
-		if d, have := p.ix.Meta(evt.ID); have && !d.Volatile {
-			p.remember(d.Scope, evt)
+		if scope, volatile, have := p.ix.Scope(evt.ID); have && !volatile {
+			p.remember(scope, evt)
 			return true
 		}
 		doc, ok := p.docOf(evt)
 		if !ok {
 			return true
 		}
-		if _, have := p.ix.Meta(doc.ID); have && !doc.Volatile {
+		if _, _, have := p.ix.Scope(doc.ID); have && !doc.Volatile {
 			return true
 		}
 		batch = append(batch, doc)

@@ -171,6 +171,16 @@ func (a *annIndex) Get(id string) ([]float32, bool) {
 	return a.g.vec(n), true
 }
 
+func (a *annIndex) GetInto(id string, v []float32) bool {
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	n, ok := a.pos[id]
+	if ok {
+		a.g.decode(v, n)
+	}
+	return ok
+}
+
 // Search walks the graph over the linked nodes and scans the pending ones,
 // or scans all when that is cheaper (Params.ScanFactor). Both rank by
 // the 8-bit codes; the head of that ranking is scored again with Dot of

@@ -101,6 +101,14 @@ func (f *flatIndex) Get(id string) ([]float32, bool) {
 	return f.row(i), true
 }
 
+func (f *flatIndex) GetInto(id string, v []float32) bool {
+	i, ok := f.pos[id]
+	if ok {
+		copy(v, f.row(i))
+	}
+	return ok
+}
+
 // parallelMin is the index size from which a scan is split across cores:
 // at 100k vectors of 512 dimensions one scan reads 200 MB, and a single
 // core makes search p95 miss 20 ms on a 2-core machine.

@@ -507,11 +507,12 @@ func TestHNSW_Concurrent(t *testing.T) {
 // vectors.
 type qscan struct{ a *annIndex }
 
-func (s qscan) Add(string, []float32)        {}
-func (s qscan) Remove(string)                {}
-func (s qscan) Get(string) ([]float32, bool) { return nil, false }
-func (s qscan) Len() int                     { return 0 }
-func (s qscan) Mean() []float32              { return nil }
+func (s qscan) Add(string, []float32)          {}
+func (s qscan) Remove(string)                  {}
+func (s qscan) Get(string) ([]float32, bool)   { return nil, false }
+func (s qscan) GetInto(string, []float32) bool { return false }
+func (s qscan) Len() int                       { return 0 }
+func (s qscan) Mean() []float32                { return nil }
 func (s qscan) SearchAccept(q []float32, k int, _ func(string) bool) []Hit {
 	return s.Search(q, k)
 }

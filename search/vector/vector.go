@@ -32,6 +32,10 @@ type Index interface {
 	Add(id string, v []float32)
 	Remove(id string)
 	Get(id string) ([]float32, bool)
+	// GetInto is Get writing into v (len(v) is the dimension) instead
+	// of a new slice: for a walk over every vector, which would otherwise
+	// make as much garbage as the vectors take (2 GB at a million).
+	GetInto(id string, v []float32) bool
 	Search(q []float32, k int) []Hit
 	// SearchAccept is Search over the vectors accept takes (nil: all):
 	// the k best of those, not the k best filtered afterwards.
@@ -112,6 +116,9 @@ func (x *Auto) Remove(id string) {
 }
 
 func (x *Auto) Get(id string) ([]float32, bool) { return x.cur().Get(id) }
+func (x *Auto) GetInto(id string, v []float32) bool {
+	return x.cur().GetInto(id, v)
+}
 func (x *Auto) Search(q []float32, k int) []Hit { return x.cur().Search(q, k) }
 func (x *Auto) SearchAccept(q []float32, k int, accept func(string) bool) []Hit {
 	return x.cur().SearchAccept(q, k, accept)

@@ -1,4 +1,4 @@
-package search
+package ollamaembed
 
 import (
 	"encoding/json"
@@ -39,7 +39,7 @@ type fakeOllama struct {
 func newFakeOllama(t *testing.T, dim int, models ...string) *fakeOllama {
 	t.Helper()
 	if len(models) == 0 {
-		models = []string{DefaultOllamaModel}
+		models = []string{DefaultModel}
 	}
 	f := &fakeOllama{dim: dim, models: map[string]bool{}, release: make(chan struct{})}
 	for _, m := range models {
@@ -192,6 +192,6 @@ func ollamaMustContain(t *testing.T, err error, subs ...string) {
 	}
 }
 
-func ollamaFastOpts(host string) OllamaOptions {
-	return OllamaOptions{Host: host, Timeout: 5 * time.Second, backoff: 5 * time.Millisecond}
+func ollamaFastOpts(host string) Options {
+	return Options{Host: host, Timeout: 5 * time.Second, backoff: 5 * time.Millisecond}
 }

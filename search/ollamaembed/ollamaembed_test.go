@@ -1,4 +1,4 @@
-package search
+package ollamaembed
 
 import (
 	"context"
@@ -12,31 +12,32 @@ import (
 	"time"
 
 	"github.com/ollama/ollama/api"
+	"github.com/snowclaw/snowclaw/search"
 )
 
 func TestOllama_Construct(t *testing.T) {
-	f := newFakeOllama(t, 12, DefaultOllamaModel, "mxbai-embed-large")
+	f := newFakeOllama(t, 12, DefaultModel, "mxbai-embed-large")
 	tests := []struct {
 		name     string
-		opts     OllamaOptions
+		opts     Options
 		wantName string
 		wantDim  int
-		wantReqs int // requests made by NewOllama
+		wantReqs int // requests made by New
 		wantErr  []string
 	}{
 		{name: "defaults discover dim", opts: ollamaFastOpts(f.url()), wantName: "ollama:nomic-embed-text", wantDim: 12, wantReqs: 1},
-		{name: "other model", opts: OllamaOptions{Host: f.url(), Model: "mxbai-embed-large"}, wantName: "ollama:mxbai-embed-large", wantDim: 12, wantReqs: 1},
-		{name: "host without scheme", opts: OllamaOptions{Host: strings.TrimPrefix(f.url(), "http://") + "/"}, wantName: "ollama:nomic-embed-text", wantDim: 12, wantReqs: 1},
-		{name: "dim given, no probe", opts: OllamaOptions{Host: f.url(), Dim: 768}, wantName: "ollama:nomic-embed-text", wantDim: 768, wantReqs: 0},
-		{name: "dim given, server down is fine", opts: OllamaOptions{Host: ollamaClosedAddr(t), Dim: 384}, wantName: "ollama:nomic-embed-text", wantDim: 384, wantReqs: 0},
-		{name: "bad scheme", opts: OllamaOptions{Host: "ftp://x:1", Dim: 4}, wantErr: []string{"invalid host", "ftp://x:1"}},
-		{name: "no host", opts: OllamaOptions{Host: "http://", Dim: 4}, wantErr: []string{"invalid host"}},
-		{name: "negative dim", opts: OllamaOptions{Host: f.url(), Dim: -1}, wantErr: []string{"negative dimension"}},
+		{name: "other model", opts: Options{Host: f.url(), Model: "mxbai-embed-large"}, wantName: "ollama:mxbai-embed-large", wantDim: 12, wantReqs: 1},
+		{name: "host without scheme", opts: Options{Host: strings.TrimPrefix(f.url(), "http://") + "/"}, wantName: "ollama:nomic-embed-text", wantDim: 12, wantReqs: 1},
+		{name: "dim given, no probe", opts: Options{Host: f.url(), Dim: 768}, wantName: "ollama:nomic-embed-text", wantDim: 768, wantReqs: 0},
+		{name: "dim given, server down is fine", opts: Options{Host: ollamaClosedAddr(t), Dim: 384}, wantName: "ollama:nomic-embed-text", wantDim: 384, wantReqs: 0},
+		{name: "bad scheme", opts: Options{Host: "ftp://x:1", Dim: 4}, wantErr: []string{"invalid host", "ftp://x:1"}},
+		{name: "no host", opts: Options{Host: "http://", Dim: 4}, wantErr: []string{"invalid host"}},
+		{name: "negative dim", opts: Options{Host: f.url(), Dim: -1}, wantErr: []string{"negative dimension"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			before := f.count()
-			o, err := NewOllama(context.Background(), tc.opts)
+			o, err := New(context.Background(), tc.opts)
 			if tc.wantErr != nil {
 				ollamaMustContain(t, err, tc.wantErr...)
 				return
@@ -48,20 +49,20 @@ func TestOllama_Construct(t *testing.T) {
 				t.Errorf("Name, Dim = %q, %d; want %q, %d", o.Name(), o.Dim(), tc.wantName, tc.wantDim)
 			}
 			if got := f.count() - before; got != tc.wantReqs {
-				t.Errorf("NewOllama made %d requests, want %d", got, tc.wantReqs)
+				t.Errorf("New made %d requests, want %d", got, tc.wantReqs)
 			}
 		})
 	}
 
 	t.Run("default host", func(t *testing.T) {
-		o, err := NewOllama(context.Background(), OllamaOptions{Dim: 8})
+		o, err := New(context.Background(), Options{Dim: 8})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if o.Host() != DefaultOllamaHost || o.Model() != DefaultOllamaModel {
+		if o.Host() != DefaultHost || o.Model() != DefaultModel {
 			t.Errorf("Host, Model = %q, %q", o.Host(), o.Model())
 		}
-		var _ Embedder = o
+		var _ search.Embedder = o
 	})
 }
 
@@ -85,7 +86,7 @@ func TestOllama_Batching(t *testing.T) {
 			opts := ollamaFastOpts(f.url())
 			opts.BatchSize = tc.batchSize
 			opts.Dim = 16
-			o, err := NewOllama(context.Background(), opts)
+			o, err := New(context.Background(), opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -117,7 +118,7 @@ func TestOllama_BlankText(t *testing.T) {
 	f := newFakeOllama(t, 4)
 	opts := ollamaFastOpts(f.url())
 	opts.Dim = 4
-	o, err := NewOllama(context.Background(), opts)
+	o, err := New(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +185,7 @@ func TestOllama_Retry(t *testing.T) {
 			opts := ollamaFastOpts(f.url())
 			opts.Dim = 8
 			opts.Retries = tc.retries
-			o, err := NewOllama(context.Background(), opts)
+			o, err := New(context.Background(), opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -207,7 +208,7 @@ func TestOllama_Down(t *testing.T) {
 	tests := []struct {
 		name  string
 		model string
-		dim   int // 0: the error comes from NewOllama's probe
+		dim   int // 0: the error comes from New's probe
 	}{
 		{name: "probe at construction", dim: 0},
 		{name: "embed", dim: 8},
@@ -216,8 +217,8 @@ func TestOllama_Down(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			start := time.Now()
-			opts := OllamaOptions{Host: host, Model: tc.model, Dim: tc.dim} // default retries and backoff
-			o, err := NewOllama(context.Background(), opts)
+			opts := Options{Host: host, Model: tc.model, Dim: tc.dim} // default retries and backoff
+			o, err := New(context.Background(), opts)
 			if tc.dim != 0 {
 				if err != nil {
 					t.Fatal(err)
@@ -226,13 +227,13 @@ func TestOllama_Down(t *testing.T) {
 			}
 			model := tc.model
 			if model == "" {
-				model = DefaultOllamaModel
+				model = DefaultModel
 			}
 			ollamaMustContain(t, err,
 				"ollama at "+host+": connection refused",
 				"is `ollama serve` running and the model pulled (`ollama pull "+model+"`)?")
-			if !errors.Is(err, ErrOllamaUnavailable) {
-				t.Errorf("errors.Is(err, ErrOllamaUnavailable) = false for %v", err)
+			if !errors.Is(err, ErrUnavailable) {
+				t.Errorf("errors.Is(err, ErrUnavailable) = false for %v", err)
 			}
 			if !errors.Is(err, syscall.ECONNREFUSED) {
 				t.Errorf("errors.Is(err, ECONNREFUSED) = false for %v", err)
@@ -271,10 +272,10 @@ func TestOllama_ModelNotFound(t *testing.T) {
 			f.fail = tc.fail
 			opts := ollamaFastOpts(f.url())
 			opts.Model = "nope"
-			_, err := NewOllama(context.Background(), opts)
+			_, err := New(context.Background(), opts)
 			ollamaMustContain(t, err, tc.wantErr...)
 			ollamaMustContain(t, err, "ollama at "+f.url())
-			if errors.Is(err, ErrOllamaUnavailable) {
+			if errors.Is(err, ErrUnavailable) {
 				t.Errorf("a reachable server is reported unavailable: %v", err)
 			}
 			var se api.StatusError
@@ -360,7 +361,7 @@ func TestOllama_BadResponse(t *testing.T) {
 			f.raw = tc.raw
 			opts := ollamaFastOpts(f.url())
 			opts.Dim = tc.dim
-			o, err := NewOllama(context.Background(), opts)
+			o, err := New(context.Background(), opts)
 			if err == nil {
 				_, err = o.Embed(context.Background(), ollamaTexts(3))
 			}
@@ -377,15 +378,15 @@ func TestOllama_Timeout(t *testing.T) {
 	opts.Dim = 8
 	opts.Timeout = 50 * time.Millisecond
 	opts.Retries = 1
-	o, err := NewOllama(context.Background(), opts)
+	o, err := New(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()
 	_, err = o.Embed(context.Background(), ollamaTexts(2))
 	ollamaMustContain(t, err, "no reply within 50ms", "(2 attempts)", "ollama serve")
-	if !errors.Is(err, ErrOllamaUnavailable) {
-		t.Errorf("timeout not ErrOllamaUnavailable: %v", err)
+	if !errors.Is(err, ErrUnavailable) {
+		t.Errorf("timeout not ErrUnavailable: %v", err)
 	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		t.Errorf("per-request timeout reported as the caller's context: %v", err)
@@ -401,7 +402,7 @@ func TestOllama_Timeout(t *testing.T) {
 func TestOllama_Cancel(t *testing.T) {
 	tests := []struct {
 		name    string
-		setup   func(f *fakeOllama, opts *OllamaOptions)
+		setup   func(f *fakeOllama, opts *Options)
 		ctx     func() (context.Context, context.CancelFunc)
 		want    error
 		maxReqs int
@@ -418,7 +419,7 @@ func TestOllama_Cancel(t *testing.T) {
 		},
 		{
 			name:  "cancelled during request",
-			setup: func(f *fakeOllama, _ *OllamaOptions) { f.block = true },
+			setup: func(f *fakeOllama, _ *Options) { f.block = true },
 			ctx: func() (context.Context, context.CancelFunc) {
 				ctx, cancel := context.WithCancel(context.Background())
 				time.AfterFunc(50*time.Millisecond, cancel)
@@ -429,7 +430,7 @@ func TestOllama_Cancel(t *testing.T) {
 		},
 		{
 			name: "cancelled during backoff",
-			setup: func(f *fakeOllama, opts *OllamaOptions) {
+			setup: func(f *fakeOllama, opts *Options) {
 				f.fail = func(int) (int, string) { return 500, "boom" }
 				opts.backoff = time.Hour
 			},
@@ -443,7 +444,7 @@ func TestOllama_Cancel(t *testing.T) {
 		},
 		{
 			name:  "caller deadline",
-			setup: func(f *fakeOllama, _ *OllamaOptions) { f.block = true },
+			setup: func(f *fakeOllama, _ *Options) { f.block = true },
 			ctx: func() (context.Context, context.CancelFunc) {
 				return context.WithTimeout(context.Background(), 50*time.Millisecond)
 			},
@@ -460,7 +461,7 @@ func TestOllama_Cancel(t *testing.T) {
 			if tc.setup != nil {
 				tc.setup(f, &opts)
 			}
-			o, err := NewOllama(context.Background(), opts)
+			o, err := New(context.Background(), opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -486,7 +487,7 @@ func TestOllama_Cancel(t *testing.T) {
 		f.block = true
 		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 		defer cancel()
-		_, err := NewOllama(ctx, ollamaFastOpts(f.url()))
+		_, err := New(ctx, ollamaFastOpts(f.url()))
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("err = %v", err)
 		}
@@ -495,7 +496,7 @@ func TestOllama_Cancel(t *testing.T) {
 
 func TestOllama_Concurrent(t *testing.T) {
 	f := newFakeOllama(t, 8)
-	o, err := NewOllama(context.Background(), ollamaFastOpts(f.url()))
+	o, err := New(context.Background(), ollamaFastOpts(f.url()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,7 @@
-package search
+// Package ollamaembed is the search index's Ollama embedder
+// (search.Embedder): texts are embedded by an Ollama server's /api/embed,
+// through internal/ollama, in batches with retries.
+package ollamaembed
 
 import (
 	"context"
@@ -8,31 +11,32 @@ import (
 	"time"
 
 	"github.com/snowclaw/snowclaw/internal/ollama"
+	"github.com/snowclaw/snowclaw/search"
 )
 
-// Defaults of OllamaOptions.
+// Defaults of Options.
 const (
-	DefaultOllamaHost      = ollama.DefaultHost
-	DefaultOllamaModel     = "nomic-embed-text"
-	DefaultOllamaBatchSize = 32
-	DefaultOllamaTimeout   = 30 * time.Second
-	DefaultOllamaRetries   = ollama.DefaultRetries
+	DefaultHost      = ollama.DefaultHost
+	DefaultModel     = "nomic-embed-text"
+	DefaultBatchSize = 32
+	DefaultTimeout   = 30 * time.Second
+	DefaultRetries   = ollama.DefaultRetries
 )
 
-// defaultOllamaBackoff is the wait before the first retry; it doubles on
+// defaultBackoff is the wait before the first retry; it doubles on
 // each further retry.
-const defaultOllamaBackoff = 100 * time.Millisecond
+const defaultBackoff = 100 * time.Millisecond
 
-// ollamaProbeText is embedded once by NewOllama to discover the dimension.
-const ollamaProbeText = "dimension probe"
+// probeText is embedded once by New to discover the dimension.
+const probeText = "dimension probe"
 
-// ErrOllamaUnavailable is matched (errors.Is) by errors that mean Ollama
+// ErrUnavailable is matched (errors.Is) by errors that mean Ollama
 // could not be reached at all: connection refused, DNS failure, no answer
 // within the timeout. A caller may fall back to the built-in embedder.
-var ErrOllamaUnavailable = ollama.ErrUnavailable
+var ErrUnavailable = ollama.ErrUnavailable
 
-// OllamaOptions configure an Ollama embedder. Zero values take the defaults.
-type OllamaOptions struct {
+// Options configure an Ollama embedder. Zero values take the defaults.
+type Options struct {
 	// Host is the Ollama server, "http://host:port" or "host:port"
 	// (default "http://127.0.0.1:11434").
 	Host string
@@ -48,54 +52,54 @@ type OllamaOptions struct {
 	// backoff. 0 means the default (2); a negative value disables retries.
 	Retries int
 	// Dim is the vector dimension; 0 discovers it by embedding a probe
-	// text in NewOllama. When set, NewOllama makes no request.
+	// text in New. When set, New makes no request.
 	Dim int
 	// HTTPClient is used for requests; nil means a new client with the
 	// default transport.
 	HTTPClient *http.Client
 
-	// backoff overrides defaultOllamaBackoff (tests).
+	// backoff overrides defaultBackoff (tests).
 	backoff time.Duration
 }
 
-// Ollama is an Embedder backed by an Ollama server's /api/embed (through
-// internal/ollama). It is safe for concurrent use.
-type Ollama struct {
+// Embedder is a search.Embedder backed by an Ollama server's /api/embed
+// (through internal/ollama). It is safe for concurrent use.
+type Embedder struct {
 	c         *ollama.Client
 	batchSize int
 	dim       int
 }
 
-var _ Embedder = (*Ollama)(nil)
+var _ search.Embedder = (*Embedder)(nil)
 
-// NewOllama returns an Ollama embedder. With opts.Dim == 0 it embeds a probe
+// New returns an Ollama embedder. With opts.Dim == 0 it embeds a probe
 // text to learn the dimension, so it fails (with a message naming the host
 // and model) when Ollama is down or the model is not pulled.
-func NewOllama(ctx context.Context, opts OllamaOptions) (*Ollama, error) {
+func New(ctx context.Context, opts Options) (*Embedder, error) {
 	model := strings.TrimSpace(opts.Model)
 	if model == "" {
-		model = DefaultOllamaModel
+		model = DefaultModel
 	}
 	timeout, backoff := opts.Timeout, opts.backoff
 	if timeout <= 0 {
-		timeout = DefaultOllamaTimeout
+		timeout = DefaultTimeout
 	}
 	if backoff <= 0 {
-		backoff = defaultOllamaBackoff
+		backoff = defaultBackoff
 	}
 	c, err := ollama.New(ollama.Options{Host: opts.Host, Model: model, Timeout: timeout, Retries: opts.Retries, Backoff: backoff, HTTPClient: opts.HTTPClient})
 	if err != nil {
 		return nil, err
 	}
-	o := &Ollama{c: c, batchSize: opts.BatchSize, dim: opts.Dim}
+	o := &Embedder{c: c, batchSize: opts.BatchSize, dim: opts.Dim}
 	if o.batchSize <= 0 {
-		o.batchSize = DefaultOllamaBatchSize
+		o.batchSize = DefaultBatchSize
 	}
 	if o.dim < 0 {
 		return nil, fmt.Errorf("ollama: negative dimension %d", o.dim)
 	}
 	if o.dim == 0 {
-		vecs, err := c.Embed(ctx, []string{ollamaProbeText})
+		vecs, err := c.Embed(ctx, []string{probeText})
 		if err != nil {
 			return nil, err
 		}
@@ -111,20 +115,20 @@ func NewOllama(ctx context.Context, opts OllamaOptions) (*Ollama, error) {
 }
 
 // Name returns "ollama:<model>".
-func (o *Ollama) Name() string { return "ollama:" + o.c.Model() }
+func (o *Embedder) Name() string { return "ollama:" + o.c.Model() }
 
 // Dim returns the vector dimension.
-func (o *Ollama) Dim() int { return o.dim }
+func (o *Embedder) Dim() int { return o.dim }
 
 // Host returns the base URL of the Ollama server.
-func (o *Ollama) Host() string { return o.c.Host() }
+func (o *Embedder) Host() string { return o.c.Host() }
 
 // Model returns the model name.
-func (o *Ollama) Model() string { return o.c.Model() }
+func (o *Embedder) Model() string { return o.c.Model() }
 
 // Embed returns one vector per text, in order, sending BatchSize texts per
 // request. Every vector is checked to have dimension Dim().
-func (o *Ollama) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+func (o *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	out := make([][]float32, 0, len(texts))
 	for start := 0; start < len(texts); start += o.batchSize {
 		end := min(start+o.batchSize, len(texts))
