@@ -42,7 +42,7 @@ func sharedTag(name string) bool { return name == "t" || name == "h" }
 func (s *state) export(d *Doc, withText bool) (Doc, error) {
 	c := *d
 	c.Tags = tagpack.Unpack(d.tagv)
-	c.off, c.tagv, c.spk, c.words = 0, nil, "", 0
+	c.off, c.tagv, c.spk, c.words, c.slot = 0, nil, "", 0, 0
 	if withText && d.off > 0 {
 		full, err := s.readDoc(d)
 		if err != nil {

@@ -256,6 +256,6 @@ func cloneDoc(d *Doc) *Doc {
 		}
 	}
 	c.Supersedes = append([]string(nil), d.Supersedes...)
-	c.off, c.tagv, c.spk, c.words = 0, nil, "", 0 // the index's own, set when indexed
+	c.off, c.tagv, c.spk, c.words, c.slot = 0, nil, "", 0, 0 // the index's own, set when indexed
 	return &c
 }
