@@ -223,7 +223,10 @@ func (c *client) checkEvent(evt *nostr.Event) error {
 }
 
 func (c *client) handleReq(id string, filters nostr.Filters) {
-	c.r.caughtUp(c.ctx)
+	if err := c.r.caughtUp(c.ctx); err != nil {
+		c.closed(id, err)
+		return
+	}
 	if err := c.checkFilters(id, filters); err != nil {
 		c.closed(id, err)
 		return
@@ -305,7 +308,10 @@ func (c *client) sendExplain(sub string, rows any) {
 }
 
 func (c *client) handleCount(id string, filters nostr.Filters) {
-	c.r.caughtUp(c.ctx)
+	if err := c.r.caughtUp(c.ctx); err != nil {
+		c.closed(id, err)
+		return
+	}
 	if err := c.checkFilters(id, filters); err != nil {
 		c.closed(id, err)
 		return

@@ -3,10 +3,12 @@ package relay
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/relay/store"
 )
 
@@ -35,8 +37,10 @@ func FromPeer(ctx context.Context) bool {
 type follower struct {
 	feed  store.Feed
 	pos   atomic.Int64 // the last entry whose hooks have run; starts at the head before any state was loaded
+	head  atomic.Int64 // the newest entry known to exist (read, or told by Pending)
 	mu    sync.Mutex
 	moved chan struct{} // closed (and replaced) whenever pos moves
+	dead  atomic.Bool   // stopped for good (the log was pruned past pos)
 	stop  context.CancelFunc
 	done  chan struct{}
 }
@@ -56,6 +60,7 @@ func (r *Relay) openFeed(ctx context.Context) error {
 	}
 	r.follow = &follower{feed: feed, moved: make(chan struct{})}
 	r.follow.pos.Store(head)
+	r.follow.head.Store(head)
 	return nil
 }
 
@@ -85,6 +90,7 @@ func (r *Relay) FollowPeers() {
 		defer close(f.done)
 		for ctx.Err() == nil {
 			err := f.feed.Follow(ctx, f.pos.Load(), func(c store.Change) error {
+				f.saw(c.Seq)
 				r.applyChange(ctx, c)
 				f.advance(c.Seq)
 				return nil
@@ -97,6 +103,7 @@ func (r *Relay) FollowPeers() {
 				// than the retention): what is missed cannot be applied
 				// change by change; restart the instance to reload
 				r.log.Error("change log pruned past this instance's position: changes by other instances are missing here; restart this instance", "position", f.pos.Load())
+				f.dead.Store(true)
 				return
 			}
 			r.log.Warn("following the shared store's change log failed; retrying", "err", err)
@@ -108,6 +115,16 @@ func (r *Relay) FollowPeers() {
 	}()
 }
 
+// saw notes that entry seq exists.
+func (f *follower) saw(seq int64) {
+	for {
+		h := f.head.Load()
+		if seq <= h || f.head.CompareAndSwap(h, seq) {
+			return
+		}
+	}
+}
+
 func (f *follower) advance(seq int64) {
 	f.pos.Store(seq)
 	f.mu.Lock()
@@ -117,47 +134,107 @@ func (f *follower) advance(seq int64) {
 }
 
 // maxCatchUpWait bounds how long a read or write waits for this instance
-// to apply the changes committed before it; past it, it goes on with
-// what the instance has (and logs why).
+// to apply the changes committed before it; past it, it is refused.
 const maxCatchUpWait = 2 * time.Second
 
 // caughtUp waits until this instance has applied every change committed
 // before the call: a client that got its OK from one instance and asks
 // another (a load balancer may send it anywhere) finds what it wrote, and
 // a membership granted or revoked on one instance decides on every one.
-// It costs one indexed read of the log's newest entries (Feed.Pending). Hooks of a peer's change
-// (FromPeer) never wait: they run on the goroutine that would have to
-// advance.
-func (r *Relay) caughtUp(ctx context.Context) {
+// When it cannot tell (the log cannot be read) or cannot get there in
+// maxCatchUpWait, the read or write is refused with a retryable error:
+// deciding on state this instance cannot prove current would let a
+// removed member in. It costs one indexed read of the log's newest
+// entries (Feed.Pending). Hooks of a peer's change (FromPeer) never
+// wait: they run on the goroutine that would have to advance.
+func (r *Relay) caughtUp(ctx context.Context) error {
 	f := r.follow
 	if f == nil || FromPeer(ctx) || f.done == nil {
-		return
+		return nil
+	}
+	if f.dead.Load() {
+		return errBehind("lost its place in the shared store's change log and must be restarted")
 	}
 	// only other instances' changes need waiting for: this instance's
 	// own were applied before their OK
 	head, err := f.feed.Pending(ctx, f.pos.Load())
 	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		r.log.Warn("reading the change log's head", "err", err)
-		return
+		return errBehind("cannot read the shared store's change log")
 	}
+	f.saw(head)
 	timeout := time.NewTimer(maxCatchUpWait)
 	defer timeout.Stop()
 	for {
 		f.mu.Lock()
 		moved := f.moved
 		f.mu.Unlock()
-		if f.pos.Load() >= head {
-			return
+		pos := f.pos.Load()
+		if pos >= head {
+			return nil
 		}
 		select {
 		case <-moved:
 		case <-ctx.Done():
-			return
+			return ctx.Err()
 		case <-timeout.C:
-			r.log.Warn("this instance is behind the shared store's change log", "position", f.pos.Load(), "head", head)
-			return
+			r.met.behind.Inc()
+			return errBehind(fmt.Sprintf("is %d changes behind the shared store", head-pos))
 		}
 	}
+}
+
+// errBehind is the refusal of a read or write this instance cannot decide
+// on current state. error: tells clients to try again.
+func errBehind(why string) error {
+	return snowclaw.Internal("this relay instance %s; try again in a few seconds", why)
+}
+
+// CaughtUp is caughtUp for the relay's other entry points (the HTTP API):
+// nil once this instance has applied every change committed before the
+// call, a retryable refusal when it cannot.
+func (r *Relay) CaughtUp(ctx context.Context) error { return r.caughtUp(ctx) }
+
+// FeedLag is how far this instance is behind the shared store's change
+// log.
+type FeedLag struct {
+	Position int64   `json:"position"` // the last entry applied here
+	Head     int64   `json:"head"`     // the newest entry in the log
+	Entries  int64   `json:"entries"`  // Head - Position
+	Seconds  float64 `json:"seconds"`  // how long ago the oldest entry not applied here was written; 0 when none waits
+	Stopped  bool    `json:"stopped"`  // the follower gave up (the log was pruned past it): restart
+}
+
+// maxHealthyLag is the lag past which health says this instance is not
+// ok: its reads and writes are being refused or soon will be.
+const maxHealthyLag = maxCatchUpWait
+
+// Healthy reports whether the lag lets this instance answer.
+func (l FeedLag) Healthy() bool {
+	return !l.Stopped && l.Seconds < maxHealthyLag.Seconds()
+}
+
+// FeedLag reads the log's head and says how far behind it this instance
+// is; false without a shared store.
+func (r *Relay) FeedLag(ctx context.Context) (FeedLag, bool, error) {
+	f := r.follow
+	if f == nil {
+		return FeedLag{}, false, nil
+	}
+	pos := f.pos.Load()
+	head, oldest, err := f.feed.Lag(ctx, pos)
+	if err != nil {
+		return FeedLag{}, true, err
+	}
+	f.saw(head)
+	l := FeedLag{Position: pos, Head: head, Entries: max(head-pos, 0), Stopped: f.dead.Load()}
+	if !oldest.IsZero() {
+		l.Seconds = max(time.Since(oldest).Seconds(), 0)
+	}
+	return l, true, nil
 }
 
 // StopFollowing ends FollowPeers and waits for the change being applied.
@@ -175,7 +252,7 @@ func (r *Relay) applyChange(ctx context.Context, c store.Change) {
 	if c.Origin == r.follow.feed.Origin() || c.Event == nil {
 		return
 	}
-	ctx = context.WithValue(ctx, peerKey{}, true)
+	ctx = WithPosition(context.WithValue(ctx, peerKey{}, true), c.Seq)
 	evt := c.Event
 	switch c.Op {
 	case store.Saved:

@@ -24,6 +24,7 @@ type metrics struct {
 	rejected [numRejectReasons]prometheus.Counter
 	queries  [numQueryTypes]prometheus.Counter
 	search   timer
+	behind   prometheus.Counter // feedmetrics.go
 }
 
 // newMetrics makes the registry with the standard go_* and process_*

@@ -58,7 +58,10 @@ func (r *Relay) write(ctx context.Context, evt *nostr.Event) (stored bool, err e
 	if err := r.disk.check(); err != nil {
 		return false, err
 	}
-	r.caughtUp(ctx) // the rules decide on the state every instance has
+	// the rules decide on the state every instance has, or not at all
+	if err := r.caughtUp(ctx); err != nil {
+		return false, err
+	}
 	for _, reject := range r.RejectEvent {
 		if err := reject(ctx, evt); err != nil {
 			return false, err
@@ -71,10 +74,11 @@ func (r *Relay) write(ctx context.Context, evt *nostr.Event) (stored bool, err e
 		r.broadcast(evt)
 		return false, nil
 	}
-	saved, err := r.save(ctx, evt)
-	if err != nil || !saved {
+	pos, err := r.save(ctx, evt)
+	if err != nil || pos < 0 {
 		return false, err
 	}
+	ctx = WithPosition(ctx, pos)
 	for _, on := range r.OnEventSaved {
 		on(ctx, evt)
 	}
@@ -83,21 +87,22 @@ func (r *Relay) write(ctx context.Context, evt *nostr.Event) (stored bool, err e
 	return true, nil
 }
 
-// save stores evt. An event already stored is errAlreadyStored (the
+// save stores evt and returns its position in the store's order
+// (store.Sequencer), or -1 when it stored nothing. An event already stored is errAlreadyStored (the
 // client gets OK true: NIP-01 counts a duplicate as no failure); one
 // older than the stored version of its address, which passed
 // RejectOlderVersion in a race, is refused like it. Either way nobody
 // else hears of it and no saved hook runs.
-func (r *Relay) save(ctx context.Context, evt *nostr.Event) (bool, error) {
+func (r *Relay) save(ctx context.Context, evt *nostr.Event) (int64, error) {
 	if nostr.IsRegularKind(evt.Kind) {
-		err := r.store.SaveEvent(ctx, evt)
+		pos, err := r.store.SaveSequenced(ctx, evt)
 		if errors.Is(err, eventstore.ErrDupEvent) {
-			return false, errAlreadyStored
+			return -1, errAlreadyStored
 		}
 		if err != nil {
-			return false, storeFailed(err)
+			return -1, storeFailed(err)
 		}
-		return true, nil
+		return pos, nil
 	}
 	// the newer-version check and the replacement are one step under a
 	// per-address lock: two versions racing past RejectOlderVersion
@@ -105,16 +110,35 @@ func (r *Relay) save(ctx context.Context, evt *nostr.Event) (bool, error) {
 	unlock := r.guard.lock(address(evt))
 	defer unlock()
 	if err := versionCheck(ctx, r.store, evt); err != nil {
-		return false, err
+		return -1, err
 	}
 	// a shared store settles the race with other instances itself
 	switch err := r.store.ReplaceEvent(ctx, evt); {
 	case errors.Is(err, store.ErrNotNewer), errors.Is(err, eventstore.ErrDupEvent):
-		return false, nil
+		return -1, nil
 	case err != nil:
-		return false, storeFailed(err)
+		return -1, storeFailed(err)
 	}
-	return true, nil
+	// replaceable versions carry no position here: nothing derived from
+	// them depends on the order of several writers
+	return 0, nil
+}
+
+type positionKey struct{}
+
+// Position is the position in the store's order (store.Sequencer) of the
+// event an OnEventSaved hook runs for: what state derived from several
+// writers' events is ordered by. 0 when the store keeps none for it.
+func Position(ctx context.Context) int64 {
+	p, _ := ctx.Value(positionKey{}).(int64)
+	return p
+}
+
+// WithPosition is ctx for the saved hooks of an event stored at pos: what
+// the relay passes them, and what a plugin's tests pass to run its hooks
+// as the relay does.
+func WithPosition(ctx context.Context, pos int64) context.Context {
+	return context.WithValue(ctx, positionKey{}, pos)
 }
 
 // storeFailed is the client's answer to a store error: the store's own

@@ -134,6 +134,7 @@ func New(ctx context.Context, st *store.Exact, opts Options) (*Relay, error) {
 	if err := r.openFeed(ctx); err != nil {
 		return nil, fmt.Errorf("reading the shared store's change log: %w", err)
 	}
+	r.registerFeedMetrics()
 	if err := r.tombs.load(ctx, r); err != nil {
 		return nil, fmt.Errorf("loading deletions: %w", err)
 	}
@@ -146,12 +147,9 @@ func New(ctx context.Context, st *store.Exact, opts Options) (*Relay, error) {
 	return r, nil
 }
 
-// RejectOverLimits applies the size and time limits to everyone but the
-// relay key, whose metadata may be dated a little ahead (groups plugin).
+// RejectOverLimits applies the size and time limits to every event, the
+// relay's own included (its group metadata is cut to fit).
 func (r *Relay) RejectOverLimits(ctx context.Context, evt *nostr.Event) error {
-	if evt.PubKey == r.ids.Relay {
-		return nil
-	}
 	return r.opts.Limits.RejectEvent(ctx, evt)
 }
 

@@ -1,9 +1,10 @@
 package groups
 
 import (
+	"cmp"
 	"context"
 	"slices"
-	"sort"
+	"time"
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
@@ -15,146 +16,150 @@ import (
 // is released: publishing runs every hook again, including ours.
 type effect struct {
 	group       string
-	metadata    bool     // republish 39000–39003
+	metadata    bool     // the state changed: 39000–39003 are due
 	putUser     string   // answer a join with a relay-signed 9000
 	removeUser  string   // answer a leave with a relay-signed 9001
 	deleteIDs   []string // 9005 targets
 	deleteGroup bool     // 9008: drop every event of the group
 }
 
-// OnEventSaved applies a stored group event to the state and carries out
-// its consequences.
+// OnEventSaved applies a stored group event to the state and, for an
+// event this instance stored, carries out its consequences. Another
+// instance's event changes the state alike; that instance carries out
+// the consequences.
 func (s *Groups) OnEventSaved(ctx context.Context, evt *nostr.Event) {
-	if relay.FromPeer(ctx) {
-		s.peerSaved(ctx, evt)
+	if snowclaw.IsGroupMetadataKind(evt.Kind) {
+		if evt.PubKey == s.opts.IDs.Relay {
+			s.meta.stored(evt, relay.FromPeer(ctx))
+		}
 		return
 	}
 	if !snowclaw.IsGroupStateKind(evt.Kind) {
 		return
 	}
+	pos := s.position(ctx)
 	s.mu.Lock()
-	eff := s.apply(evt, true)
+	eff := s.apply(evt, pos)
 	s.mu.Unlock()
-	s.carryOut(ctx, eff)
-	if s.shared {
-		// the snapshot just published is in the store: derive the group
-		// from it as every other instance does
-		if gid := snowclaw.GroupOf(evt); gid != "" {
-			s.reload(ctx, gid)
-		}
+	if relay.FromPeer(ctx) {
+		return
 	}
+	s.carryOut(ctx, evt, eff)
 }
 
-// peerSaved follows a group change another instance over a shared store
-// made: that instance carries out its consequences (metadata, joins,
-// deletions); here the group is derived from the store again (reload),
-// after its moderation event and again after its new snapshot.
-func (s *Groups) peerSaved(ctx context.Context, evt *nostr.Event) {
-	var gid string
-	switch {
-	case snowclaw.IsGroupStateKind(evt.Kind):
-		gid = snowclaw.GroupOf(evt)
-	case snowclaw.IsGroupMetadataKind(evt.Kind) && evt.PubKey == s.opts.IDs.Relay:
-		gid = evt.Tags.GetD()
+// position is the stored event's position in the store's order. A store
+// that keeps none (0) gets one after every position seen: such a store
+// is this process's alone, and it applies events as it stores them.
+func (s *Groups) position(ctx context.Context) at {
+	p := relay.Position(ctx)
+	if p == 0 {
+		s.mu.Lock()
+		s.local++
+		p = s.local
+		s.mu.Unlock()
 	}
-	if gid != "" {
-		s.reload(ctx, gid)
-	}
+	return p
 }
 
-// apply changes the state for one event. live is false while replaying the
-// store at start-up, when consequences already happened and are skipped.
-func (s *Groups) apply(evt *nostr.Event, live bool) effect {
+// apply changes the state for one event at position p (s.mu held) and
+// says what it asks of the relay. It never fails: an event the rules
+// would refuse now (stored before a rule existed, or racing a change on
+// another instance) changes what the registers say, or nothing.
+func (s *Groups) apply(evt *nostr.Event, p at) effect {
+	s.local = max(s.local, p)
 	gid, err := snowclaw.ParseGroup(evt)
 	if err != nil || gid == "" {
 		return effect{} // refused on write; stored before that, it names no group
 	}
-	eff := effect{group: gid, metadata: true}
-	g := s.groups[gid]
-	if g == nil && evt.Kind != snowclaw.KindCreateGroup {
-		return effect{}
+	if d, ok := s.deleted[gid]; ok && p <= d {
+		return effect{} // of a group deleted since
 	}
-	switch evt.Kind {
-	case snowclaw.KindCreateGroup:
-		if g != nil {
+	g := s.groups[gid]
+	if evt.Kind == snowclaw.KindCreateGroup {
+		if g == nil {
+			g = newGroup(gid)
+			s.groups[gid] = g
+		}
+		if !g.create(evt.PubKey, evt.Tags, p, s.opts.Defaults) {
 			return effect{}
 		}
-		g = newGroup(gid, s.opts.Defaults)
-		g.applyMetadataTags(evt.Tags)
-		g.Members[evt.PubKey] = []string{RoleAdmin}
-		s.groups[gid] = g
+		g.changedAt = time.Now()
+		return effect{group: gid, metadata: true}
+	}
+	if g == nil {
+		return effect{} // no such group (any more)
+	}
+	g.changedAt = time.Now()
+	eff := effect{group: gid, metadata: true}
+	in, out, none := true, false, []string(nil)
+	switch evt.Kind {
 	case snowclaw.KindPutUser:
-		if p := evt.Tags.Find("p"); len(p) >= 2 {
-			if _, member := g.Members[p[1]]; member && evt.PubKey == s.opts.IDs.Relay {
-				// the relay's own put-user only acknowledges a join; when
-				// replayed after a same-second role change it must not
-				// wipe the roles
-				break
-			}
-			g.Members[p[1]] = slices.DeleteFunc(slices.Clone(p[2:]), func(r string) bool { return r == "" })
+		if evt.PubKey == s.opts.IDs.Relay {
+			// the relay's own put-user acknowledges a join, which
+			// changed the state itself; applied, it could re-add a
+			// member removed between the join and its answer
+			return effect{}
+		}
+		if pt := evt.Tags.Find("p"); len(pt) >= 2 {
+			roles := slices.DeleteFunc(slices.Clone([]string(pt[2:])), func(r string) bool { return r == "" })
+			g.setMember(pt[1], &in, &roles, p)
 		}
 	case snowclaw.KindRemoveUser:
-		if p := evt.Tags.Find("p"); len(p) >= 2 {
-			delete(g.Members, p[1])
+		if evt.PubKey == s.opts.IDs.Relay {
+			return effect{} // acknowledges a leave, likewise
+		}
+		if pt := evt.Tags.Find("p"); len(pt) >= 2 {
+			g.setMember(pt[1], &out, &none, p)
 		}
 		g.noteInvite(evt, s.opts.IDs.Relay)
 	case snowclaw.KindEditMetadata:
-		g.applyMetadataTags(evt.Tags)
+		g.edit(metadataFields(evt.Tags), p, s.opts.Defaults)
 	case snowclaw.KindDeleteEvent:
 		eff.metadata = false
 		eff.deleteIDs = snowclaw.TagValues(evt, "e")
 	case snowclaw.KindDeleteGroup:
-		delete(s.groups, gid)
+		if p > g.rec.born {
+			delete(s.groups, gid)
+		}
+		if d, ok := s.deleted[gid]; !ok || p > d {
+			s.deleted[gid] = p
+		}
 		eff.metadata = false
 		eff.deleteGroup = true
 	case snowclaw.KindCreateInvite:
 		g.noteInvite(evt, s.opts.IDs.Relay)
 		eff.metadata = false
 	case snowclaw.KindJoinRequest:
-		if _, ok := g.Members[evt.PubKey]; !ok {
-			g.Members[evt.PubKey] = nil
-		}
+		g.setMember(evt.PubKey, &in, nil, p)
 		g.noteInvite(evt, s.opts.IDs.Relay)
-		// the relay's 9000 answer triggers the metadata update
-		eff.metadata, eff.putUser = false, evt.PubKey
+		eff.putUser = evt.PubKey
 	case snowclaw.KindLeaveRequest:
-		delete(g.Members, evt.PubKey)
-		eff.metadata, eff.removeUser = false, evt.PubKey
+		g.setMember(evt.PubKey, &out, &none, p)
+		eff.removeUser = evt.PubKey
 	default:
-		return effect{}
-	}
-	if g := s.groups[gid]; g != nil && evt.CreatedAt > g.lastEvent {
-		g.lastEvent = evt.CreatedAt
-	}
-	if !live {
 		return effect{}
 	}
 	return eff
 }
 
-func (s *Groups) carryOut(ctx context.Context, eff effect) {
+func (s *Groups) carryOut(ctx context.Context, evt *nostr.Event, eff effect) {
 	if eff.group == "" {
 		return
 	}
 	if eff.putUser != "" {
-		s.publishSigned(ctx, snowclaw.KindPutUser, eff.group, nostr.Tags{{"h", eff.group}, {"p", eff.putUser}}, "join request accepted")
+		s.publishSigned(ctx, snowclaw.KindPutUser, nostr.Tags{{"h", eff.group}, {"p", eff.putUser}}, "join request accepted")
 	}
 	if eff.removeUser != "" {
-		s.publishSigned(ctx, snowclaw.KindRemoveUser, eff.group, nostr.Tags{{"h", eff.group}, {"p", eff.removeUser}}, "left the group")
+		s.publishSigned(ctx, snowclaw.KindRemoveUser, nostr.Tags{{"h", eff.group}, {"p", eff.removeUser}}, "left the group")
 	}
 	if len(eff.deleteIDs) > 0 {
 		s.deleteEvents(ctx, eff.deleteIDs, eff.group)
 	}
 	if eff.deleteGroup {
-		s.deleteMatching(ctx, nostr.Filter{Tags: nostr.TagMap{"h": {eff.group}}}, eff.group)
-		s.deleteMatching(ctx, nostr.Filter{
-			Kinds:   []int{snowclaw.KindGroupMetadata, snowclaw.KindGroupAdmins, snowclaw.KindGroupMembers, snowclaw.KindGroupRoles},
-			Authors: []string{s.opts.IDs.Relay},
-			Tags:    nostr.TagMap{"d": {eff.group}},
-		}, "")
+		s.deleteGroup(ctx, eff.group, evt.ID)
 	}
-	if eff.metadata {
-		s.publishMetadata(ctx, eff.group, false)
+	if eff.metadata || eff.deleteGroup {
+		s.meta.changed(ctx, eff.group)
 	}
 }
 
@@ -172,60 +177,93 @@ func (s *Groups) deleteEvents(ctx context.Context, ids []string, group string) {
 		if !snowclaw.NamesGroup(evt, group) || snowclaw.IsGroupStateKind(evt.Kind) || snowclaw.IsGroupMetadataKind(evt.Kind) {
 			continue
 		}
-		if err := s.opts.Delete(ctx, evt); err != nil {
+		if err := s.del(ctx, evt); err != nil {
 			s.log.Error("deleting group event", "group", group, "id", evt.ID, "err", err)
 		}
 	}
 }
 
-// deleteMatching removes every stored event matching f. With group set,
-// only events of that group are touched, whatever the filter says.
-func (s *Groups) deleteMatching(ctx context.Context, f nostr.Filter, group string) {
-	events, err := store.All(ctx, s.opts.Store, f)
+// deleteGroup removes every event of a deleted group, the delete-group
+// request itself last: while it is stored, a restart knows the group is
+// gone and finishes the job (Start).
+func (s *Groups) deleteGroup(ctx context.Context, gid, request string) {
+	events, err := store.All(ctx, s.opts.Store, nostr.Filter{Tags: nostr.TagMap{"h": {gid}}})
 	if err != nil {
-		s.log.Error("listing events to delete", "group", group, "err", err)
+		s.log.Error("listing a deleted group's events", "group", gid, "err", err)
 		return
 	}
+	var last []*nostr.Event
 	for _, evt := range events {
 		// NamesGroup, not GroupOf: events stored with several h tags
 		// before they were refused go with every group they name
-		if group != "" && !snowclaw.NamesGroup(evt, group) {
+		if !snowclaw.NamesGroup(evt, gid) {
 			continue
 		}
-		if err := s.opts.Delete(ctx, evt); err != nil {
-			s.log.Error("deleting group event", "group", group, "id", evt.ID, "err", err)
+		if evt.Kind == snowclaw.KindDeleteGroup && (request == "" || evt.ID == request) {
+			last = append(last, evt)
+			continue
+		}
+		if err := s.del(ctx, evt); err != nil {
+			s.log.Error("deleting group event", "group", gid, "id", evt.ID, "err", err)
+			return
+		}
+	}
+	for _, evt := range last {
+		if err := s.del(ctx, evt); err != nil {
+			s.log.Error("deleting group event", "group", gid, "id", evt.ID, "err", err)
 		}
 	}
 }
 
-// Load rebuilds the state from the stored group events, oldest first, and
-// republishes metadata that is missing or stale (a crash between a state
-// change and its metadata leaves it so).
+// Load rebuilds the state from the stored group events in the store's
+// order. It only reads: the metadata is brought in line by Start, once
+// the relay is wired and can publish.
 func (s *Groups) Load(ctx context.Context) error {
-	events, snaps, err := s.history(ctx, "")
+	var events []store.Positioned
+	err := store.EachInOrder(ctx, s.opts.Store, nostr.Filter{Kinds: stateKinds}, func(evt *nostr.Event, p int64) bool {
+		events = append(events, store.Positioned{Event: evt, Pos: p})
+		return true
+	})
 	if err != nil {
 		return err
 	}
-	groups := s.replay(events, snaps)
+	legacyOrder(events)
 	s.mu.Lock()
-	s.groups = groups
-	ids := make([]string, 0, len(s.groups))
-	for id := range s.groups {
-		ids = append(ids, id)
+	s.groups, s.deleted = make(map[string]*Group), make(map[string]at)
+	for _, e := range events {
+		s.apply(e.Event, e.Pos)
 	}
+	n := len(s.groups)
 	s.mu.Unlock()
-
-	if err := s.loadMetaTimestamps(ctx); err != nil {
-		return err
-	}
-	for _, id := range ids {
-		s.publishMetadata(ctx, id, true)
-	}
-	s.log.Info("group state rebuilt", "events", len(events), "groups", len(ids))
+	s.log.Info("group state rebuilt", "events", len(events), "groups", n)
 	return nil
 }
 
-// stateKinds are the moderation and request kinds state is replayed from.
+// legacyOrder gives the events a store kept no position for (position 0:
+// stored before it kept them) positions before every other, in the order
+// the relay applied them then: created_at, and inside a second the order
+// they can only have happened in.
+func legacyOrder(events []store.Positioned) {
+	n := 0
+	for n < len(events) && events[n].Pos == 0 {
+		n++
+	}
+	legacy := events[:n]
+	slices.SortStableFunc(legacy, func(a, b store.Positioned) int {
+		if c := cmp.Compare(a.Event.CreatedAt, b.Event.CreatedAt); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(replayRank(a.Event.Kind), replayRank(b.Event.Kind)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Event.ID, b.Event.ID)
+	})
+	for i := range legacy {
+		legacy[i].Pos = at(i - n)
+	}
+}
+
+// stateKinds are the moderation and request kinds state is derived from.
 var stateKinds = func() []int {
 	var kinds []int
 	for k := 9000; k <= 9022; k++ {
@@ -234,83 +272,9 @@ var stateKinds = func() []int {
 	return kinds
 }()
 
-// history reads the stored state events, oldest first in replay order,
-// and the relay's newest snapshots: of every group, or of gid alone.
-func (s *Groups) history(ctx context.Context, gid string) ([]*nostr.Event, map[string]*snapshot, error) {
-	f := nostr.Filter{Kinds: stateKinds}
-	if gid != "" {
-		f.Tags = nostr.TagMap{"h": {gid}}
-	}
-	events, err := store.All(ctx, s.opts.Store, f)
-	if err != nil {
-		return nil, nil, err
-	}
-	sort.SliceStable(events, func(i, j int) bool {
-		a, b := events[i], events[j]
-		if a.CreatedAt != b.CreatedAt {
-			return a.CreatedAt < b.CreatedAt
-		}
-		return replayRank(a.Kind) < replayRank(b.Kind)
-	})
-	snaps, err := s.loadSnapshots(ctx, gid)
-	return events, snaps, err
-}
-
-// replay derives the groups' state from their history: the same events
-// give the same state on every instance, whatever order they arrived in.
-func (s *Groups) replay(events []*nostr.Event, snaps map[string]*snapshot) map[string]*Group {
-	t := &Groups{opts: s.opts, log: s.log, groups: make(map[string]*Group)}
-	for _, evt := range events {
-		t.apply(evt, false)
-	}
-	for gid, g := range t.groups {
-		sn := snaps[gid]
-		if sn == nil {
-			continue
-		}
-		g.restore(sn)
-		for _, evt := range events {
-			if evt.CreatedAt > sn.at && snowclaw.GroupOf(evt) == gid {
-				t.apply(evt, false)
-			}
-		}
-	}
-	// invite codes and their revocations are not in the snapshot and
-	// their order does not matter; a 9009, 9021 or 9001 dated before its
-	// group's 9007 was skipped above
-	for _, evt := range events {
-		if g := t.groups[snowclaw.GroupOf(evt)]; g != nil {
-			g.noteInvite(evt, s.opts.IDs.Relay)
-		}
-	}
-	return t.groups
-}
-
-// reload derives one group's state from the store again. Over a shared
-// store it follows every change another instance made to the group:
-// applying changes in the order each instance happened to receive them
-// could leave two instances with different members after a race (a
-// put-user on one, a remove-user on the other, in the same instant); the
-// store's history, read the same way by all, cannot.
-func (s *Groups) reload(ctx context.Context, gid string) {
-	events, snaps, err := s.history(ctx, gid)
-	if err != nil {
-		s.log.Error("reloading a group's state from the store", "group", gid, "err", err)
-		return
-	}
-	g := s.replay(events, snaps)[gid]
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if g == nil {
-		delete(s.groups, gid)
-		return
-	}
-	s.groups[gid] = g
-}
-
-// replayRank orders events of the same second the way they can only have
-// happened: a group is created before anyone joins, joins come before role
-// changes, leaving and deleting come last.
+// replayRank orders legacy events of the same second the way they can
+// only have happened: a group is created before anyone joins, joins come
+// before role changes, leaving and deleting come last.
 func replayRank(kind int) int {
 	switch kind {
 	case snowclaw.KindCreateGroup:

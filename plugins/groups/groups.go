@@ -30,23 +30,36 @@ type Options struct {
 	// MaxModerationAge refuses moderation events older than this (NIP-29
 	// "late publication"); zero means one hour.
 	MaxModerationAge time.Duration
-	Store            eventstore.Store
-	// Publish runs an event the relay made through the relay's own add and
-	// broadcast path.
-	Publish func(ctx context.Context, evt *nostr.Event) error
-	// Delete removes a stored event through every delete hook (store, index).
-	Delete func(ctx context.Context, evt *nostr.Event) error
+	// Limits are the relay's own size limits, which the relay-signed
+	// metadata obeys like every event (a big group's member list is cut
+	// to fit: metadata.go).
+	Limits policies.Limits
+	Store  eventstore.Store
+	// Clock dates the relay-signed metadata; nil is the wall clock.
+	Clock  func() time.Time
 	Logger *slog.Logger
 }
 
 // Groups is the NIP-29 state of the relay. It implements policies.GroupView.
 type Groups struct {
-	opts   Options
-	log    *slog.Logger
+	opts Options
+	log  *slog.Logger
+	// publish and del are the relay's add-and-broadcast and delete paths
+	// (Init): nil until the relay is wired, and nothing is published
+	// before then.
+	publish func(ctx context.Context, evt *nostr.Event) error
+	del     func(ctx context.Context, evt *nostr.Event) error
+
 	mu     sync.RWMutex
-	groups map[string]*Group
-	metaTS map[string]nostr.Timestamp // last created_at used for a group's metadata
-	shared bool                       // over a shared store: groups follow the store (reload)
+	groups map[string]*Group // the groups that exist
+	// deleted is the position of the newest delete-group applied per
+	// group id: events before it belong to a group that is gone.
+	deleted map[string]at
+	// local is the highest position applied: a store that numbers
+	// nothing gets positions after it (position).
+	local at
+
+	meta *metaPublisher
 }
 
 // New returns an empty group state; call Load to rebuild it from the store.
@@ -57,12 +70,17 @@ func New(opts Options) *Groups {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Groups{
-		opts:   opts,
-		log:    opts.Logger.With("component", "groups"),
-		groups: make(map[string]*Group),
-		metaTS: make(map[string]nostr.Timestamp),
+	if opts.Clock == nil {
+		opts.Clock = time.Now
 	}
+	s := &Groups{
+		opts:    opts,
+		log:     opts.Logger.With("component", "groups"),
+		groups:  make(map[string]*Group),
+		deleted: make(map[string]at),
+	}
+	s.meta = newMetaPublisher(s)
+	return s
 }
 
 // GroupInfo implements policies.GroupView.
@@ -112,6 +130,7 @@ func (s *Groups) IDs() []string {
 
 func (g *Group) clone() Group {
 	c := *g
+	c.rec = nil
 	c.Members = make(map[string][]string, len(g.Members))
 	for k, v := range g.Members {
 		c.Members[k] = append([]string(nil), v...)

@@ -2,17 +2,38 @@ package groups
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sort"
+	"strconv"
+	"sync"
+	"time"
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
+	"github.com/snowclaw/snowclaw/policies"
 	"github.com/snowclaw/snowclaw/relay/store"
 )
 
+// The relay-signed 39000–39003 are output, never input: the state is
+// derived from moderation events alone, and the metadata is rendered from
+// the state. Rendering is a pure function of the state, so instances that
+// agree publish identical events (same content, same second: the same
+// id). An event is dated now, never ahead. When the stored version is
+// already dated this second, the new one must win NIP-01's tie-break (the
+// lower id): a nonce tag is counted up from 0 until its id is lower,
+// which every instance does alike. A few versions a second are written
+// so; past maxPerSecond a group's update waits for the next second, so a
+// flood of joins costs a handful of versions per group per second.
+
+// metadataKinds are the relay-signed state events of a group.
+var metadataKinds = []int{snowclaw.KindGroupMetadata, snowclaw.KindGroupAdmins, snowclaw.KindGroupMembers, snowclaw.KindGroupRoles}
+
 // metadataEvents renders the four relay-signed state events of a group,
-// unsigned and undated.
-func metadataEvents(g *Group, encrypted bool) []*nostr.Event {
+// unsigned and undated, within the relay's size limits: a list of people
+// longer than an event may hold is cut to its first entries by public key
+// (NIP-29 lets a relay publish a subset), and says so in its content.
+func metadataEvents(g *Group, encrypted bool, limits policies.Limits) []*nostr.Event {
 	meta := nostr.Tags{{"d", g.ID}, {"name", g.Name}}
 	if g.Picture != "" {
 		meta = append(meta, nostr.Tag{"picture", g.Picture})
@@ -35,113 +56,469 @@ func metadataEvents(g *Group, encrypted bool) []*nostr.Event {
 	sort.SliceStable(meta[2:], func(i, j int) bool { return meta[2+i][0] < meta[2+j][0] })
 
 	members := make([]string, 0, len(g.Members))
-	for pk := range g.Members {
+	var holders []string
+	for pk, roles := range g.Members {
 		members = append(members, pk)
-	}
-	sort.Strings(members)
-	admins := nostr.Tags{{"d", g.ID}}
-	memberTags := nostr.Tags{{"d", g.ID}}
-	for _, pk := range members {
-		memberTags = append(memberTags, nostr.Tag{"p", pk})
-		if roles := g.Members[pk]; len(roles) > 0 {
-			// every role holder, so roles survive a rebuild from this snapshot
-			admins = append(admins, append(nostr.Tag{"p", pk}, roles...))
+		if len(roles) > 0 {
+			holders = append(holders, pk)
 		}
 	}
+	sort.Strings(members)
+	sort.Strings(holders)
+	// every role holder, so an admin can tell who holds what
+	admins, adminsNote := listTags(g.ID, holders, func(pk string) nostr.Tag { return append(nostr.Tag{"p", pk}, g.Members[pk]...) }, limits)
+	memberTags, membersNote := listTags(g.ID, members, func(pk string) nostr.Tag { return nostr.Tag{"p", pk} }, limits)
 	roles := nostr.Tags{{"d", g.ID}}
 	for _, r := range roleDescriptions {
 		roles = append(roles, nostr.Tag{"role", r[0], r[1]})
 	}
 	return []*nostr.Event{
 		{Kind: snowclaw.KindGroupMetadata, Tags: meta},
-		{Kind: snowclaw.KindGroupAdmins, Tags: admins, Content: "admins of group " + g.ID},
-		{Kind: snowclaw.KindGroupMembers, Tags: memberTags, Content: "members of group " + g.ID},
+		{Kind: snowclaw.KindGroupAdmins, Tags: admins, Content: "admins of group " + g.ID + adminsNote},
+		{Kind: snowclaw.KindGroupMembers, Tags: memberTags, Content: "members of group " + g.ID + membersNote},
 		{Kind: snowclaw.KindGroupRoles, Tags: roles, Content: "roles supported by this relay"},
 	}
 }
 
-// publishMetadata signs and publishes the group's 39000–39003. With
-// onlyIfStale, events whose stored version already says the same are left
-// alone, so a restart does not rewrite every group.
-func (s *Groups) publishMetadata(ctx context.Context, gid string, onlyIfStale bool) {
-	s.mu.RLock()
-	g, ok := s.groups[gid]
-	var events []*nostr.Event
-	var floor nostr.Timestamp
-	if ok {
-		events = metadataEvents(g, g.Encrypted || s.forcedEncrypted(gid))
-		floor = g.lastEvent
-	}
-	s.mu.RUnlock()
-	if !ok {
-		return
-	}
-	// one date for the four events (different kinds never tie), no
-	// earlier than the newest event they reflect: Load replays only what
-	// came after the snapshot
-	ts := s.nextMetaTS(gid, floor)
-	for _, evt := range events {
-		if onlyIfStale && s.storedEquals(ctx, evt, gid) {
-			continue
+// listSlack is room left in a list event for its content, signature and
+// JSON around the tags.
+const listSlack = 1024
+
+// listTags is a d tag and one tag per key, as many as the limits let one
+// event hold, and a note for the content when some were left out.
+func listTags(gid string, keys []string, tag func(string) nostr.Tag, limits policies.Limits) (nostr.Tags, string) {
+	out := nostr.Tags{{"d", gid}}
+	size := listSlack + len(gid)
+	for i, k := range keys {
+		t := tag(k)
+		n := 0
+		for _, v := range t {
+			n += len(v) + 3
 		}
-		evt.CreatedAt = ts
-		s.signAndPublish(ctx, evt)
+		if (limits.MaxTags > 0 && len(out) >= limits.MaxTags) || (limits.MaxEventBytes > 0 && size+n > limits.MaxEventBytes) {
+			return out, fmt.Sprintf(" (the first %d of %d by public key)", i, len(keys))
+		}
+		out = append(out, t)
+		size += n
+	}
+	return out, ""
+}
+
+// metaPublisher keeps the stored metadata equal to the state. A group is
+// due (dirty) after a change this instance made; it is checked (verify)
+// after another instance published the group's metadata and the group
+// has been quiet for a while, so that a change whose metadata its
+// instance never published (it stopped) is published by another.
+type metaPublisher struct {
+	s *Groups
+
+	mu     sync.Mutex
+	dirty  map[string]bool
+	verify map[string]time.Time // when to check
+	last   map[string]nostr.Timestamp
+	recent map[recentKey]perSecond // versions written in the last second
+	wake   chan struct{}
+
+	run  sync.Mutex // one group's metadata is written by one goroutine at a time
+	stop context.CancelFunc
+	done chan struct{}
+}
+
+type recentKey struct {
+	group string
+	kind  int
+}
+
+type perSecond struct {
+	at nostr.Timestamp
+	n  int
+}
+
+// maxPerSecond is how many versions of a group's metadata are written in
+// one second before an update waits for the next.
+const maxPerSecond = 4
+
+// maxNonce bounds the search for a lower id: each step halves the odds,
+// so a version that needs more waits for the next second instead.
+const maxNonce = 1 << 14
+
+// verifyAfter is how long a group stays quiet before an instance checks
+// metadata another instance published.
+const verifyAfter = 2 * time.Second
+
+func newMetaPublisher(s *Groups) *metaPublisher {
+	return &metaPublisher{
+		s:      s,
+		dirty:  make(map[string]bool),
+		verify: make(map[string]time.Time),
+		last:   make(map[string]nostr.Timestamp),
+		recent: make(map[recentKey]perSecond),
+		wake:   make(chan struct{}, 1),
 	}
 }
 
-func (s *Groups) storedEquals(ctx context.Context, evt *nostr.Event, gid string) bool {
-	ch, err := s.opts.Store.QueryEvents(ctx, nostr.Filter{
-		Kinds: []int{evt.Kind}, Authors: []string{s.opts.IDs.Relay}, Tags: nostr.TagMap{"d": {gid}}, Limit: 1,
-	})
+// stored notes relay-signed metadata of a group as it is stored: its
+// date, and for another instance's a check later.
+func (p *metaPublisher) stored(evt *nostr.Event, fromPeer bool) {
+	gid := evt.Tags.GetD()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.last[gid] = max(p.last[gid], evt.CreatedAt)
+	if fromPeer {
+		p.verify[gid] = time.Now().Add(verifyAfter)
+	}
+}
+
+// changed marks gid's metadata due after a change this instance made,
+// and writes it at once when this second has none of it yet (a single
+// change is in the store before its OK), else leaves it to the loop.
+func (p *metaPublisher) changed(ctx context.Context, gid string) {
+	p.mu.Lock()
+	p.dirty[gid] = true
+	now := p.now()
+	fresh := p.last[gid] < now || p.recent[recentKey{gid, snowclaw.KindGroupMembers}].n < maxPerSecond
+	p.mu.Unlock()
+	if fresh && p.s.publish != nil && p.run.TryLock() {
+		done := p.flush(ctx, gid)
+		p.run.Unlock()
+		if done {
+			p.mu.Lock()
+			delete(p.dirty, gid)
+			p.mu.Unlock()
+			return
+		}
+	}
+	p.poke()
+}
+
+// now is the metadata's date: the plugin's clock, in seconds.
+func (p *metaPublisher) now() nostr.Timestamp { return nostr.Timestamp(p.s.opts.Clock().Unix()) }
+
+func (p *metaPublisher) poke() {
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
+// start runs the loop until ctx ends.
+func (p *metaPublisher) start(ctx context.Context) {
+	ctx, p.stop = context.WithCancel(ctx)
+	p.done = make(chan struct{})
+	go func() {
+		defer close(p.done)
+		p.loop(ctx)
+	}()
+}
+
+// close stops the loop and writes what is still due, once.
+func (p *metaPublisher) close(ctx context.Context) {
+	if p.stop == nil {
+		return
+	}
+	p.stop()
+	<-p.done
+	p.Flush(ctx)
+}
+
+func (p *metaPublisher) loop(ctx context.Context) {
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-p.wake:
+		case <-timer.C:
+		}
+		next := p.pass(ctx, time.Now())
+		if !timer.Stop() {
+			select {
+			case <-timer.C:
+			default:
+			}
+		}
+		timer.Reset(next)
+	}
+}
+
+// pass writes every due group it can now and returns how long to wait
+// for the next pass.
+func (p *metaPublisher) pass(ctx context.Context, now time.Time) time.Duration {
+	p.mu.Lock()
+	var due []string
+	for gid := range p.dirty {
+		due = append(due, gid)
+	}
+	wait := time.Hour
+	for gid, when := range p.verify {
+		if p.dirty[gid] {
+			delete(p.verify, gid)
+			continue
+		}
+		if now.Before(when) {
+			wait = min(wait, when.Sub(now))
+			continue
+		}
+		delete(p.verify, gid)
+		due = append(due, gid)
+	}
+	p.mu.Unlock()
+	for _, gid := range due {
+		if ctx.Err() != nil {
+			return wait
+		}
+		if p.s.quietFor(gid, now) < verifyAfter && !p.isDirty(gid) {
+			// another instance is still changing it and publishing
+			p.mu.Lock()
+			p.verify[gid] = now.Add(verifyAfter)
+			p.mu.Unlock()
+			wait = min(wait, verifyAfter)
+			continue
+		}
+		p.run.Lock()
+		done := p.flush(ctx, gid)
+		p.run.Unlock()
+		p.mu.Lock()
+		if done {
+			delete(p.dirty, gid)
+		} else {
+			p.dirty[gid] = true
+		}
+		p.mu.Unlock()
+	}
+	p.mu.Lock()
+	if len(p.dirty) > 0 {
+		// the next second
+		wait = min(wait, time.Until(time.Unix(now.Unix()+1, 0))+10*time.Millisecond)
+	}
+	p.mu.Unlock()
+	return max(wait, 10*time.Millisecond)
+}
+
+func (p *metaPublisher) isDirty(gid string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.dirty[gid]
+}
+
+// quietFor is how long ago this instance last applied a change to gid
+// (a long time for a group it does not have).
+func (s *Groups) quietFor(gid string, now time.Time) time.Duration {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if g := s.groups[gid]; g != nil && !g.changedAt.IsZero() {
+		return now.Sub(g.changedAt)
+	}
+	return time.Hour
+}
+
+// Flush writes the metadata of every group that is due, waiting for the
+// next second where it must: what shutting down and the tests use.
+func (p *metaPublisher) Flush(ctx context.Context) {
+	for attempt := 0; attempt < 5 && ctx.Err() == nil; attempt++ {
+		p.mu.Lock()
+		var due []string
+		for gid := range p.dirty {
+			due = append(due, gid)
+		}
+		p.mu.Unlock()
+		if len(due) == 0 {
+			return
+		}
+		for _, gid := range due {
+			p.run.Lock()
+			done := p.flush(ctx, gid)
+			p.run.Unlock()
+			if done {
+				p.mu.Lock()
+				delete(p.dirty, gid)
+				p.mu.Unlock()
+			}
+		}
+		if p.anyDirty() {
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Until(time.Unix(time.Now().Unix()+1, 0)) + 10*time.Millisecond):
+			}
+		}
+	}
+}
+
+func (p *metaPublisher) anyDirty() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.dirty) > 0
+}
+
+// flush brings gid's stored metadata in line with the state (p.run
+// held): true when it is, false when it must be tried again (this second
+// already has a version, or the store failed).
+func (p *metaPublisher) flush(ctx context.Context, gid string) bool {
+	s := p.s
+	if s.publish == nil {
+		return false
+	}
+	s.mu.RLock()
+	g := s.groups[gid]
+	var want []*nostr.Event
+	if g != nil {
+		want = metadataEvents(g, g.Encrypted || s.forcedEncrypted(gid), s.opts.Limits)
+	}
+	s.mu.RUnlock()
+	have, err := p.read(ctx, gid)
+	if err != nil {
+		s.log.Warn("reading a group's metadata", "group", gid, "err", err)
+		return false
+	}
+	now := p.now()
+	if want == nil {
+		// no such group: its metadata goes (a deletion cut short)
+		for _, old := range have {
+			if err := s.del(ctx, old); err != nil {
+				s.log.Error("deleting a deleted group's metadata", "group", gid, "err", err)
+				return false
+			}
+		}
+		return true
+	}
+	var stale []*nostr.Event
+	for _, evt := range want {
+		if old := have[evt.Kind]; old != nil && sameList(old, evt) {
+			continue
+		}
+		stale = append(stale, evt)
+	}
+	if len(stale) == 0 {
+		return true
+	}
+	for _, evt := range stale {
+		old := have[evt.Kind]
+		switch {
+		case old == nil:
+		case old.CreatedAt > now+1:
+			// dated ahead of the clock (by an older release, or a clock
+			// that was wrong): nothing dated now could replace it
+			if err := s.del(ctx, old); err != nil {
+				s.log.Error("deleting metadata dated in the future", "group", gid, "err", err)
+				return false
+			}
+		case old.CreatedAt > now:
+			return false // a clock a second ahead: the next second
+		}
+	}
+	done := true
+	for _, evt := range stale {
+		if !p.take(gid, evt.Kind, now) {
+			done = false // this kind has had its versions this second
+			continue
+		}
+		evt.CreatedAt = now
+		if old := have[evt.Kind]; old != nil && old.CreatedAt == now && !lowerID(evt, s.opts.IDs.Relay, old.ID) {
+			done = false
+			continue
+		}
+		if err := s.signAndPublish(ctx, evt); err != nil {
+			return false
+		}
+	}
+	p.mu.Lock()
+	p.last[gid] = max(p.last[gid], now)
+	p.mu.Unlock()
+	// another instance may have written the same second with other
+	// content and won the tie (NIP-01: lower id): read it back
+	have, err = p.read(ctx, gid)
 	if err != nil {
 		return false
 	}
-	equal := false
-	for stored := range ch {
-		equal = stored.Content == evt.Content && slices.EqualFunc(stored.Tags, evt.Tags, func(a, b nostr.Tag) bool { return slices.Equal(a, b) })
-	}
-	return equal
-}
-
-// nextMetaTS keeps metadata timestamps strictly increasing per group: two
-// updates within one second would otherwise tie, and a tie is settled by
-// id, which may keep the older state.
-func (s *Groups) nextMetaTS(gid string, floor nostr.Timestamp) nostr.Timestamp {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	ts := max(nostr.Now(), floor)
-	if last := s.metaTS[gid]; ts <= last {
-		ts = last + 1
-	}
-	s.metaTS[gid] = ts
-	return ts
-}
-
-func (s *Groups) loadMetaTimestamps(ctx context.Context) error {
-	return store.Each(ctx, s.opts.Store, nostr.Filter{
-		Kinds:   []int{snowclaw.KindGroupMetadata, snowclaw.KindGroupAdmins, snowclaw.KindGroupMembers, snowclaw.KindGroupRoles},
-		Authors: []string{s.opts.IDs.Relay},
-	}, func(evt *nostr.Event) bool {
-		gid := evt.Tags.GetD()
-		s.mu.Lock()
-		if evt.CreatedAt > s.metaTS[gid] {
-			s.metaTS[gid] = evt.CreatedAt
+	for _, evt := range stale {
+		if old := have[evt.Kind]; old == nil || !sameList(old, evt) {
+			return false
 		}
-		s.mu.Unlock()
+	}
+	return done
+}
+
+// take counts a version of gid's kind written at now, or reports false
+// when the second has had maxPerSecond of them.
+func (p *metaPublisher) take(gid string, kind int, now nostr.Timestamp) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	k := recentKey{gid, kind}
+	r := p.recent[k]
+	if r.at != now {
+		r = perSecond{at: now}
+	}
+	if r.n >= maxPerSecond {
+		return false
+	}
+	p.recent[k] = perSecond{at: now, n: r.n + 1}
+	return true
+}
+
+// read is gid's stored relay-signed metadata, the newest of each kind.
+func (p *metaPublisher) read(ctx context.Context, gid string) (map[int]*nostr.Event, error) {
+	out := make(map[int]*nostr.Event, len(metadataKinds))
+	err := store.Each(ctx, p.s.opts.Store, nostr.Filter{
+		Kinds: metadataKinds, Authors: []string{p.s.opts.IDs.Relay}, Tags: nostr.TagMap{"d": {gid}},
+	}, func(evt *nostr.Event) bool {
+		if evt.Tags.GetD() != gid {
+			return true
+		}
+		if old := out[evt.Kind]; old == nil || evt.CreatedAt > old.CreatedAt {
+			out[evt.Kind] = evt
+		}
 		return true
 	})
+	return out, err
 }
 
-func (s *Groups) publishSigned(ctx context.Context, kind int, gid string, tags nostr.Tags, content string) {
-	s.signAndPublish(ctx, &nostr.Event{Kind: kind, Tags: tags, Content: content, CreatedAt: nostr.Now()})
+// sameList reports whether two renderings say the same (a nonce says
+// nothing).
+func sameList(a, b *nostr.Event) bool {
+	return a.Content == b.Content && slices.EqualFunc(withoutNonce(a.Tags), withoutNonce(b.Tags), func(x, y nostr.Tag) bool { return slices.Equal(x, y) })
 }
 
-func (s *Groups) signAndPublish(ctx context.Context, evt *nostr.Event) {
+func withoutNonce(tags nostr.Tags) nostr.Tags {
+	if n := len(tags); n > 0 && len(tags[n-1]) > 0 && tags[n-1][0] == "nonce" {
+		return tags[:n-1]
+	}
+	return tags
+}
+
+// lowerID adds a nonce tag to evt (dated, unsigned, by author), counting
+// up from 0 until its id is below the given one: NIP-01 keeps the version
+// with the lower id when two share a second. False when none was found
+// within maxNonce.
+func lowerID(evt *nostr.Event, author, below string) bool {
+	evt.PubKey = author
+	evt.Tags = append(evt.Tags, nostr.Tag{"nonce", ""})
+	last := len(evt.Tags) - 1
+	for n := range maxNonce {
+		evt.Tags[last][1] = strconv.Itoa(n)
+		if evt.GetID() < below {
+			return true
+		}
+	}
+	evt.Tags = evt.Tags[:last]
+	return false
+}
+
+func (s *Groups) publishSigned(ctx context.Context, kind int, tags nostr.Tags, content string) {
+	_ = s.signAndPublish(ctx, &nostr.Event{Kind: kind, Tags: tags, Content: content, CreatedAt: nostr.Now()})
+}
+
+func (s *Groups) signAndPublish(ctx context.Context, evt *nostr.Event) error {
+	if s.publish == nil {
+		return fmt.Errorf("groups: not wired to a relay")
+	}
 	if err := evt.Sign(s.opts.RelaySecret); err != nil {
 		s.log.Error("signing group event", "kind", evt.Kind, "err", err)
-		return
+		return err
 	}
-	if err := s.opts.Publish(ctx, evt); err != nil {
+	if err := s.publish(ctx, evt); err != nil {
 		s.log.Error("publishing group event", "kind", evt.Kind, "group", snowclaw.GroupOf(evt)+evt.Tags.GetD(), "err", err)
+		return err
 	}
+	return nil
 }

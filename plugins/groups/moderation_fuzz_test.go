@@ -9,14 +9,17 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/fiatjaf/eventstore"
-	"github.com/fiatjaf/eventstore/slicestore"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/plugins/groups"
 	"github.com/snowclaw/snowclaw/policies"
+	"github.com/snowclaw/snowclaw/relay"
+	"github.com/snowclaw/snowclaw/relay/store"
 )
 
 // Fixed keys of the fuzz world. Signers are picked from them by index.
@@ -73,9 +76,11 @@ func init() {
 	}
 }
 
-// world is a Groups on an in-memory store, wired the way relay.New wires
-// it: Publish runs the event through the groups hooks and saves it (as
-// khatru's AddEvent would), Delete removes it from the store.
+// world is a Groups on a real badger store, wired the way the relay wires
+// it: publishing runs the event through the groups hooks and saves it,
+// deleting removes it from the store, and the saved hook gets the event's
+// position in the store's order. Its clock moves a second on every
+// reading, so metadata is never held for the next second.
 type world struct {
 	store     eventstore.Store
 	groups    *groups.Groups
@@ -83,11 +88,37 @@ type world struct {
 	setupAt   nostr.Timestamp // created_at of the setup events
 }
 
+// tickingClock starts now and moves one second on every reading.
+func tickingClock() func() time.Time {
+	var mu sync.Mutex
+	t := time.Now()
+	return func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		t = t.Add(time.Second)
+		return t
+	}
+}
+
 // save stores evt, replacing older versions of replaceable and addressable
 // events (NIP-01: the newest wins, on a tie the lowest id). It does not use
 // slicestore's ReplaceEvent, which deletes while its own query goroutine
 // still reads the slice (a data race under -race).
-func save(ctx context.Context, store eventstore.Store, evt *nostr.Event) error {
+func save(ctx context.Context, st eventstore.Store, evt *nostr.Event) error {
+	if nostr.IsReplaceableKind(evt.Kind) || nostr.IsAddressableKind(evt.Kind) {
+		if err := replaceOlder(ctx, st, evt); err != nil {
+			return err
+		}
+	}
+	if _, err := saveAt(ctx, st, evt); err != nil && !errors.Is(err, eventstore.ErrDupEvent) {
+		return err
+	}
+	return nil
+}
+
+// replaceOlder deletes the stored versions older than evt, or returns
+// errNotNewer.
+func replaceOlder(ctx context.Context, store eventstore.Store, evt *nostr.Event) error {
 	if nostr.IsReplaceableKind(evt.Kind) || nostr.IsAddressableKind(evt.Kind) {
 		f := nostr.Filter{Kinds: []int{evt.Kind}, Authors: []string{evt.PubKey}}
 		if nostr.IsAddressableKind(evt.Kind) {
@@ -103,7 +134,7 @@ func save(ctx context.Context, store eventstore.Store, evt *nostr.Event) error {
 		}
 		for _, p := range previous {
 			if p.CreatedAt > evt.CreatedAt || (p.CreatedAt == evt.CreatedAt && p.ID <= evt.ID) {
-				return nil // a newer (or the same) version is stored
+				return errNotNewer // a newer (or the same) version is stored
 			}
 		}
 		for _, p := range previous {
@@ -112,11 +143,23 @@ func save(ctx context.Context, store eventstore.Store, evt *nostr.Event) error {
 			}
 		}
 	}
-	if err := store.SaveEvent(ctx, evt); err != nil && !errors.Is(err, eventstore.ErrDupEvent) {
-		return err
-	}
 	return nil
 }
+
+// saveAt stores evt and returns the context its saved hooks run with:
+// its position in the store's order, as the relay passes it.
+func saveAt(ctx context.Context, st eventstore.Store, evt *nostr.Event) (context.Context, error) {
+	if sq, ok := st.(store.Sequencer); ok {
+		pos, err := sq.SaveSequenced(ctx, evt)
+		if err != nil {
+			return ctx, err
+		}
+		return relay.WithPosition(ctx, pos), nil
+	}
+	return ctx, st.SaveEvent(ctx, evt)
+}
+
+var errNotNewer = errors.New("a newer version is stored")
 
 func options(store eventstore.Store) groups.Options {
 	return groups.Options{
@@ -124,39 +167,52 @@ func options(store eventstore.Store) groups.Options {
 		RelaySecret: fz.relay,
 		Creators:    []string{pub(fz.creator)},
 		Defaults:    policies.GroupInfo{Private: true, Restricted: true},
+		Limits:      policies.DefaultLimits(),
 		Store:       store,
-		Delete:      func(ctx context.Context, evt *nostr.Event) error { return store.DeleteEvent(ctx, evt) },
+		Clock:       tickingClock(),
 	}
 }
 
 func newWorld(t testing.TB) *world {
-	store := &slicestore.SliceStore{}
-	if err := store.Init(); err != nil {
-		t.Fatal(err)
-	}
-	return newWorldOn(store)
+	return newWorldOn(openBadger(t))
 }
 
 // newWorldOn is a world over store, which is already open.
 func newWorldOn(store eventstore.Store) *world {
 	w := &world{store: store}
-	opts := options(w.store)
-	opts.Publish = func(ctx context.Context, evt *nostr.Event) error {
+	w.groups = groups.New(options(w.store))
+	w.groups.Wire(func(ctx context.Context, evt *nostr.Event) error {
 		w.published = append(w.published, evt)
 		if ok, err := evt.CheckSignature(); !ok || err != nil {
 			return fmt.Errorf("relay published a badly signed event: %v", err)
 		}
+		if err := policies.DefaultLimits().RejectEvent(ctx, evt); err != nil {
+			return fmt.Errorf("the relay's own event breaks its limits: %w", err)
+		}
 		if err := w.groups.RejectEvent(ctx, evt); err != nil {
 			return err
 		}
-		if err := save(ctx, w.store, evt); err != nil {
+		ctx, err := w.saveAt(ctx, evt)
+		if errors.Is(err, errNotNewer) || errors.Is(err, eventstore.ErrDupEvent) {
+			return nil // stored already: no hook runs (as in the relay)
+		}
+		if err != nil {
 			return err
 		}
 		w.groups.OnEventSaved(ctx, evt)
 		return nil
-	}
-	w.groups = groups.New(opts)
+	}, func(ctx context.Context, evt *nostr.Event) error { return store.DeleteEvent(ctx, evt) })
 	return w
+}
+
+// saveAt is save, returning the context of the event's saved hooks.
+func (w *world) saveAt(ctx context.Context, evt *nostr.Event) (context.Context, error) {
+	if nostr.IsReplaceableKind(evt.Kind) || nostr.IsAddressableKind(evt.Kind) {
+		if err := replaceOlder(ctx, w.store, evt); err != nil {
+			return ctx, err
+		}
+	}
+	return saveAt(ctx, w.store, evt)
 }
 
 // submit runs a client's event through RejectEvent and, when accepted,
@@ -168,7 +224,11 @@ func (w *world) submit(ctx context.Context, evt *nostr.Event) (bool, string) {
 		}
 		return true, err.Error()
 	}
-	if err := save(ctx, w.store, evt); err != nil {
+	ctx, err := w.saveAt(ctx, evt)
+	if errors.Is(err, eventstore.ErrDupEvent) {
+		return false, "" // OK true, and no hook runs
+	}
+	if err != nil {
 		return true, "error: " + err.Error()
 	}
 	w.groups.OnEventSaved(ctx, evt)
@@ -307,6 +367,7 @@ func FuzzModerationEvent(f *testing.F) {
 func (w *world) checkMetadata(t *testing.T) {
 	t.Helper()
 	ctx := context.Background()
+	w.groups.Flush(ctx)
 	for _, gid := range w.groups.IDs() {
 		g, _ := w.groups.Snapshot(gid)
 		for _, kind := range []int{snowclaw.KindGroupMetadata, snowclaw.KindGroupAdmins, snowclaw.KindGroupMembers, snowclaw.KindGroupRoles} {
@@ -356,16 +417,22 @@ func lostOnRestart(evt *nostr.Event, groupCreated nostr.Timestamp) bool {
 // rebuilt state lacks are tolerated (lostOnRestart).
 func (w *world) checkRestart(t *testing.T, invitesMayShrink bool) {
 	t.Helper()
-	opts := options(w.store)
+	w.groups.Flush(context.Background())
 	var republished []*nostr.Event
-	opts.Publish = func(_ context.Context, evt *nostr.Event) error {
-		republished = append(republished, evt)
-		return nil
-	}
-	g2 := groups.New(opts)
+	g2 := groups.New(options(w.store))
 	if err := g2.Load(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	g2.Wire(func(_ context.Context, evt *nostr.Event) error {
+		republished = append(republished, evt)
+		return nil
+	}, func(_ context.Context, evt *nostr.Event) error {
+		t.Errorf("a restart deleted kind %d %v", evt.Kind, evt.Tags)
+		return nil
+	})
+	g2.Start(context.Background())
+	g2.Flush(context.Background())
+	g2.Close(context.Background())
 	live, rebuilt := w.groups.IDs(), g2.IDs()
 	sort.Strings(live)
 	sort.Strings(rebuilt)

@@ -82,17 +82,34 @@ func (p badgerPager) QueryPage(ctx context.Context, f nostr.Filter, after Cursor
 	if f.IDs != nil {
 		return idsPage(ctx, p.b, p.b.MaxLimit, f, after, limit)
 	}
+	var out []*nostr.Event
+	var next Cursor
+	err := p.walk(ctx, f, after, func(evt *nostr.Event, at, serial uint32) bool {
+		if out = append(out, evt); len(out) == limit {
+			next = Cursor{CreatedAt: nostr.Timestamp(at), ID: evt.ID, Pos: fmt.Sprintf("%08x", serial)}
+			return false
+		}
+		return true
+	})
+	if err != nil {
+		return nil, Cursor{}, err
+	}
+	return out, next, nil
+}
+
+// walk hands fn every match of f below the cursor, newest first by
+// (created_at, serial), until fn returns false. f.IDs is not looked at
+// (QueryPage answers those from the id index).
+func (p badgerPager) walk(ctx context.Context, f nostr.Filter, after Cursor, fn func(evt *nostr.Event, at, serial uint32) bool) error {
 	ranges := plan(f)
 	lo, top, ok := bounds(f, after)
 	if len(ranges) == 0 || !ok {
-		return nil, Cursor{}, nil
+		return nil
 	}
 	authors := hexSet(f.Authors)
 	match := f
 	match.Limit = 0
-	var out []*nostr.Event
-	var next Cursor
-	err := p.b.View(func(txn *badger.Txn) error {
+	return p.b.View(func(txn *badger.Txn) error {
 		walk := newMerge(txn, ranges, top, lo)
 		defer walk.close()
 		raw := []byte{badgerRawPrefix, 0, 0, 0, 0}
@@ -122,17 +139,12 @@ func (p badgerPager) QueryPage(ctx context.Context, f nostr.Filter, after Cursor
 			if evt == nil || !match.Matches(evt) {
 				continue
 			}
-			if out = append(out, evt); len(out) == limit {
-				next = Cursor{CreatedAt: nostr.Timestamp(at), ID: evt.ID, Pos: fmt.Sprintf("%08x", serial)}
+			if !fn(evt, at, serial) {
 				return nil
 			}
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, Cursor{}, err
-	}
-	return out, next, nil
 }
 
 // bounds are the lowest created_at f admits and the highest (created_at,

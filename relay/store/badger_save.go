@@ -28,14 +28,18 @@ import (
 // allocation of the exact size. TestBadgerSave_SameBytes holds it to
 // eventstore's output; a backend configured with the tag hooks this does
 // not implement goes through eventstore.
-func badgerSave(b *badgerstore.BadgerBackend, evt *nostr.Event) error {
+//
+// It returns the event's position in the store's order (store.Sequencer),
+// from its serial.
+func badgerSave(b *badgerstore.BadgerBackend, evt *nostr.Event) (int64, error) {
 	if evt.CreatedAt > math.MaxUint32 || evt.Kind > math.MaxUint16 {
-		return fmt.Errorf("event with values out of expected boundaries")
+		return 0, fmt.Errorf("event with values out of expected boundaries")
 	}
 	if len(evt.ID) != 64 || len(evt.PubKey) != 64 || len(evt.Sig) > 128 {
-		return errMalformed
+		return 0, errMalformed
 	}
-	return b.Update(func(txn *badger.Txn) error {
+	var serial []byte
+	err := b.Update(func(txn *badger.Txn) error {
 		var id [8]byte
 		if _, err := hex.Decode(id[:], []byte(evt.ID[:16])); err != nil {
 			return errMalformed
@@ -46,9 +50,18 @@ func badgerSave(b *badgerstore.BadgerBackend, evt *nostr.Event) error {
 		if it.Seek(prefix); it.ValidForPrefix(prefix) {
 			return eventstore.ErrDupEvent
 		}
-		return writeBadger(txn, b.Serial(), evt)
+		serial = b.Serial()
+		return writeBadger(txn, serial, evt)
 	})
+	if err != nil {
+		return 0, err
+	}
+	return serialPosition(binary.BigEndian.Uint32(serial[1:])), nil
 }
+
+// serialPosition is a badger serial as a position: one more, since a
+// position of 0 means none (the store's first serial is 0).
+func serialPosition(serial uint32) int64 { return int64(serial) + 1 }
 
 // errMalformed: an id or pubkey that is not 32 bytes of hex, which
 // eventstore's key builder would panic on.
@@ -200,8 +213,19 @@ func appendRaw(buf []byte, evt *nostr.Event) []byte {
 // SaveEvent stores evt; in badger without eventstore's 64 KB per event
 // (badgerSave).
 func (s *Exact) SaveEvent(ctx context.Context, evt *nostr.Event) error {
-	if b, ok := s.Store.(*badgerstore.BadgerBackend); ok && b.IndexLongerTag == nil && b.SkipIndexingTag == nil {
-		return badgerSave(b, evt)
+	_, err := s.SaveSequenced(ctx, evt)
+	return err
+}
+
+// SaveSequenced is Sequencer's: evt stored, and its position.
+func (s *Exact) SaveSequenced(ctx context.Context, evt *nostr.Event) (int64, error) {
+	switch st := s.Store.(type) {
+	case *badgerstore.BadgerBackend:
+		if st.IndexLongerTag == nil && st.SkipIndexingTag == nil {
+			return badgerSave(st, evt)
+		}
+	case Sequencer:
+		return st.SaveSequenced(ctx, evt)
 	}
-	return s.Store.SaveEvent(ctx, evt)
+	return 0, s.Store.SaveEvent(ctx, evt)
 }

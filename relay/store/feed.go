@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/nbd-wtf/go-nostr"
 )
@@ -39,9 +40,10 @@ func (o Op) String() string {
 
 // Change is one entry of the change log.
 type Change struct {
-	Seq    int64  // position in the log: strictly increasing in commit order
-	Op     Op     // what happened
-	Origin string // the instance that made the change (Feed.Origin of its store)
+	Seq    int64     // position in the log: strictly increasing in commit order
+	Op     Op        // what happened
+	Origin string    // the instance that made the change (Feed.Origin of its store)
+	At     time.Time // when it was committed, by the store's clock
 	Event  *nostr.Event
 }
 
@@ -58,6 +60,10 @@ type Feed interface {
 	// Head is the position of the newest entry (0 for an empty log): a
 	// follower that has just read the whole store starts there.
 	Head(ctx context.Context) (int64, error)
+	// Lag is the position of the newest entry and when the oldest entry
+	// after `after` was written (zero when there is none): how far a
+	// follower at `after` is behind, in entries and in time.
+	Lag(ctx context.Context, after int64) (head int64, oldest time.Time, err error)
 	// Pending is the position of the newest entry after `after` that
 	// another instance made, 0 when there is none: what this instance
 	// must apply before it answers as every instance would.

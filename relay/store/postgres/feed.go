@@ -33,6 +33,18 @@ func (s *Store) Head(ctx context.Context) (int64, error) {
 	return head, err
 }
 
+// Lag is store.Feed's: two index reads of the log.
+func (s *Store) Lag(ctx context.Context, after int64) (int64, time.Time, error) {
+	var head int64
+	var oldest *time.Time
+	err := s.pool.QueryRow(ctx, `SELECT (SELECT coalesce(max(seq), 0) FROM changes),
+		(SELECT at FROM changes WHERE seq > $1 ORDER BY seq LIMIT 1)`, after).Scan(&head, &oldest)
+	if err != nil || oldest == nil {
+		return head, time.Time{}, err
+	}
+	return head, *oldest, nil
+}
+
 // Pending is store.Feed's: one range read of the log's newest entries
 // (those after `after`, which a follower near the head keeps few).
 func (s *Store) Pending(ctx context.Context, after int64) (int64, error) {
@@ -131,7 +143,7 @@ func (s *Store) truncated(ctx context.Context, conn *pgx.Conn, after int64) erro
 // catchUp hands fn every entry after *cursor, batch by batch.
 func (s *Store) catchUp(ctx context.Context, conn *pgx.Conn, cursor *int64, fn func(store.Change) error) error {
 	for {
-		rows, err := conn.Query(ctx, "SELECT seq, op, origin, event FROM changes WHERE seq > $1 ORDER BY seq LIMIT $2", *cursor, feedBatch)
+		rows, err := conn.Query(ctx, "SELECT seq, op, origin, at, event FROM changes WHERE seq > $1 ORDER BY seq LIMIT $2", *cursor, feedBatch)
 		if err != nil {
 			return err
 		}
@@ -139,7 +151,7 @@ func (s *Store) catchUp(ctx context.Context, conn *pgx.Conn, cursor *int64, fn f
 			var c store.Change
 			var op int16
 			evt := &nostr.Event{}
-			err := r.Scan(&c.Seq, &op, &c.Origin, evt)
+			err := r.Scan(&c.Seq, &op, &c.Origin, &c.At, evt)
 			c.Op, c.Event = store.Op(op), evt
 			return c, err
 		})

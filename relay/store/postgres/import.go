@@ -51,7 +51,8 @@ func (s *Store) Import(ctx context.Context, evs []*nostr.Event) (int, error) {
 		if stored == 0 {
 			return nil
 		}
-		return s.logChanges(ctx, tx, store.Saved, saved)
+		_, err := s.logChanges(ctx, tx, store.Saved, saved)
+		return err
 	})
 	return stored, err
 }

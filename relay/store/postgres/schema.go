@@ -63,6 +63,21 @@ var migrations = []string{
 		until timestamptz NOT NULL
 	);
 	CREATE INDEX used_once_until ON used_once (until);`,
+	// 4: every event's position in the store's order (its change's seq,
+	// store.Sequencer), kept past the change log's pruning: state that
+	// several instances change is derived in that order. Rows stored
+	// before keep the seq of their change if the log still has it.
+	// And the relay's identity: every instance of one relay signs with
+	// one key (identity.go).
+	`ALTER TABLE events ADD COLUMN seq bigint;
+	UPDATE events e SET seq = c.seq
+		FROM (SELECT event->>'id' AS id, max(seq) AS seq FROM changes WHERE op = 1 GROUP BY 1) c
+		WHERE e.id = c.id;
+	CREATE TABLE identity (
+		name   text PRIMARY KEY,
+		pubkey text NOT NULL,
+		at     timestamptz NOT NULL DEFAULT now()
+	);`,
 }
 
 // Advisory lock keys (arbitrary constants, one per purpose).

@@ -89,11 +89,19 @@ func storable(evt *nostr.Event) error {
 // (or, for a replaceable kind, when its address holds a version: use
 // ReplaceEvent to replace).
 func (s *Store) SaveEvent(ctx context.Context, evt *nostr.Event) error {
+	_, err := s.SaveSequenced(ctx, evt)
+	return err
+}
+
+// SaveSequenced is store.Sequencer's: the position is the seq of the
+// event's entry in the change log.
+func (s *Store) SaveSequenced(ctx context.Context, evt *nostr.Event) (int64, error) {
 	args, err := row(evt)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return s.tx(ctx, func(tx pgx.Tx) error {
+	var seq int64
+	err = s.tx(ctx, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, insertEvent+" ON CONFLICT DO NOTHING", args...)
 		if err != nil {
 			return err
@@ -101,8 +109,10 @@ func (s *Store) SaveEvent(ctx context.Context, evt *nostr.Event) error {
 		if tag.RowsAffected() == 0 {
 			return eventstore.ErrDupEvent
 		}
-		return s.logChange(ctx, tx, store.Saved, evt)
+		seq, err = s.logChanges(ctx, tx, store.Saved, []*nostr.Event{evt})
+		return err
 	})
+	return seq, err
 }
 
 // ReplaceEvent settles NIP-01 replacement in one statement of one
@@ -132,7 +142,8 @@ func (s *Store) ReplaceEvent(ctx context.Context, evt *nostr.Event) error {
 		if tag.RowsAffected() == 0 {
 			return store.ErrNotNewer
 		}
-		return s.logChange(ctx, tx, store.Saved, evt)
+		_, err = s.logChanges(ctx, tx, store.Saved, []*nostr.Event{evt})
+		return err
 	})
 }
 
@@ -148,46 +159,46 @@ func (s *Store) DeleteEvent(ctx context.Context, evt *nostr.Event) error {
 		if err != nil || len(gone) == 0 {
 			return err
 		}
-		return s.logChange(ctx, tx, store.Deleted, gone[0])
+		_, err = s.logChanges(ctx, tx, store.Deleted, gone)
+		return err
 	})
 }
 
-// logChange appends to the change log inside the change's transaction.
-// Sequence numbers are drawn when the row is inserted but become visible
-// at commit, and two transactions can commit in the other order: a
-// follower that had read seq 8 would move past a 7 committed after it and
-// never see it. The advisory lock, held from here to the commit, makes
-// appends take turns, so seq order is commit order. It is the last step
-// before the commit, so the turn is short. The notification carries the
-// seq; followers read the entries themselves (a notification can be
-// lost, the log cannot).
-func (s *Store) logChange(ctx context.Context, tx pgx.Tx, op store.Op, evt *nostr.Event) error {
-	return s.logChanges(ctx, tx, op, []*nostr.Event{evt})
-}
-
 // logChanges appends one entry per event, in order, in one statement,
-// and notifies once with the last seq.
-func (s *Store) logChanges(ctx context.Context, tx pgx.Tx, op store.Op, evs []*nostr.Event) error {
+// inside the change's transaction, notifies once with the last seq and
+// returns it. A saved event's row takes its entry's seq as its position
+// (store.Sequencer). Sequence numbers are drawn when the row is inserted
+// but become visible at commit, and two transactions can commit in the
+// other order: a follower that had read seq 8 would move past a 7
+// committed after it and never see it. The advisory lock, held from here
+// to the commit, makes appends take turns, so seq order is commit order.
+// It is the last step before the commit, so the turn is short. The
+// notification carries the seq; followers read the entries themselves (a
+// notification can be lost, the log cannot).
+func (s *Store) logChanges(ctx context.Context, tx pgx.Tx, op store.Op, evs []*nostr.Event) (int64, error) {
 	bodies := make([]string, len(evs))
 	for i, evt := range evs {
 		b, err := json.Marshal(evt)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		bodies[i] = string(b)
 	}
 	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", lockLog); err != nil {
-		return err
+		return 0, err
 	}
-	_, err := tx.Exec(ctx, `WITH c AS (
+	var seq int64
+	err := tx.QueryRow(ctx, `WITH c AS (
 			INSERT INTO changes (op, origin, event)
 			SELECT $1, $2, u.e::jsonb FROM unnest($3::text[]) WITH ORDINALITY AS u(e, n) ORDER BY u.n
-			RETURNING seq)
-		SELECT pg_notify('`+channel+`', max(seq)::text) FROM c`, int16(op), s.opts.Origin, bodies)
+			RETURNING seq, event->>'id' AS id),
+		positioned AS (
+			UPDATE events SET seq = c.seq FROM c WHERE $1 = 1 AND events.id = c.id)
+		SELECT max(seq), pg_notify('`+channel+`', max(seq)::text) FROM c`, int16(op), s.opts.Origin, bodies).Scan(&seq, nil)
 	if err != nil {
-		return fmt.Errorf("writing the change log: %w", err)
+		return 0, fmt.Errorf("writing the change log: %w", err)
 	}
-	return nil
+	return seq, nil
 }
 
 func isUniqueViolation(err error) bool {

@@ -130,10 +130,13 @@ func New(ctx context.Context, o Options) (n *Node, err error) {
 	if n.store, err = openStore(ctx, o); err != nil {
 		return n, err
 	}
+	if err := n.claimStore(ctx); err != nil {
+		return n, err
+	}
 	n.groups = groups.New(groups.Options{
 		IDs: n.ids, RelaySecret: o.Keys.RelaySecret,
 		Creators: o.GroupCreators, Defaults: o.GroupDefaults, MaxModerationAge: o.MaxModerationAge, Encrypted: o.GroupsEncrypted,
-		Store: n.store, Logger: o.Logger,
+		Limits: o.Limits, Store: n.store, Logger: o.Logger,
 	})
 	n.vis = &policies.Visibility{IDs: n.ids, Groups: n.groups}
 	ro := o.Options
@@ -141,6 +144,7 @@ func New(ctx context.Context, o Options) (n *Node, err error) {
 	if n.relay, err = relay.New(ctx, n.store, ro); err != nil {
 		return n, err
 	}
+	// only reads: the metadata is brought in line by Start, once wired
 	if err := n.groups.Load(ctx); err != nil {
 		return n, fmt.Errorf("rebuilding group state: %w", err)
 	}
@@ -177,7 +181,9 @@ func New(ctx context.Context, o Options) (n *Node, err error) {
 	n.crypt.Start(ctx)
 	if n.relay.Shared() {
 		n.startShared()
-	} else if n.agent != nil {
+	}
+	n.groups.Start(ctx)
+	if !n.relay.Shared() && n.agent != nil {
 		if err := n.agent.Start(ctx); err != nil {
 			return n, fmt.Errorf("agent: %w", err)
 		}
@@ -375,6 +381,12 @@ func (n *Node) Serve(ctx context.Context, ln net.Listener) error { return n.rela
 // Call it after Serve has returned.
 func (n *Node) Close() error {
 	var errs []error
+	if n.groups != nil {
+		// what is due of the groups' metadata, while the relay still writes
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		n.groups.Close(ctx)
+		cancel()
+	}
 	n.stopShared()
 	if n.agent != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

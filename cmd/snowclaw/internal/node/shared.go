@@ -3,12 +3,15 @@ package node
 import (
 	"context"
 	"errors"
+	"fmt"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/snowclaw/snowclaw/internal/leader"
 	"github.com/snowclaw/snowclaw/plugins/rights"
+	"github.com/snowclaw/snowclaw/relay"
 	"github.com/snowclaw/snowclaw/relay/store"
 	"github.com/snowclaw/snowclaw/relay/store/postgres"
 )
@@ -115,6 +118,26 @@ func openStore(ctx context.Context, o Options) (*store.Exact, error) {
 		so = StoreOptions{Backend: BackendPostgres, PostgresURL: o.PostgresURL}
 	}
 	return OpenStore(ctx, so, o.DataDir, o.Limits.MaxLimit, o.Logger)
+}
+
+// claimStore records this relay's keys in a shared database the first
+// time, and refuses to start on one another relay's keys claimed: its
+// instances would sign group state with two keys and refuse each other's.
+func (n *Node) claimStore(ctx context.Context) error {
+	pg, ok := n.store.Unwrap().(*postgres.Store)
+	if !ok {
+		return nil
+	}
+	for _, k := range []struct{ name, file, pk string }{{"relay", relay.RelayKeyFile, n.ids.Relay}, {"agent", relay.AgentKeyFile, n.ids.Agent}} {
+		if err := pg.ClaimIdentity(ctx, k.name, k.pk); err != nil {
+			if errors.Is(err, postgres.ErrOtherIdentity) {
+				return fmt.Errorf("%w: every instance sharing a database needs the same %s; copy it from an instance already running into %s (docs/scaling.md)",
+					err, k.file, filepath.Join(n.o.DataDir, k.file))
+			}
+			return err
+		}
+	}
+	return nil
 }
 
 // useOnce is where NIP-98 authorizations are recorded as used for every

@@ -14,9 +14,11 @@ import (
 //
 //   - RejectEvent: cheap and stateless first (limits, rates), then what
 //     must stay gone (deletions, erasures), versions, deletion requests,
-//     the write rules, NIP-29 moderation, the owner's trust list.
-//   - OnEventSaved: group state first (whatever follows reads it), then
-//     deletions carried out, the index, the agent, live trust.
+//     the write rules, NIP-29 moderation, the group keys' rule, the
+//     owner's trust list.
+//   - OnEventSaved: group state first (whatever follows reads it), the
+//     group keys (they follow membership), deletions carried out, the
+//     index, the agent, live trust.
 //   - OnEventDeleted (after the store removed the event): the index, the
 //     agent, live trust (its reload reads the store without the event).
 func (n *Node) wire(ctx context.Context) {
@@ -30,8 +32,10 @@ func (n *Node) wire(ctx context.Context) {
 		r.RejectOlderVersion,
 		r.RejectForeignDeletion,
 		func(_ context.Context, evt *nostr.Event) error { return writes.Check(evt) },
+		n.groups.RejectEvent, // NIP-29 moderation against the group state
 	)
-	n.groups.Init(r) // moderation checks, then its state on every save
+	n.groups.Init(r) // its metadata and answers go through r
+	r.OnEventSaved = append(r.OnEventSaved, n.groups.OnEventSaved)
 	// the group keys: its rule after the write rules and moderation (a
 	// seal's shape and its writer's membership are judged first), and it
 	// follows membership after the groups' state has
