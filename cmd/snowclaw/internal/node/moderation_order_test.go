@@ -1,0 +1,230 @@
+package node_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
+	"github.com/snowclaw/snowclaw/internal/wsclient"
+	"github.com/snowclaw/snowclaw/relay"
+)
+
+// Moderation over two instances of one relay on a shared PostgreSQL
+// database, attacked from outside: an acknowledged removal or metadata
+// change holds on both instances whatever the other instance was doing,
+// because the group's state is a function of its events in the store's
+// order (plugins/groups).
+
+// rounds is how many times each race is run: its window is a few
+// milliseconds wide, and one run rarely lands in it.
+func rounds(t *testing.T) int {
+	if testing.Short() {
+		return 5
+	}
+	return 50
+}
+
+// burst sends events on c as fast as the relay answers, each from its
+// own connection's goroutine, and waits for every OK.
+func burst(t *testing.T, conns []*wsclient.Client, events []nostr.Event) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, len(events))
+	for i, evt := range events {
+		c := conns[i%len(conns)]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := publish(c, evt); err != nil {
+				errs <- fmt.Errorf("kind %d: %w", evt.Kind, err)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+}
+
+// notMember checks on every env that u can no longer post in g, nor,
+// when g is private, read a message sent to it after the removal.
+func notMember(t *testing.T, envs []*testEnv, u user, g string, private bool, why string) {
+	t.Helper()
+	owner := envs[0].owner
+	after := envs[0].mustPublish(envs[0].connect(&owner), mkEvent(owner, 9, nostr.Tags{{"h", g}}, "after "+why))
+	for i, e := range envs {
+		c := e.connect(&u)
+		if err := publish(c, mkEvent(u, 9, nostr.Tags{{"h", g}}, fmt.Sprintf("still here on %d", i))); err == nil {
+			t.Fatalf("%s: the removed member still posts on instance %d", why, i)
+		} else if !strings.Contains(err.Error(), "restricted:") {
+			t.Fatalf("%s: the removed member's post on instance %d refused with %v, want restricted:", why, i, err)
+		}
+		evs, _ := fetch(t, c, nostr.Filter{Kinds: []int{9}, Tags: nostr.TagMap{"h": {g}}})
+		if contains(evs, after.ID) != !private {
+			t.Fatalf("%s: the removed member reads on instance %d a message sent after the removal: %v (the group is private: %v)", why, i, !private, private)
+		}
+	}
+}
+
+// A burst of put-users on A and a removal on B: the removal holds on
+// both, in closed and in open groups, and when only outsiders (joins)
+// make the burst.
+func TestModerationOrder_RemovalHoldsAfterBurstElsewhere(t *testing.T) {
+	envs := startCluster(t, 2)
+	a, b := envs[0], envs[1]
+	owner := a.owner
+	oa, ob := a.connect(&owner), b.connect(&owner)
+	fill := []*wsclient.Client{oa, a.connect(&owner), a.connect(&owner)}
+	for _, variant := range []string{"closed", "open", "outsiders"} {
+		t.Run(variant, func(t *testing.T) {
+			for round := range rounds(t) {
+				g := fmt.Sprintf("%s-%d", variant, round)
+				member := newUser()
+				flags := nostr.Tags{{"h", g}, {"private"}, {"closed"}}
+				if variant != "closed" {
+					flags = nostr.Tags{{"h", g}, {"public"}, {"open"}}
+				}
+				a.mustPublish(oa, mkEvent(owner, 9007, flags, ""))
+				a.mustPublish(oa, mkEvent(owner, 9000, nostr.Tags{{"h", g}, {"p", member.pk}}, ""))
+				var crowd []nostr.Event
+				var conns []*wsclient.Client
+				for range 5 {
+					if variant == "outsiders" {
+						o := newUser()
+						crowd = append(crowd, mkEvent(o, 9021, nostr.Tags{{"h", g}}, ""))
+						conns = append(conns, a.connect(&o))
+					} else {
+						crowd = append(crowd, mkEvent(owner, 9000, nostr.Tags{{"h", g}, {"p", newUser().pk}}, ""))
+					}
+				}
+				if conns == nil {
+					conns = fill
+				}
+				burst(t, conns, crowd)
+				b.mustPublish(ob, mkEvent(owner, 9001, nostr.Tags{{"h", g}, {"p", member.pk}}, ""))
+				notMember(t, envs, member, g, variant == "closed", fmt.Sprintf("round %d", round))
+			}
+		})
+	}
+	// and after both instances restart, the relay-signed member lists
+	// agree: the owner and the 5 added, not the removed member
+	a.restart()
+	b.restart()
+	for round := range rounds(t) {
+		g := fmt.Sprintf("closed-%d", round)
+		for i, e := range envs {
+			waitFor(t, func() bool {
+				meta := e.groupMeta(&owner, 39002, g)
+				return meta != nil && len(meta.Tags.GetAll([]string{"p"})) == 6
+			}, fmt.Sprintf("instance %d's 39002 of %s listing 6 members after a restart", i, g))
+			if got, _ := e.n.Groups().Snapshot(g); len(got.Members) != 6 {
+				t.Fatalf("instance %d after a restart: %s has %d members, want 6", i, g, len(got.Members))
+			}
+		}
+	}
+}
+
+// A burst of joins on A and a switch to private and closed on B: the
+// switch holds on both (anonymous readers and new joiners are refused).
+func TestModerationOrder_PrivacySwitchHoldsAfterBurstElsewhere(t *testing.T) {
+	envs := startCluster(t, 2)
+	a, b := envs[0], envs[1]
+	owner := a.owner
+	oa, ob := a.connect(&owner), b.connect(&owner)
+	for round := range rounds(t) {
+		g := fmt.Sprintf("pub-%d", round)
+		a.mustPublish(oa, mkEvent(owner, 9007, nostr.Tags{{"h", g}, {"public"}, {"open"}}, ""))
+		var joins []nostr.Event
+		var conns []*wsclient.Client
+		for range 5 {
+			o := newUser()
+			joins = append(joins, mkEvent(o, 9021, nostr.Tags{{"h", g}}, ""))
+			conns = append(conns, a.connect(&o))
+		}
+		burst(t, conns, joins)
+		b.mustPublish(ob, mkEvent(owner, 9002, nostr.Tags{{"h", g}, {"private"}, {"closed"}}, ""))
+		msg := a.mustPublish(oa, mkEvent(owner, 9, nostr.Tags{{"h", g}}, "members only now"))
+		for i, e := range envs {
+			evs, closed := fetch(t, e.connect(nil), nostr.Filter{Kinds: []int{9}, Tags: nostr.TagMap{"h": {g}}})
+			if contains(evs, msg.ID) || !strings.HasPrefix(closed, "auth-required:") {
+				t.Fatalf("round %d: an anonymous reader on instance %d gets %d events, CLOSED %q, after the switch to private", round, i, len(evs), closed)
+			}
+			late := newUser()
+			e.refusedWith(e.connect(&late), mkEvent(late, 9021, nostr.Tags{{"h", g}}, ""), "restricted:")
+		}
+	}
+}
+
+// A burst on A and a switch to encrypted on B, then every instance
+// restarts: they start (none publishes before it is wired) and agree the
+// group is encrypted.
+func TestModerationOrder_EncryptedSwitchSurvivesRestart(t *testing.T) {
+	envs := startCluster(t, 2)
+	a, b := envs[0], envs[1]
+	owner := a.owner
+	oa, ob := a.connect(&owner), b.connect(&owner)
+	const g = "vault"
+	a.mustPublish(oa, mkEvent(owner, 9007, nostr.Tags{{"h", g}}, ""))
+	var puts []nostr.Event
+	for range 6 {
+		puts = append(puts, mkEvent(owner, 9000, nostr.Tags{{"h", g}, {"p", newUser().pk}}, ""))
+	}
+	burst(t, []*wsclient.Client{oa, a.connect(&owner)}, puts)
+	b.mustPublish(ob, mkEvent(owner, 9002, nostr.Tags{{"h", g}, {"encrypted"}}, ""))
+	a.stop()
+	b.stop()
+	a.start()
+	b.start()
+	for i, e := range envs {
+		if info, ok := e.n.Groups().GroupInfo(g); !ok || !info.Encrypted {
+			t.Fatalf("instance %d after the restart: group %v encrypted %v", i, ok, info.Encrypted)
+		}
+		waitFor(t, func() bool {
+			meta := e.groupMeta(&owner, 39000, g)
+			return meta != nil && hasFlag(meta, "encrypted")
+		}, fmt.Sprintf("instance %d's 39000 saying encrypted", i))
+	}
+}
+
+// A group created on A and joined on B right after its OK: the join is
+// accepted (B caught up with A before deciding) and holds (the member
+// posts on A).
+func TestModerationOrder_CreateThenJoinElsewhere(t *testing.T) {
+	envs := startCluster(t, 2)
+	a, b := envs[0], envs[1]
+	owner := a.owner
+	oa := a.connect(&owner)
+	for round := range rounds(t) {
+		g := fmt.Sprintf("fresh-%d", round)
+		joiner := newUser()
+		a.mustPublish(oa, mkEvent(owner, 9007, nostr.Tags{{"h", g}, {"public"}, {"open"}}, ""))
+		b.mustPublish(b.connect(&joiner), mkEvent(joiner, 9021, nostr.Tags{{"h", g}}, ""))
+		a.mustPublish(a.connect(&joiner), mkEvent(joiner, 9, nostr.Tags{{"h", g}}, "hello"))
+	}
+}
+
+// An instance started on the shared database with keys of its own is
+// refused with a message naming the key file, and serves nothing.
+func TestModerationOrder_OtherKeysRefused(t *testing.T) {
+	envs := startCluster(t, 1)
+	o := envs[0].opts
+	other := t.TempDir()
+	keys, err := relay.LoadKeys(other, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.DataDir, o.Keys = other, keys
+	n, err := node.New(context.Background(), o)
+	if err == nil {
+		n.Close()
+		t.Fatal("an instance with other keys started on the shared database")
+	}
+	if !strings.Contains(err.Error(), "relay.key") || !strings.Contains(err.Error(), "another key") {
+		t.Fatalf("refusal %q does not name relay.key", err)
+	}
+}
