@@ -37,6 +37,12 @@ func (r *Relay) routes() {
 	mux.HandleFunc("GET /{$}", r.serveHome)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
+		if f := r.follow; f != nil && f.dead.Load() {
+			// only a restart brings it back (it must reload its state)
+			w.WriteHeader(http.StatusServiceUnavailable)
+			fmt.Fprintln(w, `{"status":"lost its place in the shared store's change log; restart this instance"}`)
+			return
+		}
 		fmt.Fprintln(w, `{"status":"ok"}`)
 	})
 }

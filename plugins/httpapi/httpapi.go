@@ -40,6 +40,7 @@ import (
 	"github.com/snowclaw/snowclaw/plugins/memsearch"
 	"github.com/snowclaw/snowclaw/plugins/rights"
 	"github.com/snowclaw/snowclaw/policies"
+	"github.com/snowclaw/snowclaw/relay"
 )
 
 // Relay is what the API asks of the relay (relay/exports.go): its keys,
@@ -58,6 +59,9 @@ type Relay interface {
 	ClientIP(req *http.Request) string
 	Connections() int
 	DiskFull() bool
+	// FeedLag is how far this instance is behind the shared store's
+	// change log; false without a shared store.
+	FeedLag(ctx context.Context) (relay.FeedLag, bool, error)
 	CountAPICall()
 	// Metrics is the relay's registry (with its instance label) for the
 	// index's and the agent's series; Gatherer serves them all.

@@ -10,6 +10,7 @@ import (
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/plugins/rights"
 	"github.com/snowclaw/snowclaw/policies"
+	"github.com/snowclaw/snowclaw/relay"
 )
 
 // The HTTP JSON API v1 core (docs/api.md, "Core endpoints"): thin
@@ -84,12 +85,26 @@ type health struct {
 	// DiskFull: the data volume is below its reserve ([store]
 	// min_free_mb); new events are refused with "error: disk full".
 	DiskFull bool `json:"disk_full"`
+	// Feed: over a shared store, how far this instance is behind the
+	// change log. Past a couple of seconds its reads and writes are
+	// refused with "error: … try again" and status is "behind" (503).
+	Feed *relay.FeedLag `json:"feed,omitempty"`
 }
 
 func (a *API) v1Health(w http.ResponseWriter, req *http.Request) {
 	h := health{Status: "ok", Version: a.o.Version, Relay: a.ids.Relay, Agent: a.ids.Agent, Owner: a.ids.Owner,
 		Search: a.o.Index != nil, SearchRebuilding: a.o.Index != nil && a.o.Index.Rebuilding(), AgentOn: a.o.Agent != nil,
 		DiskFull: a.o.Relay.DiskFull()}
+	status := http.StatusOK
+	if lag, shared, err := a.o.Relay.FeedLag(req.Context()); shared {
+		if err != nil {
+			lag.Stopped = true // the log cannot be read: nothing can be proved current
+		}
+		h.Feed = &lag
+		if !lag.Healthy() {
+			h.Status, status = "behind", http.StatusServiceUnavailable
+		}
+	}
 	if req.Header.Get("Authorization") != "" {
 		if you, err := a.auth(req); err == nil {
 			h.You = you
@@ -108,7 +123,7 @@ func (a *API) v1Health(w http.ResponseWriter, req *http.Request) {
 			}
 		}
 	}
-	writeJSON(w, http.StatusOK, h)
+	writeJSON(w, status, h)
 }
 
 func (a *API) v1Search(w http.ResponseWriter, req *http.Request, reader string) {

@@ -228,3 +228,73 @@ func TestModerationOrder_OtherKeysRefused(t *testing.T) {
 		t.Fatalf("refusal %q does not name relay.key", err)
 	}
 }
+
+// A flood of 5,000 joins into one group on A, and while it runs a
+// removal on A: on B the removed member's post and read are refused or
+// correct, never decided on stale membership; B's health reports its lag
+// in the change log.
+func TestModerationOrder_JoinFlood(t *testing.T) {
+	if testing.Short() {
+		t.Skip("5,000 joins over two instances")
+	}
+	envs := startCluster(t, 2)
+	a, b := envs[0], envs[1]
+	owner := a.owner
+	oa := a.connect(&owner)
+	const g = "crowd"
+	member := newUser()
+	a.mustPublish(oa, mkEvent(owner, 9007, nostr.Tags{{"h", g}, {"private"}, {"open"}}, ""))
+	a.mustPublish(oa, mkEvent(owner, 9000, nostr.Tags{{"h", g}, {"p", member.pk}}, ""))
+	mb := b.connect(&member)
+	b.mustPublish(mb, mkEvent(member, 9, nostr.Tags{{"h", g}}, "before the flood"))
+
+	const joins, conns = 5000, 16
+	var flood sync.WaitGroup
+	var joined sync.WaitGroup
+	joined.Add(1000)
+	errs := make(chan error, conns)
+	for w := range conns {
+		c := a.connect(nil)
+		flood.Add(1)
+		go func() {
+			defer flood.Done()
+			for i := w; i < joins; i += conns {
+				u := newUser()
+				if err := publish(c, mkEvent(u, 9021, nostr.Tags{{"h", g}}, "")); err != nil {
+					errs <- err
+					return
+				}
+				if i < 1000 {
+					joined.Done()
+				}
+			}
+		}()
+	}
+	joined.Wait() // a fifth of the flood is in: the removal lands in it
+	a.mustPublish(oa, mkEvent(owner, 9001, nostr.Tags{{"h", g}, {"p", member.pk}}, ""))
+	secret := a.mustPublish(oa, mkEvent(owner, 9, nostr.Tags{{"h", g}}, "after the removal"))
+	err := publish(mb, mkEvent(member, 9, nostr.Tags{{"h", g}}, "am I still in?"))
+	if err == nil || !(strings.Contains(err.Error(), "restricted:") || strings.Contains(err.Error(), "error:")) {
+		t.Fatalf("on B during the flood, the member removed on A posts: %v", err)
+	}
+	evs, closed := fetch(t, mb, nostr.Filter{Kinds: []int{9}, Tags: nostr.TagMap{"h": {g}}})
+	if contains(evs, secret.ID) {
+		t.Fatalf("on B during the flood, the member removed on A reads what was sent after (CLOSED %q)", closed)
+	}
+	code, health := b.api(nil, "GET", "/api/v1/health", nil)
+	if _, ok := health["feed"].(map[string]any); !ok || (code != 200 && code != 503) {
+		t.Fatalf("B's health during the flood: %d %v, want the feed's lag", code, health)
+	}
+	flood.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatalf("a join of the flood: %v", err)
+	}
+	waitFor(t, func() bool {
+		got, ok := b.n.Groups().Snapshot(g)
+		return ok && len(got.Members) == joins+1
+	}, "B holding the 5,001 members")
+	if _, ok := b.n.Groups().Snapshot(g); ok && b.n.Groups().IsMember(g, member.pk) {
+		t.Fatal("B still counts the removed member")
+	}
+}
