@@ -58,7 +58,7 @@ func (l *Layer) ask(ctx context.Context, r *remote, q snowclaw.SearchQuery) []*n
 		evs, ok := l.request(shared, r, func(ctx context.Context, nip50 bool) ([]*nostr.Event, error) {
 			fs := filters(q, nip50, l.o.PerRemote)
 			got, err := fetchREQ(ctx, r.URL, fs, l.o.PerRemote*len(fs))
-			return l.verify(r, got, fs, memoryOnly), err
+			return l.verify(r, got, fs, servable), err
 		})
 		if ok {
 			l.cache.Add(key, evs)
@@ -141,17 +141,40 @@ func (l *Layer) nipsOf(ctx context.Context, r *remote) (map[int]bool, error) {
 	return v.(map[int]bool), nil
 }
 
-// memoryOnly admits a public memory item (memsearch.RemoteDoc).
-func memoryOnly(evt *nostr.Event) bool {
-	_, ok := memsearch.RemoteDoc(evt)
-	return ok
+// servable is what a remote's event must be to be served here at all: a
+// memory item that is public by this relay's tier rule, its markers (no
+// h, not encrypted: memsearch.RemoteDoc), and by every claim it makes of
+// itself. A snow:tier other than public, a p tag or a snow:learnt-from
+// tag marks a memory its writer did not mean for everyone (this relay's
+// agent writes none of them on a public memory): a remote that holds it
+// in plaintext is a leak elsewhere, and serving it on would widen it.
+// Where the markers and the claims disagree the narrower reading wins,
+// as it does for local events (snowclaw.TierOf).
+func servable(evt *nostr.Event) bool {
+	if _, ok := memsearch.RemoteDoc(evt); !ok {
+		return false
+	}
+	for _, t := range evt.Tags {
+		if len(t) == 0 {
+			continue
+		}
+		switch t[0] {
+		case "p", snowclaw.TagLearntFrom:
+			return false
+		case "snow:tier":
+			if len(t) < 2 || t[1] != string(snowclaw.TierPublic) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // verify keeps the events whose id and signature hold, that match one of
 // the filters sent and that admit says are wanted; each dropped event
 // is counted by reason. A remote's answer is not trusted to be what was
-// asked for: a forged event, another author's event under a filter by
-// author, or a private memory are all dropped here.
+// asked for: a forged event, an event outside the filters sent, or one
+// that is not public here (admit) are all dropped here.
 func (l *Layer) verify(r *remote, evs []*nostr.Event, fs nostr.Filters, admit func(*nostr.Event) bool) []*nostr.Event {
 	out := evs[:0]
 	seen := map[string]bool{}
