@@ -2,6 +2,7 @@ package remotesearch
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"sync"
 	"time"
@@ -92,7 +93,11 @@ func (l *Layer) request(ctx context.Context, r *remote, do func(ctx context.Cont
 	evs, err := l.exchange(ctx, r, do)
 	l.met.result(r.URL, err, time.Since(start))
 	if err != nil {
-		l.log.Warn("remote search failed", "remote", r.URL, "err", err)
+		if errors.Is(err, errNIP11) {
+			l.log.Debug("remote search failed", "remote", r.URL, "err", err) // nipsOf told once
+		} else {
+			l.log.Warn("remote search failed", "remote", r.URL, "err", err)
+		}
 		r.mu.Lock()
 		r.downUntil = l.now().Add(rest)
 		r.mu.Unlock()
@@ -126,9 +131,13 @@ func (l *Layer) nipsOf(ctx context.Context, r *remote) (map[int]bool, error) {
 	// different searches starting at once on a cold remote ask for its
 	// NIP-11 once (the key cannot be a cache key: those start with the URL)
 	v, err, _ := l.flight.Do("\x00nips\x00"+r.URL, func() (any, error) {
-		nips, err := fetchNIPs(ctx, l.o.HTTPClient, r.URL)
+		nips, missing, err := fetchNIPs(ctx, l.o.HTTPClient, r.URL)
 		if err != nil {
+			l.nipsTrouble(r, "remote relay: its NIP-11 document could not be fetched; searches go on without it", "err", err)
 			return nil, err
+		}
+		if missing != "" {
+			l.nipsTrouble(r, "remote relay serves no NIP-11 document; it is searched with the t tag fallback, not NIP-50", "answer", missing)
 		}
 		r.mu.Lock()
 		r.nips, r.nipsAt = nips, l.now()
@@ -139,6 +148,22 @@ func (l *Layer) nipsOf(ctx context.Context, r *remote) (map[int]bool, error) {
 		return nil, err
 	}
 	return v.(map[int]bool), nil
+}
+
+// nipsTrouble logs the first NIP-11 problem of r as a warning and every
+// later one at debug level: an operator learns of a misconfigured remote
+// at its first use, and a remote that stays down does not fill the log.
+func (l *Layer) nipsTrouble(r *remote, msg string, args ...any) {
+	r.mu.Lock()
+	first := !r.nipsTold
+	r.nipsTold = true
+	r.mu.Unlock()
+	args = append([]any{"remote", r.URL}, args...)
+	if first {
+		l.log.Warn(msg, args...)
+	} else {
+		l.log.Debug(msg, args...)
+	}
 }
 
 // servable is what a remote's event must be to be served here at all: a

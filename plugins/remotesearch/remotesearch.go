@@ -104,6 +104,7 @@ type remote struct {
 	mu        sync.Mutex
 	nips      map[int]bool
 	nipsAt    time.Time
+	nipsTold  bool // a NIP-11 problem was logged (nipsTrouble)
 	downUntil time.Time
 }
 
@@ -160,6 +161,14 @@ func New(o Options) (*Layer, error) {
 	}
 	l.cache = expirable.NewLRU[string, []*nostr.Event](o.CacheEntries, nil, o.CacheTTL)
 	l.agents = expirable.NewLRU[string, []*nostr.Event](len(o.Remotes), nil, o.CacheTTL)
+	// once, at start: which relays a search with include:remote may ask
+	// is the operator's choice and should be visible where they look
+	remotes := make([]any, 0, len(l.remotes))
+	for _, r := range l.remotes {
+		remotes = append(remotes, slog.Float64(r.URL, r.Trust))
+	}
+	l.log.Info("remote search: relays asked by searches with include:remote (URL = trust)",
+		slog.Group("remotes", remotes...), "timeout", o.Timeout, "cache_ttl", o.CacheTTL)
 	return l, nil
 }
 

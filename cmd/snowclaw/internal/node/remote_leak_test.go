@@ -2,11 +2,14 @@ package node_test
 
 import (
 	"encoding/json"
+	"log/slog"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
 )
 
 // sentREQs are the filters of every REQ a recording remote received.
@@ -194,5 +197,64 @@ func TestRemote_NoticeOnlyWhenExplainAsked(t *testing.T) {
 	}
 	if seen[local.ID] != "local" || seen[far.ID] != snowRemote.url {
 		t.Fatalf("API origins %v", seen)
+	}
+}
+
+// The relay logs the remotes it is configured with once, at start, and a
+// remote whose NIP-11 fails (nothing listening) or that serves none (404)
+// once, at its first use; later searches add no such line. The remote
+// without NIP-11 is still searched, with the t tag fallback.
+func TestRemote_LogsRemotesAtStartAndNIP11TroubleOnce(t *testing.T) {
+	dead := serveRemote(t, http.NotFoundHandler())
+	deadURL := dead.url
+	dead.srv.Close()
+	a := newUser()
+	far := memory(a, "heron/far", `{"summary":"Heron nests by the weir"}`, nostr.Tag{"t", "heron"})
+	raw, _ := json.Marshal(far)
+	noDoc := startScriptedNIP11(t, "", func(string) [][]byte { return [][]byte{raw} })
+	logs := &syncBuffer{}
+	e := startEnv(t, withSearch, withRemotes(5*time.Second, deadURL, 1.0, noDoc.url, 0.5), func(o *node.Options) {
+		o.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	})
+	lines := func(has ...string) int {
+		n := 0
+		for _, l := range strings.Split(logs.String(), "\n") {
+			all := true
+			for _, h := range has {
+				all = all && strings.Contains(l, h)
+			}
+			if all {
+				n++
+			}
+		}
+		return n
+	}
+	const started = "remote search: relays asked"
+	if lines(started, deadURL+"=1", noDoc.url+"=0.5") != 1 {
+		t.Fatalf("the configured remotes are not logged once at start:\n%s", logs.String())
+	}
+	if lines("NIP-11") != 0 {
+		t.Fatalf("a remote was asked before any search:\n%s", logs.String())
+	}
+
+	got := search(t, e, nil, nostr.Filter{Search: "heron include:remote"})
+	if !contains(got, far.ID) {
+		t.Fatalf("the remote without NIP-11 was not searched: %v", ids(got))
+	}
+	for _, f := range sentREQs(t, noDoc.received()) {
+		if f.Search != "" {
+			t.Fatalf("a remote without NIP-11 was sent NIP-50: %+v", f)
+		}
+	}
+	search(t, e, nil, nostr.Filter{Search: "heron weir include:remote"})
+	search(t, e, nil, nostr.Filter{Search: "heron nests include:remote"})
+	if n := lines("level=WARN", "NIP-11 document could not be fetched", deadURL); n != 1 {
+		t.Fatalf("the dead remote's NIP-11 failure logged %d times:\n%s", n, logs.String())
+	}
+	if n := lines("level=WARN", "serves no NIP-11 document", noDoc.url, "404"); n != 1 {
+		t.Fatalf("the remote without NIP-11 logged %d times:\n%s", n, logs.String())
+	}
+	if n := lines(started); n != 1 {
+		t.Fatalf("the remotes logged %d times", n)
 	}
 }
