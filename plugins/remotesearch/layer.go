@@ -43,7 +43,9 @@ func (l *Layer) MatchLive(query string, evt *nostr.Event) bool {
 }
 
 // Layered is the search with include:remote, for callers that want the
-// rows typed (the memory service).
+// rows typed (the agent's recall); its rows, each with its result's
+// origin, are always returned. A search that may not leave (outgoing) is
+// answered from the local index alone.
 func (l *Layer) Layered(ctx context.Context, reader string, f nostr.Filter) ([]*nostr.Event, []memsearch.ExplainRow, error) {
 	q, err := snowclaw.ParseSearch(f.Search)
 	if err != nil {

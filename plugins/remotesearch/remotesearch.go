@@ -8,8 +8,9 @@
 // Remote results are another relay's public data: they are held in RAM
 // only (a bounded cache with a TTL), never written to the local store or
 // index, pass the local read rule like local results, and never take a
-// local result's place. What a remote is sent, and what it is not, is
-// outgoing.go's rule. A slow or dead remote costs a search at most its
+// local result's place. Whether a search is sent to the remotes at all,
+// and what of it, is outgoing.go's one rule; what a remote may have
+// served here is fetch.go's servable. A slow or dead remote costs a search at most its
 // timeout; its failures are counted on /metrics.
 package remotesearch
 
