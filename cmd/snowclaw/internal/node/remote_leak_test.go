@@ -89,6 +89,18 @@ func TestRemote_ScopedSearchesNeverLeave(t *testing.T) {
 		}
 	}
 
+	// the same rule holds on the other ways in: COUNT, the HTTP API, MCP's backend
+	if n, closed, err := e.connect(&member).Count(nostr.Filter{Tags: nostr.TagMap{"p": {friend.pk}}, Search: "lantern wombatword include:remote"}, 5*time.Second); err != nil || closed != "" || n != 1 {
+		t.Fatalf("COUNT by #p: %d, CLOSED %q, %v", n, closed, err)
+	}
+	res := e.searchAPI(&member, "lantern dingoword", "&kinds=9&remote=1")
+	if len(res.Results) != 1 || res.Results[0].Event.ID != chat.ID || res.Results[0].Origin != "local" {
+		t.Fatalf("API search for chat: %+v", res.Results)
+	}
+	if n := recorder.hits.Load(); n != 0 {
+		t.Fatalf("COUNT or the API reached the remote (%d requests): %v", n, recorder.received())
+	}
+
 	// the recorder works: an unscoped search reaches it, with its own words only
 	got := search(t, e, &member, nostr.Filter{Search: "lantern rehearsal include:remote"})
 	if !contains(got, bait.ID) {
