@@ -25,7 +25,7 @@ func runSearch(ctx context.Context, args, environ []string, stdout, stderr io.Wr
 	sec := fs.String("sec", "", "nsec or hex secret to authenticate with (default $SNOWCLAW_SEC)")
 	limit := fs.Int("limit", 10, "number of results")
 	asJSON := fs.Bool("json", false, "print the events as JSON lines")
-	explain := fs.Bool("explain", false, "print each result's score breakdown (BM25 rank, vector rank, fused, trust, final)")
+	explain := fs.Bool("explain", false, "print each result's score breakdown (BM25 rank, vector rank, fused, trust, final) and where it came from (this relay, or a remote relay and its trust, with include:remote)")
 	// flags may follow the query
 	var query []string
 	rest := args
@@ -87,14 +87,32 @@ func runSearch(ctx context.Context, args, environ []string, stdout, stderr io.Wr
 		}
 		printHit(stdout, i+1, evt)
 		if e, ok := breakdown[evt.ID]; ok {
-			fmt.Fprintf(stdout, "    passed %s  bm25 rank %d (%.3f)  vector rank %d (%.3f, floor %.3f)  fused %.4f  × trust %.2f × confidence %.2f × recency %.2f = %.4f\n",
-				floorName(e.Floor), e.BM25Rank, e.BM25Score, e.VectorRank, e.VectorScore, e.VectorFloor, e.Fused, e.Trust, e.Confidence, e.Recency, e.Final)
+			fmt.Fprintf(stdout, "    passed %s  bm25 rank %d (%.3f)  vector rank %d (%.3f, floor %.3f)  fused %.4f  × trust %.2f × confidence %.2f × recency %.2f%s = %.4f\n",
+				floorName(e.Floor), e.BM25Rank, e.BM25Score, e.VectorRank, e.VectorScore, e.VectorFloor, e.Fused, e.Trust, e.Confidence, e.Recency, remoteFactor(e), e.Final)
+			fmt.Fprintf(stdout, "    from %s\n", originName(e))
 		}
 	}
 	if *explain && len(breakdown) == 0 {
 		fmt.Fprintln(stderr, "the relay sent no score breakdown (an older relay?)")
 	}
 	return nil
+}
+
+// originName says where a result came from: this relay, or a remote
+// relay of a search with include:remote and the trust its results get.
+func originName(e memsearch.ExplainRow) string {
+	if e.Origin == "" || e.Origin == snowclaw.OriginLocal {
+		return "this relay (local)"
+	}
+	return fmt.Sprintf("%s (remote, trust %.2f)", e.Origin, e.RemoteTrust)
+}
+
+// remoteFactor is the remote trust in the product that made Final.
+func remoteFactor(e memsearch.ExplainRow) string {
+	if e.Origin == "" || e.Origin == snowclaw.OriginLocal {
+		return ""
+	}
+	return fmt.Sprintf(" × remote trust %.2f", e.RemoteTrust)
 }
 
 // floorName says which relevance floor a result passed, in words.

@@ -12,17 +12,21 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip19"
+	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
 	"github.com/snowclaw/snowclaw/internal/wsclient"
 	"github.com/snowclaw/snowclaw/relay"
 )
 
-// startServe runs a relay with the CLI's default config on dir and
-// returns its URL and a stop function (also run at cleanup).
-func startServe(t *testing.T, dir, owner string) (string, func()) {
+// startServe runs a relay with the CLI's default config on dir, changed
+// by mods, and returns its URL and a stop function (also run at cleanup).
+func startServe(t *testing.T, dir, owner string, mods ...func(*Config)) (string, func()) {
 	t.Helper()
 	cfg := DefaultConfig()
 	cfg.Data, cfg.Owner = dir, owner
+	for _, m := range mods {
+		m(&cfg)
+	}
 	keys, err := relay.LoadKeys(dir, true)
 	if err != nil {
 		t.Fatal(err)
@@ -98,6 +102,48 @@ func TestSearchCmd_PrintsRankedHitsAndAuthenticates(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "respond_mode") {
 		t.Fatalf("owner's search did not find the record:\n%s", out.String())
+	}
+}
+
+// --explain names each result's origin: this relay, or the remote relay
+// (a second relay, configured as [memory.remote]) and the trust its
+// results get, which the final score includes. Without include:remote
+// everything is local.
+func TestSearchCmd_ExplainShowsOriginAndTrust(t *testing.T) {
+	remoteURL, _ := startServe(t, t.TempDir(), "")
+	url, _ := startServe(t, t.TempDir(), "", func(c *Config) {
+		c.Memory.Remote.Relays = WeightMap{remoteURL: 0.5}
+	})
+	author := nostr.GeneratePrivateKey()
+	local := publishMemory(t, url, author, nostr.Tags{{"d", "snow:memory:ops/ferry"}}, `{"summary":"the ferry timetable changes in winter"}`)
+	far := publishMemory(t, remoteURL, author, nostr.Tags{{"d", "snow:memory:ops/ferry-far"}}, `{"summary":"the ferry timetable lists night crossings"}`)
+
+	var out, errOut bytes.Buffer
+	if err := run(context.Background(), []string{"search", "ferry timetable include:remote", "--explain", "--relay", url}, nil, &out, &errOut); err != nil {
+		t.Fatalf("search: %v %s", err, errOut.String())
+	}
+	hits := strings.Split(out.String(), "\n")
+	origin := map[string]string{} // summary → its "from" line
+	for i, l := range hits {
+		for _, evt := range []nostr.Event{local, far} {
+			if strings.Contains(l, snowclaw.DecodeMemory(evt.Content).Summary) && i+2 < len(hits) {
+				origin[evt.ID] = hits[i+1] + "\n" + hits[i+2]
+			}
+		}
+	}
+	if o := origin[local.ID]; !strings.Contains(o, "from this relay (local)") || strings.Contains(o, "remote trust") {
+		t.Fatalf("the local result's lines:\n%s\noutput:\n%s", o, out.String())
+	}
+	if o := origin[far.ID]; !strings.Contains(o, "from "+remoteURL+" (remote, trust 0.50)") || !strings.Contains(o, "× remote trust 0.50 =") {
+		t.Fatalf("the remote result's lines:\n%s\noutput:\n%s", o, out.String())
+	}
+
+	out.Reset()
+	if err := run(context.Background(), []string{"search", "ferry timetable", "--explain", "--relay", url}, nil, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), "night crossings") || strings.Count(out.String(), "from this relay (local)") != 1 {
+		t.Fatalf("a search without include:remote:\n%s", out.String())
 	}
 }
 

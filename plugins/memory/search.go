@@ -14,7 +14,7 @@ import (
 // each memory hit decoded as reader may see it, and the score breakdown
 // attached to its hit when asked. A search with include:remote
 // (plugins/remotesearch) always carries the breakdown, and each hit its
-// origin.
+// origin (the websocket sends them only with explain:true).
 func (s *Service) Search(ctx context.Context, reader string, req snowclaw.SearchRequest) (snowclaw.SearchResponse, error) {
 	if s.o.Index == nil {
 		return snowclaw.SearchResponse{}, snowclaw.Unsupported("search (NIP-50) is turned off on this relay")
@@ -27,8 +27,13 @@ func (s *Service) Search(ctx context.Context, reader string, req snowclaw.Search
 		return snowclaw.SearchResponse{}, snowclaw.Invalid("limit cannot be negative")
 	}
 	f := nostr.Filter{Search: q, Kinds: req.Kinds, Limit: req.Limit}
-	if req.Explain {
-		// the plugin takes the explain switch as a query extension
+	layered := req.Remote
+	if pq, err := snowclaw.ParseSearch(q); err == nil && pq.IncludeRemote {
+		layered = true
+	}
+	if req.Explain || layered {
+		// the plugin takes the explain switch as a query extension; a
+		// layered search writes each hit's origin in its explain rows
 		f.Search += " explain:true"
 	}
 	if req.Remote {

@@ -114,33 +114,38 @@ func anySlice(fs nostr.Filters) []any {
 	return out
 }
 
+// errNIP11 marks a failure to fetch a remote's NIP-11 document (no
+// answer at all; a missing document is no failure).
+var errNIP11 = errors.New("NIP-11")
+
 // fetchNIPs reads the remote's NIP-11 document and returns its
-// supported_nips. A relay that serves no document supports none.
-func fetchNIPs(ctx context.Context, client *http.Client, wsURL string) (map[int]bool, error) {
+// supported_nips. A relay that serves no usable document supports none;
+// missing then says why (for the log), and err is nil.
+func fetchNIPs(ctx context.Context, client *http.Client, wsURL string) (nips map[int]bool, missing string, err error) {
 	u := "http" + strings.TrimPrefix(wsURL, "ws")
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return nil, err
+		return nil, "", fmt.Errorf("%w: %w", errNIP11, err)
 	}
 	req.Header.Set("Accept", "application/nostr+json")
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, orCtx(ctx, fmt.Errorf("NIP-11: %w", err))
+		return nil, "", fmt.Errorf("%w: %w", errNIP11, orCtx(ctx, err))
 	}
 	defer resp.Body.Close()
-	nips := map[int]bool{}
+	nips = map[int]bool{}
 	if resp.StatusCode != http.StatusOK {
-		return nips, nil
+		return nips, "HTTP " + resp.Status, nil
 	}
 	var doc struct {
 		SupportedNIPs []any `json:"supported_nips"`
 	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxInfo))
 	if err != nil {
-		return nil, orCtx(ctx, fmt.Errorf("NIP-11: %w", err))
+		return nil, "", fmt.Errorf("%w: %w", errNIP11, orCtx(ctx, err))
 	}
 	if json.Unmarshal(b, &doc) != nil {
-		return nips, nil
+		return nips, "not a JSON document", nil
 	}
 	for _, n := range doc.SupportedNIPs {
 		switch v := n.(type) {
@@ -153,5 +158,5 @@ func fetchNIPs(ctx context.Context, client *http.Client, wsURL string) (map[int]
 			}
 		}
 	}
-	return nips, nil
+	return nips, "", nil
 }

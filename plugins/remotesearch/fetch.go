@@ -2,6 +2,7 @@ package remotesearch
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"sync"
 	"time"
@@ -58,7 +59,7 @@ func (l *Layer) ask(ctx context.Context, r *remote, q snowclaw.SearchQuery) []*n
 		evs, ok := l.request(shared, r, func(ctx context.Context, nip50 bool) ([]*nostr.Event, error) {
 			fs := filters(q, nip50, l.o.PerRemote)
 			got, err := fetchREQ(ctx, r.URL, fs, l.o.PerRemote*len(fs))
-			return l.verify(r, got, fs, memoryOnly), err
+			return l.verify(r, got, fs, servable), err
 		})
 		if ok {
 			l.cache.Add(key, evs)
@@ -92,7 +93,11 @@ func (l *Layer) request(ctx context.Context, r *remote, do func(ctx context.Cont
 	evs, err := l.exchange(ctx, r, do)
 	l.met.result(r.URL, err, time.Since(start))
 	if err != nil {
-		l.log.Warn("remote search failed", "remote", r.URL, "err", err)
+		if errors.Is(err, errNIP11) {
+			l.log.Debug("remote search failed", "remote", r.URL, "err", err) // nipsOf told once
+		} else {
+			l.log.Warn("remote search failed", "remote", r.URL, "err", err)
+		}
 		r.mu.Lock()
 		r.downUntil = l.now().Add(rest)
 		r.mu.Unlock()
@@ -126,9 +131,13 @@ func (l *Layer) nipsOf(ctx context.Context, r *remote) (map[int]bool, error) {
 	// different searches starting at once on a cold remote ask for its
 	// NIP-11 once (the key cannot be a cache key: those start with the URL)
 	v, err, _ := l.flight.Do("\x00nips\x00"+r.URL, func() (any, error) {
-		nips, err := fetchNIPs(ctx, l.o.HTTPClient, r.URL)
+		nips, missing, err := fetchNIPs(ctx, l.o.HTTPClient, r.URL)
 		if err != nil {
+			l.nipsTrouble(r, "remote relay: its NIP-11 document could not be fetched; searches go on without it", "err", err)
 			return nil, err
+		}
+		if missing != "" {
+			l.nipsTrouble(r, "remote relay serves no NIP-11 document; it is searched with the t tag fallback, not NIP-50", "answer", missing)
 		}
 		r.mu.Lock()
 		r.nips, r.nipsAt = nips, l.now()
@@ -141,17 +150,56 @@ func (l *Layer) nipsOf(ctx context.Context, r *remote) (map[int]bool, error) {
 	return v.(map[int]bool), nil
 }
 
-// memoryOnly admits a public memory item (memsearch.RemoteDoc).
-func memoryOnly(evt *nostr.Event) bool {
-	_, ok := memsearch.RemoteDoc(evt)
-	return ok
+// nipsTrouble logs the first NIP-11 problem of r as a warning and every
+// later one at debug level: an operator learns of a misconfigured remote
+// at its first use, and a remote that stays down does not fill the log.
+func (l *Layer) nipsTrouble(r *remote, msg string, args ...any) {
+	r.mu.Lock()
+	first := !r.nipsTold
+	r.nipsTold = true
+	r.mu.Unlock()
+	args = append([]any{"remote", r.URL}, args...)
+	if first {
+		l.log.Warn(msg, args...)
+	} else {
+		l.log.Debug(msg, args...)
+	}
+}
+
+// servable is what a remote's event must be to be served here at all: a
+// memory item that is public by this relay's tier rule, its markers (no
+// h, not encrypted: memsearch.RemoteDoc), and by every claim it makes of
+// itself. A snow:tier other than public, a p tag or a snow:learnt-from
+// tag marks a memory its writer did not mean for everyone (this relay's
+// agent writes none of them on a public memory): a remote that holds it
+// in plaintext is a leak elsewhere, and serving it on would widen it.
+// Where the markers and the claims disagree the narrower reading wins,
+// as it does for local events (snowclaw.TierOf).
+func servable(evt *nostr.Event) bool {
+	if _, ok := memsearch.RemoteDoc(evt); !ok {
+		return false
+	}
+	for _, t := range evt.Tags {
+		if len(t) == 0 {
+			continue
+		}
+		switch t[0] {
+		case "p", snowclaw.TagLearntFrom:
+			return false
+		case "snow:tier":
+			if len(t) < 2 || t[1] != string(snowclaw.TierPublic) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // verify keeps the events whose id and signature hold, that match one of
 // the filters sent and that admit says are wanted; each dropped event
 // is counted by reason. A remote's answer is not trusted to be what was
-// asked for: a forged event, another author's event under a filter by
-// author, or a private memory are all dropped here.
+// asked for: a forged event, an event outside the filters sent, or one
+// that is not public here (admit) are all dropped here.
 func (l *Layer) verify(r *remote, evs []*nostr.Event, fs nostr.Filters, admit func(*nostr.Event) bool) []*nostr.Event {
 	out := evs[:0]
 	seen := map[string]bool{}

@@ -16,9 +16,10 @@ const OriginLocal = snowclaw.OriginLocal
 // Search answers a NIP-50 filter for reader (relay.Searcher). Without
 // include:remote it is the local search, unchanged. With it the local
 // index and the remotes are asked at once; the answer waits for the
-// remotes at most their timeout. A layered search always returns its
-// explain rows (include:remote implies explain:true): they are where
-// each result's origin is written, the websocket's only place for it.
+// remotes at most their timeout. Its explain rows, where each result's
+// origin is written, are returned only when the query asked for
+// explain:true: the websocket sends them as a NOTICE, and clients show
+// NOTICEs to people. The HTTP API and MCP ask for them to mark each hit.
 func (l *Layer) Search(ctx context.Context, reader string, f nostr.Filter) ([]*nostr.Event, any, error) {
 	q, err := snowclaw.ParseSearch(f.Search)
 	if err != nil || !q.IncludeRemote {
@@ -29,6 +30,9 @@ func (l *Layer) Search(ctx context.Context, reader string, f nostr.Filter) ([]*n
 		return evs, rows, err
 	}
 	evs, rows, err := l.Layered(ctx, reader, f)
+	if !q.Explain || rows == nil {
+		return evs, nil, err
+	}
 	return evs, rows, err
 }
 
@@ -39,14 +43,18 @@ func (l *Layer) MatchLive(query string, evt *nostr.Event) bool {
 }
 
 // Layered is the search with include:remote, for callers that want the
-// rows typed (the memory service).
+// rows typed (the agent's recall); its rows, each with its result's
+// origin, are always returned. A search that may not leave (outgoing) is
+// answered from the local index alone.
 func (l *Layer) Layered(ctx context.Context, reader string, f nostr.Filter) ([]*nostr.Event, []memsearch.ExplainRow, error) {
 	q, err := snowclaw.ParseSearch(f.Search)
 	if err != nil {
 		return nil, nil, snowclaw.Invalid("search query: %v", err)
 	}
 	var remote chan []answer
-	if out, ok := outgoing(q); ok {
+	if out, why := outgoing(reader, f); why != "" {
+		l.log.Debug("layered search answered here only", "why", why)
+	} else {
 		remote = make(chan []answer, 1)
 		rctx, cancel := context.WithCancel(ctx)
 		defer cancel()

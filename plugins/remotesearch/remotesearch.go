@@ -8,8 +8,9 @@
 // Remote results are another relay's public data: they are held in RAM
 // only (a bounded cache with a TTL), never written to the local store or
 // index, pass the local read rule like local results, and never take a
-// local result's place. What a remote is sent, and what it is not, is
-// outgoing.go's rule. A slow or dead remote costs a search at most its
+// local result's place. Whether a search is sent to the remotes at all,
+// and what of it, is outgoing.go's one rule; what a remote may have
+// served here is fetch.go's servable. A slow or dead remote costs a search at most its
 // timeout; its failures are counted on /metrics.
 package remotesearch
 
@@ -104,6 +105,7 @@ type remote struct {
 	mu        sync.Mutex
 	nips      map[int]bool
 	nipsAt    time.Time
+	nipsTold  bool // a NIP-11 problem was logged (nipsTrouble)
 	downUntil time.Time
 }
 
@@ -160,6 +162,14 @@ func New(o Options) (*Layer, error) {
 	}
 	l.cache = expirable.NewLRU[string, []*nostr.Event](o.CacheEntries, nil, o.CacheTTL)
 	l.agents = expirable.NewLRU[string, []*nostr.Event](len(o.Remotes), nil, o.CacheTTL)
+	// once, at start: which relays a search with include:remote may ask
+	// is the operator's choice and should be visible where they look
+	remotes := make([]any, 0, len(l.remotes))
+	for _, r := range l.remotes {
+		remotes = append(remotes, slog.Float64(r.URL, r.Trust))
+	}
+	l.log.Info("remote search: relays asked by searches with include:remote (URL = trust)",
+		slog.Group("remotes", remotes...), "timeout", o.Timeout, "cache_ttl", o.CacheTTL)
 	return l, nil
 }
 

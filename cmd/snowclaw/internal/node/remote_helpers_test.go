@@ -107,12 +107,23 @@ type scriptedRelay struct {
 
 func startScripted(t *testing.T, answer func(sub string) [][]byte) *scriptedRelay {
 	t.Helper()
+	return startScriptedNIP11(t, `{"name":"scripted","supported_nips":[1,11,50]}`, answer)
+}
+
+// startScriptedNIP11 is startScripted serving nip11 as its NIP-11
+// document, or 404 Not Found when nip11 is "".
+func startScriptedNIP11(t *testing.T, nip11 string, answer func(sub string) [][]byte) *scriptedRelay {
+	t.Helper()
 	s := &scriptedRelay{answer: answer}
 	up := websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }}
 	s.remoteRelay = serveRemote(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Upgrade") == "" {
+			if nip11 == "" {
+				http.NotFound(w, r)
+				return
+			}
 			w.Header().Set("Content-Type", "application/nostr+json")
-			w.Write([]byte(`{"name":"scripted","supported_nips":[1,11,50]}`))
+			w.Write([]byte(nip11))
 			return
 		}
 		conn, err := up.Upgrade(w, r, nil)

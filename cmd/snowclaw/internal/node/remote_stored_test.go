@@ -61,7 +61,7 @@ func TestRemote_StoredVersionBeatsOlderRemoteCopy(t *testing.T) {
 		{"group member", &v, []string{newerThere.ID}, []string{staleCopy.ID, publicThere.ID, stored.ID, oldHere.ID}},
 	} {
 		c := e.connect(tc.reader)
-		got, closed := fetch(t, c, nostr.Filter{Search: "zeppelin include:remote"})
+		got, closed := fetch(t, c, nostr.Filter{Search: "zeppelin include:remote explain:true"})
 		if closed != "" {
 			t.Fatalf("%s: CLOSED %s", tc.name, closed)
 		}

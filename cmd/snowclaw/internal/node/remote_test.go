@@ -63,7 +63,7 @@ func TestRemote_LayeredSearch(t *testing.T) {
 	publishTo(t, bare.url, onBare, both, local, old, first, second)
 
 	c := e.connect(nil)
-	got, closed := fetch(t, c, nostr.Filter{Search: "zeppelin include:remote"})
+	got, closed := fetch(t, c, nostr.Filter{Search: "zeppelin include:remote explain:true"})
 	if closed != "" {
 		t.Fatalf("CLOSED %s", closed)
 	}
