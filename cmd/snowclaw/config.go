@@ -3,11 +3,13 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
+	"maps"
 	"math"
 	"net"
 	"net/url"
 	"reflect"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -304,8 +306,20 @@ func loadFile(cfg *Config, path string) error {
 // upper case joined by _, e.g. SNOWCLAW_LIMITS_MAX_LIMIT.
 const envPrefix = "SNOWCLAW_"
 
-// envNotConfig are SNOWCLAW_* variables that are not config keys.
-var envNotConfig = map[string]bool{"SNOWCLAW_CONFIG": true, "SNOWCLAW_SEC": true, "SNOWCLAW_TEST_STORE": true}
+// envNotConfig are SNOWCLAW_* variables that are not config keys: the
+// config file's name, and the client commands' key and relay (a shell
+// that runs both serve and search may export them).
+var envNotConfig = map[string]bool{"SNOWCLAW_CONFIG": true, "SNOWCLAW_SEC": true, "SNOWCLAW_RELAY": true, "SNOWCLAW_TEST_STORE": true}
+
+// kubernetesServiceEnv reports the variables Kubernetes puts into every
+// pod for a Service named snowclaw (SNOWCLAW_SERVICE_HOST,
+// SNOWCLAW_SERVICE_PORT[_NAME], SNOWCLAW_PORT=tcp://…,
+// SNOWCLAW_PORT_3334_TCP…). They say nothing to the relay, and a pod
+// cannot keep them out without enableServiceLinks: false. No config key
+// begins with service or port (a test keeps it so).
+func kubernetesServiceEnv(name string) bool {
+	return name == "SNOWCLAW_PORT" || strings.HasPrefix(name, "SNOWCLAW_PORT_") || strings.HasPrefix(name, "SNOWCLAW_SERVICE_")
+}
 
 // configFields lists every leaf of the config struct with its TOML path.
 func configFields(v reflect.Value, prefix string, out map[string]reflect.Value) {
@@ -333,8 +347,29 @@ func envName(path string) string {
 	return envPrefix + strings.ToUpper(strings.ReplaceAll(path, ".", "_"))
 }
 
-// loadEnv overlays SNOWCLAW_* variables from environ on cfg.
-func loadEnv(cfg *Config, environ []string) error {
+// ignoredEnv is a SNOWCLAW_* variable that names no setting. It is
+// reported, not fatal: a platform may set variables of ours we never
+// asked for, and an image that refused to start over one would be worse
+// than a warning naming it.
+type ignoredEnv struct {
+	Name    string
+	Suggest string // the setting it is closest to, when it looks like a typo of one
+}
+
+func (w ignoredEnv) String() string {
+	s := w.Name + " is not a setting and is ignored"
+	if w.Suggest != "" {
+		s += " (did you mean " + w.Suggest + "?)"
+	}
+	return s
+}
+
+// loadEnv overlays SNOWCLAW_* variables from environ on cfg. An empty
+// value is the variable unset, whatever the setting's type: `FOO=` in a
+// compose file or a template that expanded to nothing leaves the file's
+// or the default value in force. A variable that names no setting is
+// returned in ignored (once), not applied.
+func loadEnv(cfg *Config, environ []string) (ignored []ignoredEnv, err error) {
 	fields := make(map[string]reflect.Value)
 	configFields(reflect.ValueOf(cfg).Elem(), "", fields)
 	byEnv := make(map[string]string, len(fields))
@@ -342,6 +377,7 @@ func loadEnv(cfg *Config, environ []string) error {
 		byEnv[envName(path)] = path
 	}
 	var errs []error
+	seen := map[string]bool{}
 	for _, kv := range environ {
 		name, val, ok := strings.Cut(kv, "=")
 		if !ok || !strings.HasPrefix(name, envPrefix) || envNotConfig[name] {
@@ -349,26 +385,61 @@ func loadEnv(cfg *Config, environ []string) error {
 		}
 		path, known := byEnv[name]
 		if !known {
-			errs = append(errs, fmt.Errorf("unknown environment variable %s (known: %s)", name, knownEnv(byEnv)))
+			if !kubernetesServiceEnv(name) && !seen[name] {
+				seen[name] = true
+				ignored = append(ignored, ignoredEnv{Name: name, Suggest: closestEnv(name, byEnv)})
+			}
+			continue
+		}
+		if strings.TrimSpace(val) == "" {
 			continue
 		}
 		if err := setField(fields[path], val); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", name, err))
 		}
 	}
-	return errors.Join(errs...)
+	return ignored, errors.Join(errs...)
 }
 
-func knownEnv(byEnv map[string]string) string {
-	names := make([]string, 0, len(byEnv))
-	for n := range byEnv {
-		names = append(names, n)
+// closestEnv is the known name within two edits of name (a typo), or "".
+func closestEnv(name string, byEnv map[string]string) string {
+	best, bestDist := "", 3
+	for _, known := range slices.Sorted(maps.Keys(byEnv)) {
+		if d := editDistance(name, known, bestDist); d < bestDist {
+			best, bestDist = known, d
+		}
 	}
-	sort.Strings(names)
-	if len(names) > 6 {
-		return strings.Join(names[:6], ", ") + ", … (see config.example.toml)"
+	return best
+}
+
+// editDistance is the Levenshtein distance of a and b, or limit when it
+// is at least limit.
+func editDistance(a, b string, limit int) int {
+	if d := len(a) - len(b); d >= limit || -d >= limit {
+		return limit
 	}
-	return strings.Join(names, ", ")
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		rowMin := cur[0]
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			rowMin = min(rowMin, cur[j])
+		}
+		if rowMin >= limit {
+			return limit
+		}
+		prev, cur = cur, prev
+	}
+	return min(prev[len(b)], limit)
 }
 
 func setField(f reflect.Value, s string) error {
@@ -574,9 +645,11 @@ func (c *Config) Validate() error {
 	return nil
 }
 
-// resolveConfig applies defaults → file → env → flags and validates.
-func resolveConfig(fl *serveFlags, environ []string) (Config, error) {
-	cfg := DefaultConfig()
+// resolveConfig applies defaults → file → env → flags and validates. The
+// SNOWCLAW_* variables that name no setting come back in ignored, for the
+// command to report.
+func resolveConfig(fl *serveFlags, environ []string) (cfg Config, ignored []ignoredEnv, err error) {
+	cfg = DefaultConfig()
 	path := fl.config
 	if path == "" {
 		for _, kv := range environ {
@@ -587,12 +660,20 @@ func resolveConfig(fl *serveFlags, environ []string) (Config, error) {
 	}
 	if path != "" {
 		if err := loadFile(&cfg, path); err != nil {
-			return cfg, err
+			return cfg, nil, err
 		}
 	}
-	if err := loadEnv(&cfg, environ); err != nil {
-		return cfg, err
+	if ignored, err = loadEnv(&cfg, environ); err != nil {
+		return cfg, ignored, err
 	}
 	fl.apply(&cfg)
-	return cfg, cfg.Validate()
+	return cfg, ignored, cfg.Validate()
+}
+
+// warnIgnoredEnv tells a command-line user about the variables
+// resolveConfig ignored (serve logs them instead).
+func warnIgnoredEnv(w io.Writer, ignored []ignoredEnv) {
+	for _, v := range ignored {
+		fmt.Fprintln(w, "snowclaw: warning:", v)
+	}
 }

@@ -72,10 +72,11 @@ func runEval(ctx context.Context, args, environ []string, stdout, stderr io.Writ
 	if convs, err = splitConversations(convs, *split); err != nil {
 		return err
 	}
-	cfg, err := resolveConfig(&fl, environ)
+	cfg, ignored, err := resolveConfig(&fl, environ)
 	if err != nil {
 		return err
 	}
+	warnIgnoredEnv(stderr, ignored)
 	questions := 0
 	for _, c := range convs {
 		questions += len(c.Questions)

@@ -65,10 +65,11 @@ func dataDirKeys(name string, args, environ []string, stderr io.Writer, more ...
 	if err := fs.Parse(args); err != nil {
 		return Config{}, relay.Keys{}, usageFailed(err)
 	}
-	cfg, err := resolveConfig(&fl, environ)
+	cfg, ignored, err := resolveConfig(&fl, environ)
 	if err != nil {
 		return Config{}, relay.Keys{}, err
 	}
+	warnIgnoredEnv(stderr, ignored)
 	keys, err := relay.LoadKeys(cfg.Data, false)
 	return cfg, keys, err
 }

@@ -63,11 +63,18 @@ func runServe(ctx context.Context, args, environ []string, stdout, stderr io.Wri
 	if fs.NArg() > 0 {
 		return fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
 	}
-	cfg, err := resolveConfig(&fl, environ)
+	cfg, ignored, err := resolveConfig(&fl, environ)
 	if err != nil {
 		return err
 	}
 	logger := newLogger(stderr, cfg.LogLevel)
+	for _, v := range ignored {
+		attrs := []any{"name", v.Name}
+		if v.Suggest != "" {
+			attrs = append(attrs, "did_you_mean", v.Suggest)
+		}
+		logger.Warn("environment variable is not a setting; ignored", attrs...)
+	}
 	limit, source, err := applyMemoryLimit(cfg.Relay.MemoryLimitMB)
 	if err != nil {
 		return err
