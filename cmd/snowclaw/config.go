@@ -169,8 +169,8 @@ type RelayConfig struct {
 	PrivacyPolicy  string `toml:"privacy_policy"`
 	TermsOfService string `toml:"terms_of_service"`
 	ServiceURL     string `toml:"service_url"`
-	// InstanceID is the instance label of every metric; "" is the host
-	// name (serve.go).
+	// InstanceID names this process in the leader election over a shared
+	// store; "" is the host name (serve.go).
 	InstanceID string `toml:"instance_id"`
 	// TrustedProxies may set X-Forwarded-For, -Host and -Proto: CIDRs or
 	// single addresses.

@@ -435,9 +435,9 @@ func TestRun_UnknownCommand(t *testing.T) {
 	}
 }
 
-// TestConfig_InstanceID: the metrics' instance label is the configured
-// relay.instance_id (file or SNOWCLAW_RELAY_INSTANCE_ID), else the host
-// name.
+// TestConfig_InstanceID: the name the leader election records is the
+// configured relay.instance_id (file or SNOWCLAW_RELAY_INSTANCE_ID), else
+// the host name.
 func TestConfig_InstanceID(t *testing.T) {
 	host, err := os.Hostname()
 	if err != nil {
