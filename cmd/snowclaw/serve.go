@@ -117,7 +117,7 @@ func runServe(ctx context.Context, args, environ []string, stdout, stderr io.Wri
 	ids := n.Relay().Identities()
 	relayNpub, agentNpub := snowclaw.NpubOf(ids.Relay), snowclaw.NpubOf(ids.Agent)
 	abs, _ := filepath.Abs(cfg.Data)
-	logger.Info("snowclaw relay listening", "url", "ws://"+ln.Addr().String(), "data", abs, "relay", relayNpub, "agent", agentNpub, "version", version)
+	logger.Info("snowclaw relay listening", "url", "ws://"+ln.Addr().String(), "data", abs, "relay", relayNpub, "agent", agentNpub, "version", versionString())
 	fmt.Fprintf(stdout, "snowclaw relay listening on ws://%s\n", ln.Addr())
 
 	serveErr := n.Serve(ctx, ln)
