@@ -190,3 +190,53 @@ func TestProcess_StandbyNamesLeader(t *testing.T) {
 		t.Fatal("both instances lead")
 	}
 }
+
+// TestReindex_FinalProgressOnce: reindex's progress, on a log (not a
+// terminal), ends with one line of the final count, not two.
+func TestReindex_FinalProgressOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	data := t.TempDir()
+	c := startChild(t, data)
+	ws, err := wsclient.Dial(c.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sk := nostr.GeneratePrivateKey()
+	for i := range 5 {
+		evt := nostr.Event{Kind: 1, CreatedAt: nostr.Now(), Content: "a note about snow, number " + string(rune('a'+i))}
+		evt.Sign(sk)
+		publishOK(t, ws, evt)
+	}
+	ws.Close()
+	stopChild(t, c)
+	out, err := cli(t, nil, "reindex", "--data", data)
+	if err != nil {
+		t.Fatalf("reindex: %v\n%s", err, out)
+	}
+	var progress []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "reindex: ") {
+			progress = append(progress, l)
+		}
+	}
+	if len(progress) != 1 || !strings.HasPrefix(progress[0], "reindex: 5 docs") {
+		t.Fatalf("progress lines %q, want one saying 5 docs\n%s", progress, out)
+	}
+}
+
+// TestMigrate_DialErrorOnce: the real binary, pointed at a database
+// that does not answer, says why once.
+func TestMigrate_DialErrorOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	out, err := exec.Command(snowclawBin(t), "migrate", "--from", "postgres://nobody@127.0.0.1:1/x", "--to", "badger:"+t.TempDir()).CombinedOutput()
+	if err == nil {
+		t.Fatalf("migrate from nowhere succeeded:\n%s", out)
+	}
+	if n := strings.Count(string(out), "connection refused"); n != 1 {
+		t.Fatalf("the refusal is said %d times, want once:\n%s", n, out)
+	}
+}
