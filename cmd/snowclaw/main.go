@@ -152,7 +152,9 @@ func run(ctx context.Context, args, environ []string, stdout, stderr io.Writer) 
 }
 
 // isHelp is an argument that asks for help rather than for work.
-func isHelp(arg string) bool { return arg == "help" || arg == "-h" || arg == "--help" || arg == "-help" }
+func isHelp(arg string) bool {
+	return arg == "help" || arg == "-h" || arg == "--help" || arg == "-help"
+}
 
 func dispatch(ctx context.Context, args, environ []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {

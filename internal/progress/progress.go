@@ -47,7 +47,7 @@ type Bar struct {
 	total    int
 	drawn    [2]int // done and total when last drawn
 	shown    bool   // a bar is on the current terminal line
-	midline  bool // a log line was begun and not ended
+	midline  bool   // a log line was begun and not ended
 	finished bool
 }
 
