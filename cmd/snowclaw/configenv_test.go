@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os/exec"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -144,5 +146,27 @@ postgres_url = "postgres://snow@db/relay"
 	got, _, err := resolveConfig(&serveFlags{config: file}, []string{"SNOWCLAW_GROUPS_MAX_MODERATION_AGE=5m", "SNOWCLAW_OWNER="})
 	if err != nil || got.Groups.MaxModerationAge.Duration != 5*time.Minute || got.Owner != ownerHex {
 		t.Errorf("with a value: err %v, age %v, owner %q", err, got.Groups.MaxModerationAge, got.Owner)
+	}
+}
+
+// TestConfig_DefaultDataDirIgnored: `go run ./cmd/snowclaw serve` in the
+// checkout makes the default data directory there; git ignores it, keys
+// and all.
+func TestConfig_DefaultDataDirIgnored(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	if err := exec.Command("git", "-C", root, "rev-parse", "--is-inside-work-tree").Run(); err != nil {
+		t.Skip("not a git checkout")
+	}
+	for _, f := range []string{"relay.key", "events/000001.vlog"} {
+		p := filepath.Join(DefaultConfig().Data, f)
+		if out, err := exec.Command("git", "-C", root, "check-ignore", "--no-index", p).CombinedOutput(); err != nil {
+			t.Errorf("%s is not ignored by .gitignore: %v %s", p, err, out)
+		}
 	}
 }
