@@ -2,13 +2,13 @@ package relay
 
 import (
 	"runtime"
-	"runtime/debug"
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/snowclaw/snowclaw"
+	"github.com/snowclaw/snowclaw/internal/buildinfo"
 )
 
 // metrics are the relay's series, kept in a registry of this relay's own
@@ -65,7 +65,7 @@ func newMetrics(version string) *metrics {
 	build := prometheus.NewGauge(prometheus.GaugeOpts{
 		Name:        "snowclaw_build_info",
 		Help:        "Always 1; the labels say which build of snowclaw is running.",
-		ConstLabels: prometheus.Labels{"version": version, "revision": buildRevision(), "goversion": runtime.Version()},
+		ConstLabels: prometheus.Labels{"version": version, "revision": buildinfo.Revision(), "goversion": runtime.Version()},
 	})
 	build.Set(1)
 	m.reg.MustRegister(
@@ -74,23 +74,6 @@ func newMetrics(version string) *metrics {
 		stored, rejected, queries, search, build,
 	)
 	return m
-}
-
-// buildRevision is the commit `go build` stamped into the binary; ""
-// when none was stamped (go test, -buildvcs=false, go install
-// module@version). A work tree with changes shows in the version
-// ("dev-<commit>-dirty", cmd/snowclaw), not here.
-func buildRevision() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return ""
-	}
-	for _, s := range bi.Settings {
-		if s.Key == "vcs.revision" {
-			return s.Value
-		}
-	}
-	return ""
 }
 
 // Kind classes of stored events: a handful of labels, not one per kind,

@@ -4,12 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"math"
 	"net"
 	"net/url"
-	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,6 +15,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/snowclaw/snowclaw"
+	"github.com/snowclaw/snowclaw/internal/memlimit"
 	"github.com/snowclaw/snowclaw/policies"
 	"github.com/snowclaw/snowclaw/relay"
 	"github.com/snowclaw/snowclaw/relay/store"
@@ -302,191 +300,6 @@ func loadFile(cfg *Config, path string) error {
 	return nil
 }
 
-// envPrefix names the environment overrides: SNOWCLAW_ + the TOML path in
-// upper case joined by _, e.g. SNOWCLAW_LIMITS_MAX_LIMIT.
-const envPrefix = "SNOWCLAW_"
-
-// envNotConfig are SNOWCLAW_* variables that are not config keys: the
-// config file's name, and the client commands' key and relay (a shell
-// that runs both serve and search may export them).
-var envNotConfig = map[string]bool{"SNOWCLAW_CONFIG": true, "SNOWCLAW_SEC": true, "SNOWCLAW_RELAY": true, "SNOWCLAW_TEST_STORE": true}
-
-// kubernetesServiceEnv reports the variables Kubernetes puts into every
-// pod for a Service named snowclaw (SNOWCLAW_SERVICE_HOST,
-// SNOWCLAW_SERVICE_PORT[_NAME], SNOWCLAW_PORT=tcp://…,
-// SNOWCLAW_PORT_3334_TCP…). They say nothing to the relay, and a pod
-// cannot keep them out without enableServiceLinks: false. No config key
-// begins with service or port (a test keeps it so).
-func kubernetesServiceEnv(name string) bool {
-	return name == "SNOWCLAW_PORT" || strings.HasPrefix(name, "SNOWCLAW_PORT_") || strings.HasPrefix(name, "SNOWCLAW_SERVICE_")
-}
-
-// configFields lists every leaf of the config struct with its TOML path.
-func configFields(v reflect.Value, prefix string, out map[string]reflect.Value) {
-	t := v.Type()
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		name := f.Tag.Get("toml")
-		if name == "" {
-			continue
-		}
-		path := name
-		if prefix != "" {
-			path = prefix + "." + name
-		}
-		fv := v.Field(i)
-		if f.Type.Kind() == reflect.Struct && f.Type != reflect.TypeOf(Duration{}) {
-			configFields(fv, path, out)
-			continue
-		}
-		out[path] = fv
-	}
-}
-
-func envName(path string) string {
-	return envPrefix + strings.ToUpper(strings.ReplaceAll(path, ".", "_"))
-}
-
-// ignoredEnv is a SNOWCLAW_* variable that names no setting. It is
-// reported, not fatal: a platform may set variables of ours we never
-// asked for, and an image that refused to start over one would be worse
-// than a warning naming it.
-type ignoredEnv struct {
-	Name    string
-	Suggest string // the setting it is closest to, when it looks like a typo of one
-}
-
-func (w ignoredEnv) String() string {
-	s := w.Name + " is not a setting and is ignored"
-	if w.Suggest != "" {
-		s += " (did you mean " + w.Suggest + "?)"
-	}
-	return s
-}
-
-// loadEnv overlays SNOWCLAW_* variables from environ on cfg. An empty
-// value is the variable unset, whatever the setting's type: `FOO=` in a
-// compose file or a template that expanded to nothing leaves the file's
-// or the default value in force. A variable that names no setting is
-// returned in ignored (once), not applied.
-func loadEnv(cfg *Config, environ []string) (ignored []ignoredEnv, err error) {
-	fields := make(map[string]reflect.Value)
-	configFields(reflect.ValueOf(cfg).Elem(), "", fields)
-	byEnv := make(map[string]string, len(fields))
-	for path := range fields {
-		byEnv[envName(path)] = path
-	}
-	var errs []error
-	seen := map[string]bool{}
-	for _, kv := range environ {
-		name, val, ok := strings.Cut(kv, "=")
-		if !ok || !strings.HasPrefix(name, envPrefix) || envNotConfig[name] {
-			continue
-		}
-		path, known := byEnv[name]
-		if !known {
-			if !kubernetesServiceEnv(name) && !seen[name] {
-				seen[name] = true
-				ignored = append(ignored, ignoredEnv{Name: name, Suggest: closestEnv(name, byEnv)})
-			}
-			continue
-		}
-		if strings.TrimSpace(val) == "" {
-			continue
-		}
-		if err := setField(fields[path], val); err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", name, err))
-		}
-	}
-	return ignored, errors.Join(errs...)
-}
-
-// closestEnv is the known name within two edits of name (a typo), or "".
-func closestEnv(name string, byEnv map[string]string) string {
-	best, bestDist := "", 3
-	for _, known := range slices.Sorted(maps.Keys(byEnv)) {
-		if d := editDistance(name, known, bestDist); d < bestDist {
-			best, bestDist = known, d
-		}
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance of a and b, or limit when it
-// is at least limit.
-func editDistance(a, b string, limit int) int {
-	if d := len(a) - len(b); d >= limit || -d >= limit {
-		return limit
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		rowMin := cur[0]
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			rowMin = min(rowMin, cur[j])
-		}
-		if rowMin >= limit {
-			return limit
-		}
-		prev, cur = cur, prev
-	}
-	return min(prev[len(b)], limit)
-}
-
-func setField(f reflect.Value, s string) error {
-	if u, ok := f.Addr().Interface().(interface{ UnmarshalText([]byte) error }); ok {
-		return u.UnmarshalText([]byte(s))
-	}
-	switch f.Kind() {
-	case reflect.String:
-		f.SetString(s)
-	case reflect.Int:
-		n, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil {
-			return fmt.Errorf("%q is not a whole number", s)
-		}
-		f.SetInt(int64(n))
-	case reflect.Float64:
-		n, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-		if err != nil {
-			return fmt.Errorf("%q is not a number", s)
-		}
-		f.SetFloat(n)
-	case reflect.Bool:
-		b, err := strconv.ParseBool(strings.TrimSpace(s))
-		if err != nil {
-			return fmt.Errorf("%q is not true or false", s)
-		}
-		f.SetBool(b)
-	case reflect.Map:
-		m, err := parseWeights(s)
-		if err != nil {
-			return err
-		}
-		f.Set(reflect.ValueOf(m))
-	case reflect.Slice:
-		var items []string
-		for _, it := range strings.Split(s, ",") {
-			if it = strings.TrimSpace(it); it != "" {
-				items = append(items, it)
-			}
-		}
-		f.Set(reflect.ValueOf(items))
-	default:
-		return fmt.Errorf("unsupported config type %s", f.Kind())
-	}
-	return nil
-}
-
 // Validate checks the whole config and normalizes public keys to hex. All
 // problems are reported at once, each naming its key.
 func (c *Config) Validate() error {
@@ -632,7 +445,7 @@ func (c *Config) Validate() error {
 	if c.Groups.MaxModerationAge.Duration <= 0 {
 		bad("groups.max_moderation_age", "must be positive")
 	}
-	if c.Relay.MemoryLimitMB < memoryLimitOff || c.Relay.MemoryLimitMB > 1<<30 {
+	if c.Relay.MemoryLimitMB < memlimit.Off || c.Relay.MemoryLimitMB > 1<<30 {
 		bad("relay.memory_limit_mb", "must be -1 (off), 0 (automatic) or a size up to 1073741824 MiB, got %d", c.Relay.MemoryLimitMB)
 	}
 	if c.Store.MinFreeMB < 0 || c.Store.MinFreeMB > 1<<30 {

@@ -76,12 +76,8 @@ type subcommand struct {
 // commands are every command, in the order the usage lists them.
 var commands = []command{
 	{name: "serve", args: "[--addr HOST:PORT] [--data DIR] [--owner NPUB|HEX] [--config FILE] [--log-level L] [--store-url URL]", about: "run the relay", run: runServe},
-	{name: "keygen", about: "print a new key pair", run: func(_ context.Context, args, _ []string, stdout, stderr io.Writer) error {
-		return runKeygen(args, stdout, stderr)
-	}},
-	{name: "keys", args: "[--data DIR]", about: "print the relay's and the agent's public keys", run: func(_ context.Context, args, environ []string, stdout, stderr io.Writer) error {
-		return runKeys(args, environ, stdout, stderr)
-	}},
+	{name: "keygen", about: "print a new key pair", run: runKeygen},
+	{name: "keys", args: "[--data DIR]", about: "print the relay's and the agent's public keys", run: runKeys},
 	{name: "reindex", args: "[--data DIR] [--owner NPUB]", about: "rebuild the search index from the events (relay stopped)", run: runReindex},
 	{name: "migrate", args: "--from badger:DIR|postgres://… --to badger:DIR|postgres://… [--force]", about: "copy every event (relay stopped)", run: runMigrate},
 	{name: "search", args: `"query" [--relay URL] [--sec KEY] [--explain] [--limit N]`, about: "NIP-50 search on a relay", run: runSearch},
@@ -91,10 +87,7 @@ var commands = []command{
 	{name: "privacy", args: "<npub> …", about: "a person's rights (owner)", subs: privacyCommands, run: runPrivacy},
 	{name: "mcp", args: "[--relay URL] [--sec KEY]", about: "the memory tools over MCP on stdin/stdout, acting as KEY", run: runMCP},
 	{name: "health", args: "[--url URL]", about: "exit 0 when the relay's /healthz answers (container healthchecks)", run: runHealth},
-	{name: "version", about: "print the version (also --version)", run: func(_ context.Context, _, _ []string, stdout, _ io.Writer) error {
-		fmt.Fprintln(stdout, "snowclaw", versionString())
-		return nil
-	}},
+	{name: "version", about: "print the version (also --version)", run: runVersion},
 }
 
 // usage is the top-level help, from the commands table.

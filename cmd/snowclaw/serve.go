@@ -15,6 +15,7 @@ import (
 
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
+	"github.com/snowclaw/snowclaw/internal/memlimit"
 	"github.com/snowclaw/snowclaw/plugins/httpapi"
 	"github.com/snowclaw/snowclaw/plugins/memsearch"
 	"github.com/snowclaw/snowclaw/policies"
@@ -69,17 +70,13 @@ func runServe(ctx context.Context, args, environ []string, stdout, stderr io.Wri
 	}
 	logger := newLogger(stderr, cfg.LogLevel)
 	for _, v := range ignored {
-		attrs := []any{"name", v.Name}
-		if v.Suggest != "" {
-			attrs = append(attrs, "did_you_mean", v.Suggest)
-		}
-		logger.Warn("environment variable is not a setting; ignored", attrs...)
+		logger.Warn("environment variable is not a setting; ignored (see config.example.toml)", "name", v.Name)
 	}
-	limit, source, err := applyMemoryLimit(cfg.Relay.MemoryLimitMB)
+	limit, source, err := memlimit.Apply(cfg.Relay.MemoryLimitMB)
 	if err != nil {
 		return err
 	}
-	logger.Info("soft memory limit", "limit", limitAttr(limit), "source", source)
+	logger.Info("soft memory limit", "limit", memlimit.String(limit), "source", source)
 	if fl.cpuprofile != "" {
 		stop, err := startCPUProfile(fl.cpuprofile)
 		if err != nil {
