@@ -98,8 +98,8 @@ func (r *Relay) CountAPICall() { r.met.query(queryAPI) }
 
 // Metrics is where the components built around the relay register
 // their own series (the index's and the agent's, plugins/httpapi): they
-// carry the instance label and are served with the relay's.
-func (r *Relay) Metrics() prometheus.Registerer { return r.met.with }
+// are served with the relay's.
+func (r *Relay) Metrics() prometheus.Registerer { return r.met.reg }
 
 // Gatherer is every registered series, for GET /metrics.
 func (r *Relay) Gatherer() prometheus.Gatherer { return r.met.reg }

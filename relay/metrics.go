@@ -1,25 +1,27 @@
 package relay
 
 import (
-	"os"
+	"runtime"
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/snowclaw/snowclaw"
+	"github.com/snowclaw/snowclaw/internal/buildinfo"
 )
 
 // metrics are the relay's series, kept in a registry of this relay's own
 // (tests run many relays in one process, so the global default registry
-// would mix them) and served by GET /metrics (plugins/httpapi). Every
-// series carries the constant label instance = Options.InstanceID, so
-// several processes sharing one store can be told apart on a dashboard.
-// The label values of each vector are resolved once here: the hot paths
-// (every write, every query) only add to a counter.
+// would mix them) and served by GET /metrics (plugins/httpapi). No series
+// names the process it comes from: Prometheus adds the target's own
+// instance and job labels to every sample it scrapes, and a label of the
+// same name set here would collide with them (renamed exported_instance,
+// or overwriting the target's under honor_labels). The label values of
+// each vector are resolved once here: the hot paths (every write, every
+// query) only add to a counter.
 type metrics struct {
 	reg      *prometheus.Registry
-	with     prometheus.Registerer // reg, adding the instance label
 	stored   [numKindClasses]prometheus.Counter
 	rejected [numRejectReasons]prometheus.Counter
 	queries  [numQueryTypes]prometheus.Counter
@@ -28,13 +30,10 @@ type metrics struct {
 }
 
 // newMetrics makes the registry with the standard go_* and process_*
-// collectors and the relay's own series; instance "" is the host name.
-func newMetrics(instance string) *metrics {
-	if instance == "" {
-		instance, _ = os.Hostname()
-	}
+// collectors, snowclaw_build_info for version (Options.Version) and the
+// relay's own series.
+func newMetrics(version string) *metrics {
 	m := &metrics{reg: prometheus.NewRegistry()}
-	m.with = prometheus.WrapRegistererWith(prometheus.Labels{"instance": instance}, m.reg)
 	stored := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "snowclaw_events_stored_total",
 		Help: "Events stored through the write pipeline, by kind class.",
@@ -62,10 +61,18 @@ func newMetrics(instance string) *metrics {
 		Buckets: searchBuckets,
 	})
 	m.search = timer{search}
-	m.with.MustRegister(
+	// the usual info series (prometheus_build_info, grafana_build_info):
+	// constant 1, its labels joined onto other series to tell a rollout
+	build := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name:        "snowclaw_build_info",
+		Help:        "Always 1; the labels say which build of snowclaw is running.",
+		ConstLabels: prometheus.Labels{"version": version, "revision": buildinfo.Revision(), "goversion": runtime.Version()},
+	})
+	build.Set(1)
+	m.reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		stored, rejected, queries, search,
+		stored, rejected, queries, search, build,
 	)
 	return m
 }

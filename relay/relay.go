@@ -38,8 +38,10 @@ type Options struct {
 	TermsOfService string
 
 	// InstanceID names this process among several sharing one store
-	// (docs/scaling.md): metrics carry it as their instance label.
-	// cmd/snowclaw defaults it to the host name, as the relay does for "".
+	// (docs/scaling.md): the agent's leader election records it, so the
+	// instances standing by can say which one runs the agent. The relay
+	// itself does not use it (metrics carry no instance label: the
+	// scraper adds its own). cmd/snowclaw defaults it to the host name.
 	InstanceID string
 
 	Owner string // hex; may be empty
@@ -118,9 +120,9 @@ func New(ctx context.Context, st *store.Exact, opts Options) (*Relay, error) {
 		sigs:   nostrsig.New(sigKeyCache),
 		disk:   newDiskGuard(opts.DataDir, opts.MinFreeMB, opts.Logger),
 		tombs:  newTombstones(),
-		met:    newMetrics(opts.InstanceID),
+		met:    newMetrics(opts.Version),
 	}
-	r.met.with.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+	r.met.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "snowclaw_connections", Help: "Open websocket connections.",
 	}, func() float64 { return float64(r.Connections()) }), prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "snowclaw_subscriptions", Help: "Open REQ subscriptions on every websocket connection.",

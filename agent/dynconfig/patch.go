@@ -18,10 +18,11 @@ const (
 )
 
 // Patch is what one scope sets. A zero field is unset and falls through to
-// the next level in Resolve.
+// the next level in Resolve. Its JSON is the config event's content, keys
+// as Settings spells them: only the keys that are set.
 type Patch struct {
-	RespondMode    RespondMode
-	ContextHistory int
+	RespondMode    RespondMode `json:"respond_mode,omitempty"`
+	ContextHistory int         `json:"context_history,omitempty"`
 }
 
 // IsZero reports whether the patch sets nothing.
@@ -126,12 +127,6 @@ func (p *Patch) set(key, value string) error {
 	return nil
 }
 
-// content is the JSON form of a patch: only the keys that are set.
-type content struct {
-	RespondMode    RespondMode `json:"respond_mode,omitempty"`
-	ContextHistory int         `json:"context_history,omitempty"`
-}
-
 // Event builds the unsigned config event that sets this patch on a scope.
 // A group scope also gets the group's h tag, as seed 000 §5 shows, so the
 // relay scopes it like other group data.
@@ -141,7 +136,7 @@ func (p Patch) Event(s Scope, now nostr.Timestamp) nostr.Event {
 		tags = append(tags, nostr.Tag{"h", s.ID})
 	}
 	// Marshalling two plain fields cannot fail.
-	body, _ := json.Marshal(content(p))
+	body, _ := json.Marshal(p)
 	return nostr.Event{
 		Kind:      snowclaw.KindAppData,
 		CreatedAt: now,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 	"syscall"
@@ -186,6 +187,17 @@ func TestCLI_MemoryAndConfig(t *testing.T) {
 	}
 	if view.Effective.RespondMode != "all" || view.Effective.ContextHistory != 5 || !strings.Contains(out, `"respond_mode": "all"`) {
 		t.Fatalf("config get after set: %s", out)
+	}
+	// the scope's own setting and the settings in force are spelled alike,
+	// as config set takes them
+	var keys struct{ Set, Effective map[string]any }
+	if err := json.Unmarshal([]byte(out), &keys); err != nil {
+		t.Fatalf("config get: %v\n%s", err, out)
+	}
+	for part, m := range map[string]map[string]any{"set": keys.Set, "effective": keys.Effective} {
+		if got := slices.Sorted(maps.Keys(m)); !slices.Equal(got, []string{"context_history", "respond_mode"}) {
+			t.Errorf("config get: %s has the keys %v, want context_history and respond_mode\n%s", part, got, out)
+		}
 	}
 	// a second set keeps the key it does not change
 	if out, err = cli(t, env, "config", "set", "group:ops", "respond_mode=none", "--relay", c.url); err != nil {

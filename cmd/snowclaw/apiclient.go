@@ -52,12 +52,14 @@ func ownerFlags(fs *flag.FlagSet, environ []string) func() (*ownerClient, error)
 
 // relayFlag registers --relay, the relay a client command talks to: by
 // default $SNOWCLAW_RELAY, else the address serve listens on by default.
+// The flag package prints the default it ends up with, so the usage only
+// says where it comes from.
 func relayFlag(fs *flag.FlagSet, environ []string, usage string) *string {
 	def := envValue(environ, "SNOWCLAW_RELAY")
 	if def == "" {
 		def = "ws://127.0.0.1:3334"
 	}
-	return fs.String("relay", def, usage+" (default $SNOWCLAW_RELAY)")
+	return fs.String("relay", def, usage+"; $SNOWCLAW_RELAY sets the default")
 }
 
 func envValue(environ []string, name string) string {

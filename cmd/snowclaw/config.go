@@ -3,11 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net"
 	"net/url"
-	"reflect"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/snowclaw/snowclaw"
+	"github.com/snowclaw/snowclaw/internal/memlimit"
 	"github.com/snowclaw/snowclaw/policies"
 	"github.com/snowclaw/snowclaw/relay"
 	"github.com/snowclaw/snowclaw/relay/store"
@@ -167,8 +167,8 @@ type RelayConfig struct {
 	PrivacyPolicy  string `toml:"privacy_policy"`
 	TermsOfService string `toml:"terms_of_service"`
 	ServiceURL     string `toml:"service_url"`
-	// InstanceID is the instance label of every metric; "" is the host
-	// name (serve.go).
+	// InstanceID names this process in the leader election over a shared
+	// store; "" is the host name (serve.go).
 	InstanceID string `toml:"instance_id"`
 	// TrustedProxies may set X-Forwarded-For, -Host and -Proto: CIDRs or
 	// single addresses.
@@ -296,122 +296,6 @@ func loadFile(cfg *Config, path string) error {
 			keys[i] = k.String()
 		}
 		return fmt.Errorf("config file %s: unknown key(s) %s (see config.example.toml)", path, strings.Join(keys, ", "))
-	}
-	return nil
-}
-
-// envPrefix names the environment overrides: SNOWCLAW_ + the TOML path in
-// upper case joined by _, e.g. SNOWCLAW_LIMITS_MAX_LIMIT.
-const envPrefix = "SNOWCLAW_"
-
-// envNotConfig are SNOWCLAW_* variables that are not config keys.
-var envNotConfig = map[string]bool{"SNOWCLAW_CONFIG": true, "SNOWCLAW_SEC": true, "SNOWCLAW_TEST_STORE": true}
-
-// configFields lists every leaf of the config struct with its TOML path.
-func configFields(v reflect.Value, prefix string, out map[string]reflect.Value) {
-	t := v.Type()
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		name := f.Tag.Get("toml")
-		if name == "" {
-			continue
-		}
-		path := name
-		if prefix != "" {
-			path = prefix + "." + name
-		}
-		fv := v.Field(i)
-		if f.Type.Kind() == reflect.Struct && f.Type != reflect.TypeOf(Duration{}) {
-			configFields(fv, path, out)
-			continue
-		}
-		out[path] = fv
-	}
-}
-
-func envName(path string) string {
-	return envPrefix + strings.ToUpper(strings.ReplaceAll(path, ".", "_"))
-}
-
-// loadEnv overlays SNOWCLAW_* variables from environ on cfg.
-func loadEnv(cfg *Config, environ []string) error {
-	fields := make(map[string]reflect.Value)
-	configFields(reflect.ValueOf(cfg).Elem(), "", fields)
-	byEnv := make(map[string]string, len(fields))
-	for path := range fields {
-		byEnv[envName(path)] = path
-	}
-	var errs []error
-	for _, kv := range environ {
-		name, val, ok := strings.Cut(kv, "=")
-		if !ok || !strings.HasPrefix(name, envPrefix) || envNotConfig[name] {
-			continue
-		}
-		path, known := byEnv[name]
-		if !known {
-			errs = append(errs, fmt.Errorf("unknown environment variable %s (known: %s)", name, knownEnv(byEnv)))
-			continue
-		}
-		if err := setField(fields[path], val); err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", name, err))
-		}
-	}
-	return errors.Join(errs...)
-}
-
-func knownEnv(byEnv map[string]string) string {
-	names := make([]string, 0, len(byEnv))
-	for n := range byEnv {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	if len(names) > 6 {
-		return strings.Join(names[:6], ", ") + ", … (see config.example.toml)"
-	}
-	return strings.Join(names, ", ")
-}
-
-func setField(f reflect.Value, s string) error {
-	if u, ok := f.Addr().Interface().(interface{ UnmarshalText([]byte) error }); ok {
-		return u.UnmarshalText([]byte(s))
-	}
-	switch f.Kind() {
-	case reflect.String:
-		f.SetString(s)
-	case reflect.Int:
-		n, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil {
-			return fmt.Errorf("%q is not a whole number", s)
-		}
-		f.SetInt(int64(n))
-	case reflect.Float64:
-		n, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-		if err != nil {
-			return fmt.Errorf("%q is not a number", s)
-		}
-		f.SetFloat(n)
-	case reflect.Bool:
-		b, err := strconv.ParseBool(strings.TrimSpace(s))
-		if err != nil {
-			return fmt.Errorf("%q is not true or false", s)
-		}
-		f.SetBool(b)
-	case reflect.Map:
-		m, err := parseWeights(s)
-		if err != nil {
-			return err
-		}
-		f.Set(reflect.ValueOf(m))
-	case reflect.Slice:
-		var items []string
-		for _, it := range strings.Split(s, ",") {
-			if it = strings.TrimSpace(it); it != "" {
-				items = append(items, it)
-			}
-		}
-		f.Set(reflect.ValueOf(items))
-	default:
-		return fmt.Errorf("unsupported config type %s", f.Kind())
 	}
 	return nil
 }
@@ -561,7 +445,7 @@ func (c *Config) Validate() error {
 	if c.Groups.MaxModerationAge.Duration <= 0 {
 		bad("groups.max_moderation_age", "must be positive")
 	}
-	if c.Relay.MemoryLimitMB < memoryLimitOff || c.Relay.MemoryLimitMB > 1<<30 {
+	if c.Relay.MemoryLimitMB < memlimit.Off || c.Relay.MemoryLimitMB > 1<<30 {
 		bad("relay.memory_limit_mb", "must be -1 (off), 0 (automatic) or a size up to 1073741824 MiB, got %d", c.Relay.MemoryLimitMB)
 	}
 	if c.Store.MinFreeMB < 0 || c.Store.MinFreeMB > 1<<30 {
@@ -574,9 +458,11 @@ func (c *Config) Validate() error {
 	return nil
 }
 
-// resolveConfig applies defaults → file → env → flags and validates.
-func resolveConfig(fl *serveFlags, environ []string) (Config, error) {
-	cfg := DefaultConfig()
+// resolveConfig applies defaults → file → env → flags and validates. The
+// SNOWCLAW_* variables that name no setting come back in ignored, for the
+// command to report.
+func resolveConfig(fl *serveFlags, environ []string) (cfg Config, ignored []ignoredEnv, err error) {
+	cfg = DefaultConfig()
 	path := fl.config
 	if path == "" {
 		for _, kv := range environ {
@@ -587,12 +473,20 @@ func resolveConfig(fl *serveFlags, environ []string) (Config, error) {
 	}
 	if path != "" {
 		if err := loadFile(&cfg, path); err != nil {
-			return cfg, err
+			return cfg, nil, err
 		}
 	}
-	if err := loadEnv(&cfg, environ); err != nil {
-		return cfg, err
+	if ignored, err = loadEnv(&cfg, environ); err != nil {
+		return cfg, ignored, err
 	}
 	fl.apply(&cfg)
-	return cfg, cfg.Validate()
+	return cfg, ignored, cfg.Validate()
+}
+
+// warnIgnoredEnv tells a command-line user about the variables
+// resolveConfig ignored (serve logs them instead).
+func warnIgnoredEnv(w io.Writer, ignored []ignoredEnv) {
+	for _, v := range ignored {
+		fmt.Fprintln(w, "snowclaw: warning:", v)
+	}
 }

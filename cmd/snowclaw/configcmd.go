@@ -14,12 +14,16 @@ import (
 	"github.com/snowclaw/snowclaw/internal/wsclient"
 )
 
-const configUsage = `usage: snowclaw config get|set <global|group:ID|npub:X> [key=value…] [--relay URL] [--sec OWNER_KEY]
-  get <scope>                  the scope's own setting and the settings in force there
-  set <scope> key=value…       respond_mode=all|mention|owner|none, context_history=N
-set publishes an owner-signed snowclaw:config:* event (kind 30078); the
+// configCommands are config's commands.
+var configCommands = []subcommand{
+	{"get", "<scope>", "the scope's own setting and the settings in force there"},
+	{"set", "<scope> key=value…", "respond_mode=all|mention|owner|none, context_history=N"},
+}
+
+var configUsage = subUsage("usage: snowclaw config <command> <global|group:ID|npub:X> [key=value…] [--relay URL] [--sec OWNER_KEY]\n", configCommands,
+	`set publishes an owner-signed snowclaw:config:* event (kind 30078); the
 agent applies it at once. The owner's key comes from --sec or $SNOWCLAW_SEC.
-`
+`)
 
 func runConfig(ctx context.Context, args, environ []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("config", flag.ContinueOnError)
@@ -29,6 +33,10 @@ func runConfig(ctx context.Context, args, environ []string, stdout, stderr io.Wr
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
+	}
+	if len(pos) > 0 && isHelp(pos[0]) {
+		fmt.Fprint(stdout, configUsage)
+		return flag.ErrHelp
 	}
 	if len(pos) < 2 || (pos[0] != "get" && pos[0] != "set") {
 		fmt.Fprint(stderr, configUsage)

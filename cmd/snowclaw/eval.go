@@ -38,11 +38,17 @@ import (
 // that break ranking ties are the same on every run: the same command
 // gives the same numbers.
 func runEval(ctx context.Context, args, environ []string, stdout, stderr io.Writer) error {
-	if len(args) > 0 && args[0] == "learning" {
+	switch {
+	case len(args) == 0:
+		fmt.Fprint(stderr, evalUsage)
+		return errUsageShown
+	case isHelp(args[0]):
+		fmt.Fprint(stdout, evalUsage)
+		return flag.ErrHelp
+	case args[0] == "learning":
 		return runEvalLearning(ctx, args[1:], environ, stdout, stderr)
-	}
-	if len(args) == 0 || args[0] != "locomo" {
-		return fmt.Errorf(`eval: the benchmarks are "locomo" (snowclaw eval locomo --data FILE, a LoCoMo JSON file) and "learning" (snowclaw eval learning)`)
+	case args[0] != "locomo":
+		return fmt.Errorf("eval: unknown benchmark %q\n\n%s", args[0], evalUsage)
 	}
 	fs := flag.NewFlagSet("eval locomo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -72,10 +78,11 @@ func runEval(ctx context.Context, args, environ []string, stdout, stderr io.Writ
 	if convs, err = splitConversations(convs, *split); err != nil {
 		return err
 	}
-	cfg, err := resolveConfig(&fl, environ)
+	cfg, ignored, err := resolveConfig(&fl, environ)
 	if err != nil {
 		return err
 	}
+	warnIgnoredEnv(stderr, ignored)
 	questions := 0
 	for _, c := range convs {
 		questions += len(c.Questions)
@@ -99,6 +106,14 @@ func runEval(ctx context.Context, args, environ []string, stdout, stderr io.Writ
 	}
 	return nil
 }
+
+// evalCommands are the benchmarks of eval.
+var evalCommands = []subcommand{
+	{"locomo", "--data FILE [--as chat|memories|both] [--split all|tune|holdout]", "LoCoMo's retrieval metric (recall@5/10, NDCG@10)"},
+	{"learning", "[--data FILE] [--ollama-model M]", "learning from conversation: a scripted conversation, then its probes"},
+}
+
+var evalUsage = subUsage("usage: snowclaw eval <benchmark> [flags]\n", evalCommands, "snowclaw eval <benchmark> --help lists its flags.\n")
 
 // The publishing paths of eval locomo.
 const (

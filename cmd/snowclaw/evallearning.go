@@ -46,10 +46,11 @@ func runEvalLearning(ctx context.Context, args, environ []string, stdout, stderr
 	if err != nil {
 		return err
 	}
-	cfg, err := resolveConfig(&fl, environ)
+	cfg, ignored, err := resolveConfig(&fl, environ)
 	if err != nil {
 		return err
 	}
+	warnIgnoredEnv(stderr, ignored)
 	var chat llm.Chatter
 	name := "scripted (the script's extractions)"
 	if *model != "" {

@@ -32,10 +32,11 @@ func runHealth(ctx context.Context, args, environ []string, stdout, stderr io.Wr
 	}
 	url := *target
 	if url == "" {
-		cfg, err := resolveConfig(&fl, environ)
+		cfg, ignored, err := resolveConfig(&fl, environ)
 		if err != nil {
 			return err
 		}
+		warnIgnoredEnv(stderr, ignored)
 		url = "http://" + loopbackFor(cfg.Addr) + "/healthz"
 	}
 	ctx, cancel := context.WithTimeout(ctx, *timeout)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -11,7 +12,7 @@ import (
 	"github.com/snowclaw/snowclaw/relay"
 )
 
-func runKeygen(args []string, stdout, stderr io.Writer) error {
+func runKeygen(_ context.Context, args, _ []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("keygen", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
@@ -35,7 +36,7 @@ func runKeygen(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-func runKeys(args, environ []string, stdout, stderr io.Writer) error {
+func runKeys(_ context.Context, args, environ []string, stdout, stderr io.Writer) error {
 	_, keys, err := dataDirKeys("keys", args, environ, stderr)
 	if err != nil {
 		return err
@@ -65,10 +66,11 @@ func dataDirKeys(name string, args, environ []string, stderr io.Writer, more ...
 	if err := fs.Parse(args); err != nil {
 		return Config{}, relay.Keys{}, usageFailed(err)
 	}
-	cfg, err := resolveConfig(&fl, environ)
+	cfg, ignored, err := resolveConfig(&fl, environ)
 	if err != nil {
 		return Config{}, relay.Keys{}, err
 	}
+	warnIgnoredEnv(stderr, ignored)
 	keys, err := relay.LoadKeys(cfg.Data, false)
 	return cfg, keys, err
 }

@@ -10,22 +10,24 @@ import (
 	"strings"
 )
 
-const memoryUsage = `usage: snowclaw memory <command> [--relay URL] [--sec OWNER_KEY]
-  get <npub|group:ID>                      what the agent holds about a person or group
-  set <npub> [--note TEXT] [--pref k=v]…   add an owner note or set a preference
-  list                                     every person and group with a record
-  items                                    the long-term memory items
-  delete <npub|group:ID|item:ID>           delete a record or an item (and its event)
-  flush                                    write every pending change to the relay now
-  compact [--max N]                        consolidate: merge duplicates (kept as history),
-                                           archive what is over the per-scope cap, write
-                                           the weekly summaries that are due
-  restore <event-id>                       bring back an archived, merged or superseded memory
-  status                                   what learning from conversation is doing
-  context <npub|group:ID>                  the memory ids recalled into the last prompt
-  lessons list|enable ID|disable ID|delete ID
-The owner's key (--sec or $SNOWCLAW_SEC) signs each request (NIP-98).
-`
+// memoryCommands are memory's commands (runMemory dispatches them; a
+// test runs each).
+var memoryCommands = []subcommand{
+	{"get", "<npub|group:ID>", "what the agent holds about a person or group"},
+	{"set", "<npub> [--note TEXT] [--pref k=v]…", "add an owner note or set a preference"},
+	{"list", "", "every person and group with a record"},
+	{"items", "", "the long-term memory items"},
+	{"delete", "<npub|group:ID|item:ID>", "delete a record or an item (and its event)"},
+	{"flush", "", "write every pending change to the relay now"},
+	{"compact", "[--max N]", "consolidate: merge duplicates (kept as history),\narchive what is over the per-scope cap, write\nthe weekly summaries that are due"},
+	{"restore", "<event-id>", "bring back an archived, merged or superseded memory"},
+	{"status", "", "what learning from conversation is doing"},
+	{"context", "<npub|group:ID>", "the memory ids recalled into the last prompt"},
+	{"lessons", "list|enable ID|disable ID|delete ID", "the lessons the agent follows"},
+}
+
+var memoryUsage = subUsage("usage: snowclaw memory <command> [--relay URL] [--sec OWNER_KEY]\n", memoryCommands,
+	"The owner's key (--sec or $SNOWCLAW_SEC) signs each request (NIP-98).\n")
 
 // parseInterleaved parses flags that may come before or after positional
 // arguments.
@@ -64,6 +66,10 @@ func runMemory(ctx context.Context, args, environ []string, stdout, stderr io.Wr
 	if len(pos) == 0 {
 		fmt.Fprint(stderr, memoryUsage)
 		return errUsageShown
+	}
+	if isHelp(pos[0]) {
+		fmt.Fprint(stdout, memoryUsage)
+		return flag.ErrHelp
 	}
 	c, err := client()
 	if err != nil {

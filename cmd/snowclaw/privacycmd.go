@@ -9,18 +9,21 @@ import (
 	"strings"
 )
 
-const privacyUsage = `usage: snowclaw privacy <command> <npub> [flags] [--relay URL] [--sec OWNER_KEY]
-  export <npub> [--markdown]         everything held about the person (JSON, or markdown)
-  forget <npub> --id ID… | --topic PREFIX | --tag T… | --before YYYY-MM-DD | --query TEXT [--confirm TOKEN]
-                                     a query first lists its matches and a token; run again with --confirm
-  rectify <npub> ID|WORDS --text T  correct a memory: a new version supersedes the old one
-  promote <npub> ID|WORDS --tier group --group G | --tier public
-                                     share a memory more widely (private → group → public)
-  freeze <npub> | unfreeze <npub>    stop / resume new memories about the person
-  destroy <npub> [--confirm TOKEN]   remove everything about the person (asks for the token first)
-  audit [npub]                       the audit trail (everyone's, or one person's)
-The owner's key (--sec or $SNOWCLAW_SEC) signs each request (NIP-98).
-`
+// privacyCommands are privacy's commands (runPrivacy dispatches them; a
+// test runs each).
+var privacyCommands = []subcommand{
+	{"export", "<npub> [--markdown]", "everything held about the person (JSON, or markdown)"},
+	{"forget", "<npub> --id ID… | --topic PREFIX | --tag T… | --before YYYY-MM-DD | --query TEXT [--confirm TOKEN]", "a query first lists its matches and a token; run again with --confirm"},
+	{"rectify", "<npub> ID|WORDS --text T", "correct a memory: a new version supersedes the old one"},
+	{"promote", "<npub> ID|WORDS --tier group --group G | --tier public", "share a memory more widely (private → group → public)"},
+	{"freeze", "<npub>", "stop new memories about the person"},
+	{"unfreeze", "<npub>", "resume them"},
+	{"destroy", "<npub> [--confirm TOKEN]", "remove everything about the person (asks for the token first)"},
+	{"audit", "[npub]", "the audit trail (everyone's, or one person's)"},
+}
+
+var privacyUsage = subUsage("usage: snowclaw privacy <command> <npub> [flags] [--relay URL] [--sec OWNER_KEY]\n", privacyCommands,
+	"The owner's key (--sec or $SNOWCLAW_SEC) signs each request (NIP-98).\n")
 
 func runPrivacy(ctx context.Context, args, environ []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("privacy", flag.ContinueOnError)
@@ -45,6 +48,10 @@ func runPrivacy(ctx context.Context, args, environ []string, stdout, stderr io.W
 	if len(pos) == 0 {
 		fmt.Fprint(stderr, privacyUsage)
 		return errUsageShown
+	}
+	if isHelp(pos[0]) {
+		fmt.Fprint(stdout, privacyUsage)
+		return flag.ErrHelp
 	}
 	c, err := client()
 	if err != nil {

@@ -55,12 +55,25 @@ type child struct {
 // startChild runs `snowclaw serve` on a random port and waits for its URL.
 func startChild(t *testing.T, data string, extra ...string) *child {
 	t.Helper()
+	return startChildEnv(t, data, nil, extra...)
+}
+
+// startChildEnv is startChild with env added to the environment.
+func startChildEnv(t *testing.T, data string, env []string, extra ...string) *child {
+	t.Helper()
+	return startChildBin(t, snowclawBin(t), data, env, extra...)
+}
+
+// startChildBin is startChildEnv running the binary bin.
+func startChildBin(t *testing.T, bin, data string, env []string, extra ...string) *child {
+	t.Helper()
 	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--data", data}, extra...)
-	cmd := exec.Command(snowclawBin(t), args...)
+	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(),
 		"SNOWCLAW_RATE_LIMITS_EVENTS_PER_SECOND_IP=0",
 		"SNOWCLAW_RATE_LIMITS_EVENTS_PER_SECOND_PUBKEY=0",
 		"SNOWCLAW_RATE_LIMITS_CONNECTIONS_PER_SECOND_IP=0")
+	cmd.Env = append(cmd.Env, env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
+	"github.com/snowclaw/snowclaw/internal/memlimit"
 	"github.com/snowclaw/snowclaw/plugins/httpapi"
 	"github.com/snowclaw/snowclaw/plugins/memsearch"
 	"github.com/snowclaw/snowclaw/policies"
@@ -63,16 +64,19 @@ func runServe(ctx context.Context, args, environ []string, stdout, stderr io.Wri
 	if fs.NArg() > 0 {
 		return fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
 	}
-	cfg, err := resolveConfig(&fl, environ)
+	cfg, ignored, err := resolveConfig(&fl, environ)
 	if err != nil {
 		return err
 	}
 	logger := newLogger(stderr, cfg.LogLevel)
-	limit, source, err := applyMemoryLimit(cfg.Relay.MemoryLimitMB)
+	for _, v := range ignored {
+		logger.Warn("environment variable is not a setting; ignored (see config.example.toml)", "name", v.Name)
+	}
+	limit, source, err := memlimit.Apply(cfg.Relay.MemoryLimitMB)
 	if err != nil {
 		return err
 	}
-	logger.Info("soft memory limit", "limit", limitAttr(limit), "source", source)
+	logger.Info("soft memory limit", "limit", memlimit.String(limit), "source", source)
 	if fl.cpuprofile != "" {
 		stop, err := startCPUProfile(fl.cpuprofile)
 		if err != nil {
@@ -110,7 +114,7 @@ func runServe(ctx context.Context, args, environ []string, stdout, stderr io.Wri
 	ids := n.Relay().Identities()
 	relayNpub, agentNpub := snowclaw.NpubOf(ids.Relay), snowclaw.NpubOf(ids.Agent)
 	abs, _ := filepath.Abs(cfg.Data)
-	logger.Info("snowclaw relay listening", "url", "ws://"+ln.Addr().String(), "data", abs, "relay", relayNpub, "agent", agentNpub, "version", version)
+	logger.Info("snowclaw relay listening", "url", "ws://"+ln.Addr().String(), "data", abs, "relay", relayNpub, "agent", agentNpub, "version", versionString())
 	fmt.Fprintf(stdout, "snowclaw relay listening on ws://%s\n", ln.Addr())
 
 	serveErr := n.Serve(ctx, ln)

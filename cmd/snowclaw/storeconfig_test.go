@@ -12,18 +12,18 @@ import (
 // The store's settings: --store-url implies postgres, and a bad URL is
 // named without its password.
 func TestConfig_Store(t *testing.T) {
-	cfg, err := resolveConfig(&serveFlags{storeURL: "postgres://snow:pw@db:5432/relay"}, nil)
+	cfg, _, err := resolveConfig(&serveFlags{storeURL: "postgres://snow:pw@db:5432/relay"}, nil)
 	if err != nil || cfg.Store.Backend != "postgres" || cfg.Store.PostgresURL != "postgres://snow:pw@db:5432/relay" {
 		t.Fatalf("--store-url: backend %q url %q err %v; want postgres with the URL", cfg.Store.Backend, cfg.Store.PostgresURL, err)
 	}
-	cfg, err = resolveConfig(&serveFlags{}, []string{"SNOWCLAW_STORE_BACKEND=postgres", "SNOWCLAW_STORE_POSTGRES_URL=postgres://snow@db/relay"})
+	cfg, _, err = resolveConfig(&serveFlags{}, []string{"SNOWCLAW_STORE_BACKEND=postgres", "SNOWCLAW_STORE_POSTGRES_URL=postgres://snow@db/relay"})
 	if err != nil || storeOptions(cfg).Backend != "postgres" || storeOptions(cfg).PostgresURL != "postgres://snow@db/relay" {
 		t.Fatalf("env: %+v, %v", storeOptions(cfg), err)
 	}
-	if cfg, err := resolveConfig(&serveFlags{}, nil); err != nil || cfg.Store.Backend != "badger" {
+	if cfg, _, err := resolveConfig(&serveFlags{}, nil); err != nil || cfg.Store.Backend != "badger" {
 		t.Fatalf("default backend %q, err %v; want badger", cfg.Store.Backend, err)
 	}
-	_, err = resolveConfig(&serveFlags{storeURL: "postgres://snow:s3cret@db:notaport/x"}, nil)
+	_, _, err = resolveConfig(&serveFlags{storeURL: "postgres://snow:s3cret@db:notaport/x"}, nil)
 	if err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "snow@db") {
 		t.Fatalf("bad URL: %v; want an error naming snow@db without the password", err)
 	}
@@ -42,7 +42,7 @@ func TestConfig_StoreCache(t *testing.T) {
 		{"Off", []string{"SNOWCLAW_STORE_CACHE_MB=0"}, -1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg, err := resolveConfig(&serveFlags{}, tc.env)
+			cfg, _, err := resolveConfig(&serveFlags{}, tc.env)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -51,7 +51,7 @@ func TestConfig_StoreCache(t *testing.T) {
 			}
 		})
 	}
-	if _, err := resolveConfig(&serveFlags{}, []string{"SNOWCLAW_STORE_CACHE_MB=-5"}); err == nil || !strings.Contains(err.Error(), "store.cache_mb") {
+	if _, _, err := resolveConfig(&serveFlags{}, []string{"SNOWCLAW_STORE_CACHE_MB=-5"}); err == nil || !strings.Contains(err.Error(), "store.cache_mb") {
 		t.Fatalf("cache_mb -5: %v; want an error naming store.cache_mb", err)
 	}
 }

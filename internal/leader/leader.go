@@ -13,7 +13,10 @@
 //
 // A lease row renewed by the leader would work too; the advisory lock
 // needs no table, no clock agreement between machines, and no renewal
-// writes.
+// writes. The leader does keep a heartbeat row (snowclaw_leader), but
+// only as a record: its name, how far it had got, when it was last seen.
+// Its successor reads it to know where to take over, and an instance
+// standing by reads it to say who leads.
 package leader
 
 import (
@@ -40,7 +43,10 @@ type Options struct {
 	// Position, when set, is recorded with every heartbeat: how far the
 	// leader had got (its relay's position in the change log).
 	Position func() int64
-	Logger   *slog.Logger
+	// Name is this instance's name among the candidates, recorded while
+	// it leads so the others can log who does.
+	Name   string
+	Logger *slog.Logger
 }
 
 // Previous is what the last leader left: when it was last seen alive and
@@ -73,8 +79,9 @@ func Run(ctx context.Context, o Options, lead func(ctx context.Context, prev Pre
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	log := o.Logger.With("component", "leader")
+	var told standby
 	for ctx.Err() == nil {
-		err := term(ctx, o, log, lead)
+		err := term(ctx, o, log, &told, lead)
 		if ctx.Err() != nil {
 			return
 		}
@@ -83,8 +90,15 @@ func Run(ctx context.Context, o Options, lead func(ctx context.Context, prev Pre
 	}
 }
 
+// standby is what an instance standing by last logged about the leader:
+// it says so once, and again only when another instance leads.
+type standby struct {
+	told   bool
+	leader string
+}
+
 // term is one session: try the lock until it is ours, lead while it is.
-func term(ctx context.Context, o Options, log *slog.Logger, lead func(context.Context, Previous)) error {
+func term(ctx context.Context, o Options, log *slog.Logger, told *standby, lead func(context.Context, Previous)) error {
 	conn, err := connect(ctx, o.URL)
 	if err != nil {
 		return err
@@ -98,15 +112,26 @@ func term(ctx context.Context, o Options, log *slog.Logger, lead func(context.Co
 		if got {
 			break
 		}
+		cur := readLeader(ctx, conn, o.Key)
+		log.Debug("the lock is held: standing by", "leader", cur.name())
+		if !told.told || told.leader != cur.Name {
+			*told = standby{told: true, leader: cur.Name}
+			args := []any{"leader", cur.name()}
+			if cur.Known {
+				args = append(args, "leader_position", cur.Position, "leader_heartbeat_age", cur.Age.Round(time.Millisecond))
+			}
+			log.Info("standing by: another instance runs the agent", args...)
+		}
 		if !wait(ctx, o.Retry) {
 			return ctx.Err()
 		}
 	}
-	prev, err := lastAlive(ctx, conn, o.Key, o.Position())
+	*told = standby{}
+	prev, err := lastAlive(ctx, conn, o.Key, o.Position(), o.Name)
 	if err != nil {
 		return err
 	}
-	log.Info("leading: this instance runs the agent")
+	log.Info("leading: this instance runs the agent", "instance", o.Name)
 	leadCtx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
@@ -179,23 +204,58 @@ func connect(ctx context.Context, url string) (*pgx.Conn, error) {
 }
 
 // lastAlive reads the previous leader's heartbeat and starts this one's.
-func lastAlive(ctx context.Context, conn *pgx.Conn, key, pos int64) (Previous, error) {
-	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS snowclaw_leader (
-		key bigint PRIMARY KEY, alive_at timestamptz NOT NULL, position bigint NOT NULL DEFAULT 0)`); err != nil {
-		return Previous{}, fmt.Errorf("leader heartbeat table: %w", err)
+// Only the lock holder changes the table, so its schema changes here
+// never race (holder came after the first release: added if missing).
+func lastAlive(ctx context.Context, conn *pgx.Conn, key, pos int64, name string) (Previous, error) {
+	for _, ddl := range []string{`CREATE TABLE IF NOT EXISTS snowclaw_leader (
+		key bigint PRIMARY KEY, alive_at timestamptz NOT NULL, position bigint NOT NULL DEFAULT 0)`,
+		`ALTER TABLE snowclaw_leader ADD COLUMN IF NOT EXISTS holder text NOT NULL DEFAULT ''`} {
+		if _, err := conn.Exec(ctx, ddl); err != nil {
+			return Previous{}, fmt.Errorf("leader heartbeat table: %w", err)
+		}
 	}
 	var (
 		alive *time.Time
 		at    *int64
 	)
 	err := conn.QueryRow(ctx, `WITH old AS (SELECT alive_at, position FROM snowclaw_leader WHERE key = $1)
-		INSERT INTO snowclaw_leader (key, alive_at, position) VALUES ($1, now(), $2)
-		ON CONFLICT (key) DO UPDATE SET alive_at = now(), position = $2
-		RETURNING (SELECT alive_at FROM old), (SELECT position FROM old)`, key, pos).Scan(&alive, &at)
+		INSERT INTO snowclaw_leader (key, alive_at, position, holder) VALUES ($1, now(), $2, $3)
+		ON CONFLICT (key) DO UPDATE SET alive_at = now(), position = $2, holder = $3
+		RETURNING (SELECT alive_at FROM old), (SELECT position FROM old)`, key, pos, name).Scan(&alive, &at)
 	if err != nil || alive == nil {
 		return Previous{}, err
 	}
 	return Previous{Alive: *alive, Position: *at}, nil
+}
+
+// leaderRow is what the heartbeat row says of the leader: its name, its
+// position in the change log and how long ago it last beat.
+type leaderRow struct {
+	Known    bool // false: no row yet (the leader has not written it), or unreadable
+	Name     string
+	Position int64
+	Age      time.Duration // by the database's clock, so machines need not agree
+}
+
+func (c leaderRow) name() string {
+	if c.Name == "" {
+		return "unknown"
+	}
+	return c.Name
+}
+
+// readLeader reads the heartbeat row. Failing to is no reason to end the
+// session: the row is a record, the lock is the truth.
+func readLeader(ctx context.Context, conn *pgx.Conn, key int64) leaderRow {
+	var c leaderRow
+	var age float64
+	err := conn.QueryRow(ctx, `SELECT holder, position, extract(epoch FROM now() - alive_at)::float8
+		FROM snowclaw_leader WHERE key = $1`, key).Scan(&c.Name, &c.Position, &age)
+	if err != nil {
+		return leaderRow{}
+	}
+	c.Known, c.Age = true, time.Duration(age*float64(time.Second))
+	return c
 }
 
 // wait sleeps d or until ctx ends; false when ctx ended.

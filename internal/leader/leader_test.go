@@ -2,7 +2,9 @@ package leader_test
 
 import (
 	"context"
+	"log/slog"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -118,5 +120,107 @@ func TestRun_ExactlyOneOfMany(t *testing.T) {
 	case other := <-terms:
 		t.Fatalf("a second report %+v while %s leads", other, tm.who)
 	default:
+	}
+}
+
+// records keeps what a logger wrote, for a test to wait on.
+type records struct {
+	mu   sync.Mutex
+	list []slog.Record
+}
+
+func (r *records) Enabled(context.Context, slog.Level) bool { return true }
+func (r *records) Handle(_ context.Context, rec slog.Record) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.list = append(r.list, rec.Clone())
+	return nil
+}
+func (r *records) WithAttrs([]slog.Attr) slog.Handler { return r }
+func (r *records) WithGroup(string) slog.Handler      { return r }
+
+// with returns the records whose message is msg, each as its attributes.
+func (r *records) with(msg string) []map[string]string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []map[string]string
+	for _, rec := range r.list {
+		if rec.Message != msg {
+			continue
+		}
+		attrs := map[string]string{"level": rec.Level.String()}
+		rec.Attrs(func(a slog.Attr) bool { attrs[a.Key] = a.Value.String(); return true })
+		out = append(out, attrs)
+	}
+	return out
+}
+
+// await waits until msg has been logged at least n times.
+func (r *records) await(t *testing.T, msg string, n int) []map[string]string {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if got := r.with(msg); len(got) >= n {
+			return got
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%q not logged %d times within 20s", msg, n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// candidateLog runs one named election whose log is kept.
+func candidateLog(t *testing.T, url, name string, pos int64) (*records, context.CancelFunc) {
+	log := &records{}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		leader.Run(ctx, leader.Options{URL: url, Name: name, Retry: 20 * time.Millisecond, Check: 50 * time.Millisecond,
+			Position: func() int64 { return pos }, Logger: slog.New(log)},
+			func(lctx context.Context, _ leader.Previous) { <-lctx.Done() })
+	}()
+	stop := func() { cancel(); <-done }
+	t.Cleanup(stop)
+	return log, stop
+}
+
+const (
+	standingBy = "standing by: another instance runs the agent"
+	stillHeld  = "the lock is held: standing by"
+	leading    = "leading: this instance runs the agent"
+)
+
+// TestRun_StandbyLogsWhoLeads: an instance that does not get the lock
+// says once that it stands by, naming the leader and how far it had got,
+// however often it tries again; when the lead changes hands the new
+// leader is the one named.
+func TestRun_StandbyLogsWhoLeads(t *testing.T) {
+	url := pgtest.New(t)
+	aLog, stopA := candidateLog(t, url, "relay-a", 42)
+	aLog.await(t, leading, 1)
+	bLog, _ := candidateLog(t, url, "relay-b", 7)
+	// the barrier: b has tried the lock again several times since
+	bLog.await(t, stillHeld, 5)
+	told := bLog.with(standingBy)
+	if len(told) != 1 {
+		t.Fatalf("b said it stands by %d times over 5 tries, want once: %v", len(told), told)
+	}
+	if got := told[0]; got["level"] != "INFO" || got["leader"] != "relay-a" || got["leader_position"] != "42" || got["leader_heartbeat_age"] == "" {
+		t.Fatalf("standing by: %v, want leader relay-a at position 42 and its heartbeat's age", got)
+	}
+	if got := aLog.with(leading)[0]["instance"]; got != "relay-a" {
+		t.Errorf("the leader logged instance %q", got)
+	}
+
+	// a leaves: b leads, and c, arriving, names b
+	stopA()
+	bLog.await(t, leading, 1)
+	cLog, _ := candidateLog(t, url, "relay-c", 0)
+	cLog.await(t, stillHeld, 5)
+	told = cLog.with(standingBy)
+	if len(told) != 1 || told[0]["leader"] != "relay-b" || told[0]["leader_position"] != "7" {
+		t.Fatalf("c, standing by: %v, want once, naming relay-b at position 7", told)
 	}
 }

@@ -45,8 +45,9 @@ type Bar struct {
 	last     time.Time // last drawing; zero: none yet
 	done     int
 	total    int
-	shown    bool // a bar is on the current terminal line
-	midline  bool // a log line was begun and not ended
+	drawn    [2]int // done and total when last drawn
+	shown    bool   // a bar is on the current terminal line
+	midline  bool   // a log line was begun and not ended
 	finished bool
 }
 
@@ -101,7 +102,8 @@ func (b *Bar) Update(done, total int) {
 }
 
 // Finish draws the final state and ends the bar's line; later Updates
-// draw nothing.
+// draw nothing. A plain line already saying the final count is not
+// written again.
 func (b *Bar) Finish() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -111,6 +113,9 @@ func (b *Bar) Finish() {
 	b.finished = true
 	if b.last.IsZero() && b.done == 0 {
 		return // nothing was ever shown or done
+	}
+	if !b.tty && !b.last.IsZero() && b.drawn == [2]int{b.done, b.total} {
+		return
 	}
 	b.draw()
 	if b.tty {
@@ -146,6 +151,7 @@ func (l logWriter) Write(p []byte) (int, error) {
 
 // draw writes the current state; b.mu is held.
 func (b *Bar) draw() {
+	b.drawn = [2]int{b.done, b.total}
 	line := b.text()
 	if b.tty {
 		io.WriteString(b.w, "\r\x1b[K"+line)

@@ -120,3 +120,30 @@ func TestFinish_NothingShown(t *testing.T) {
 		t.Fatalf("%q", buf.String())
 	}
 }
+
+// TestPlain_FinalLineOnce: a job whose last Update was drawn (the
+// first, or one past the interval) ends with that line, not a copy.
+func TestPlain_FinalLineOnce(t *testing.T) {
+	for _, unknown := range []bool{false, true} {
+		b, buf, c := newBar(false)
+		total := 20
+		if unknown {
+			total = -1
+		}
+		c.advance(time.Second)
+		b.Update(20, total) // the first Update is drawn at once
+		b.Finish()
+		if lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n"); len(lines) != 1 {
+			t.Errorf("total %d: %d lines for one state:\n%s", total, len(lines), buf.String())
+		}
+	}
+	// a state not yet drawn is drawn by Finish
+	b, buf, c := newBar(false)
+	b.Update(5, 20)
+	c.advance(time.Second)
+	b.Update(20, 20)
+	b.Finish()
+	if got := buf.String(); !strings.HasSuffix(got, "reindex: 20/20 docs (100%), 20/s\n") || strings.Count(got, "\n") != 2 {
+		t.Errorf("final state:\n%s", got)
+	}
+}

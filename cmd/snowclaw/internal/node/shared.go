@@ -46,7 +46,7 @@ func (n *Node) startShared() {
 	n.shared.done.Add(1)
 	go func() {
 		defer n.shared.done.Done()
-		leader.Run(ctx, leader.Options{URL: n.o.PostgresURL, Position: n.relay.FeedPosition, Logger: n.o.Logger}, n.lead)
+		leader.Run(ctx, leader.Options{URL: n.o.PostgresURL, Position: n.relay.FeedPosition, Name: n.o.InstanceID, Logger: n.o.Logger}, n.lead)
 	}()
 }
 

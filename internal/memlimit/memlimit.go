@@ -1,4 +1,7 @@
-package main
+// Package memlimit sets the process's soft memory limit
+// (debug.SetMemoryLimit) from relay.memory_limit_mb, GOMEMLIMIT or the
+// container's cgroup limit.
+package memlimit
 
 import (
 	"errors"
@@ -20,11 +23,10 @@ import (
 // collection work when memory is tight. It is soft: a live heap above it
 // is not refused, only collected more often.
 
-// memoryLimitAuto and memoryLimitOff are the special values of
-// relay.memory_limit_mb.
+// Auto and Off are the special values of relay.memory_limit_mb.
 const (
-	memoryLimitAuto = 0
-	memoryLimitOff  = -1
+	Auto = 0
+	Off  = -1
 )
 
 // cgroupShare of a container's memory limit becomes the soft limit when
@@ -41,28 +43,28 @@ var cgroupLimitFiles = []string{
 	"/sys/fs/cgroup/memory/memory.limit_in_bytes",
 }
 
-// memoryLimit is the soft limit decided for the process, and why.
-type memoryLimit struct {
+// limit is the soft limit decided for the process, and why.
+type limit struct {
 	Bytes  int64  // 0: none set by us
 	Source string // "GOMEMLIMIT", "config", "cgroup", "off", "none"
 }
 
-// decideMemoryLimit picks the soft memory limit: GOMEMLIMIT in the
+// decide picks the soft memory limit: GOMEMLIMIT in the
 // environment always wins (the runtime has applied it already); else
 // memory_limit_mb when positive; else, when automatic, cgroupShare of the
 // container's limit if there is one; else none. readFile is os.ReadFile
 // (tests pass their own).
-func decideMemoryLimit(mb int, getenv func(string) string, readFile func(string) ([]byte, error)) (memoryLimit, error) {
+func decide(mb int, getenv func(string) string, readFile func(string) ([]byte, error)) (limit, error) {
 	if getenv("GOMEMLIMIT") != "" {
-		return memoryLimit{Source: "GOMEMLIMIT"}, nil
+		return limit{Source: "GOMEMLIMIT"}, nil
 	}
 	switch {
-	case mb == memoryLimitOff:
-		return memoryLimit{Source: "off"}, nil
+	case mb == Off:
+		return limit{Source: "off"}, nil
 	case mb > 0:
-		return memoryLimit{Bytes: int64(mb) << 20, Source: "config"}, nil
-	case mb != memoryLimitAuto:
-		return memoryLimit{}, fmt.Errorf("relay.memory_limit_mb: %d is neither -1 (off), 0 (automatic) nor a size in MiB", mb)
+		return limit{Bytes: int64(mb) << 20, Source: "config"}, nil
+	case mb != Auto:
+		return limit{}, fmt.Errorf("relay.memory_limit_mb: %d is neither -1 (off), 0 (automatic) nor a size in MiB", mb)
 	}
 	for _, path := range cgroupLimitFiles {
 		b, err := readFile(path)
@@ -70,29 +72,30 @@ func decideMemoryLimit(mb int, getenv func(string) string, readFile func(string)
 			continue
 		}
 		if err != nil {
-			return memoryLimit{}, fmt.Errorf("reading the container's memory limit: %w", err)
+			return limit{}, fmt.Errorf("reading the container's memory limit: %w", err)
 		}
 		s := strings.TrimSpace(string(b))
 		if s == "max" {
-			return memoryLimit{Source: "none"}, nil
+			return limit{Source: "none"}, nil
 		}
 		n, err := strconv.ParseInt(s, 10, 64)
 		if err != nil || n <= 0 {
-			return memoryLimit{}, fmt.Errorf("reading the container's memory limit: %s holds %q", path, s)
+			return limit{}, fmt.Errorf("reading the container's memory limit: %s holds %q", path, s)
 		}
 		// cgroup v1 writes "no limit" as a huge page-rounded number
 		if n >= math.MaxInt64/2 {
-			return memoryLimit{Source: "none"}, nil
+			return limit{Source: "none"}, nil
 		}
-		return memoryLimit{Bytes: int64(float64(n) * cgroupShare), Source: "cgroup"}, nil
+		return limit{Bytes: int64(float64(n) * cgroupShare), Source: "cgroup"}, nil
 	}
-	return memoryLimit{Source: "none"}, nil
+	return limit{Source: "none"}, nil
 }
 
-// applyMemoryLimit decides the limit, sets it and returns the limit the
-// runtime now has (math.MaxInt64: none) and where it came from.
-func applyMemoryLimit(mb int) (int64, string, error) {
-	l, err := decideMemoryLimit(mb, os.Getenv, os.ReadFile)
+// Apply decides the limit for memory_limit_mb mb, sets it and returns
+// the limit the runtime now has (math.MaxInt64: none) and where it came
+// from.
+func Apply(mb int) (int64, string, error) {
+	l, err := decide(mb, os.Getenv, os.ReadFile)
 	if err != nil {
 		return 0, "", err
 	}
@@ -102,8 +105,8 @@ func applyMemoryLimit(mb int) (int64, string, error) {
 	return debug.SetMemoryLimit(-1), l.Source, nil // -1 reads it
 }
 
-// limitAttr is a limit for the log: MiB, or "none".
-func limitAttr(b int64) string {
+// String is a limit for the log: MiB, or "none".
+func String(b int64) string {
 	if b == math.MaxInt64 {
 		return "none"
 	}
