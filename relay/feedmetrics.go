@@ -25,7 +25,7 @@ func (r *Relay) registerFeedMetrics() {
 		l, _, _ := r.FeedLag(ctx)
 		return l
 	}
-	r.met.with.MustRegister(behind,
+	r.met.reg.MustRegister(behind,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "snowclaw_feed_lag_entries",
 			Help: "Entries of the shared store's change log not yet applied by this instance.",
