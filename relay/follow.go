@@ -33,6 +33,11 @@ func FromPeer(ctx context.Context) bool {
 	return v
 }
 
+// AsPeer is ctx for the hooks of a change another instance made: what
+// the relay passes them, and what a plugin's tests pass to run its hooks
+// as the relay does.
+func AsPeer(ctx context.Context) context.Context { return context.WithValue(ctx, peerKey{}, true) }
+
 // follower is the relay's reader of a shared store's change log.
 type follower struct {
 	feed  store.Feed
@@ -252,7 +257,7 @@ func (r *Relay) applyChange(ctx context.Context, c store.Change) {
 	if c.Origin == r.follow.feed.Origin() || c.Event == nil {
 		return
 	}
-	ctx = WithPosition(context.WithValue(ctx, peerKey{}, true), c.Seq)
+	ctx = WithPosition(AsPeer(ctx), c.Seq)
 	evt := c.Event
 	switch c.Op {
 	case store.Saved:

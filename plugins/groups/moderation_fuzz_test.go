@@ -177,10 +177,35 @@ func newWorld(t testing.TB) *world {
 	return newWorldOn(openBadger(t))
 }
 
+func withClock(o groups.Options, clock func() time.Time) groups.Options {
+	o.Clock = clock
+	return o
+}
+
+func withLimits(o groups.Options, l policies.Limits) groups.Options {
+	o.Limits = l
+	return o
+}
+
+// eachInOrder hands fn every stored group event with its position.
+func eachInOrder(st eventstore.Store, fn func(*nostr.Event, int64)) error {
+	return store.EachInOrder(context.Background(), st, nostr.Filter{}, func(evt *nostr.Event, pos int64) bool {
+		fn(evt, pos)
+		return true
+	})
+}
+
 // newWorldOn is a world over store, which is already open.
 func newWorldOn(store eventstore.Store) *world {
 	w := &world{store: store}
 	w.groups = groups.New(options(w.store))
+	w.wire()
+	return w
+}
+
+// wire binds w.groups to the world's publish and delete paths.
+func (w *world) wire() {
+	store := w.store
 	w.groups.Wire(func(ctx context.Context, evt *nostr.Event) error {
 		w.published = append(w.published, evt)
 		if ok, err := evt.CheckSignature(); !ok || err != nil {
@@ -202,7 +227,6 @@ func newWorldOn(store eventstore.Store) *world {
 		w.groups.OnEventSaved(ctx, evt)
 		return nil
 	}, func(ctx context.Context, evt *nostr.Event) error { return store.DeleteEvent(ctx, evt) })
-	return w
 }
 
 // saveAt is save, returning the context of the event's saved hooks.
