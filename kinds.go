@@ -36,6 +36,17 @@ func IsModerationKind(k int) bool { return k >= 9000 && k <= 9020 }
 // state events (39000–39003).
 func IsGroupMetadataKind(k int) bool { return k >= 39000 && k <= 39003 }
 
+// GroupStateKinds are the kinds IsGroupStateKind accepts, for filters.
+var GroupStateKinds = func() []int {
+	var out []int
+	for k := KindPutUser; k <= KindLeaveRequest; k++ {
+		if IsGroupStateKind(k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}()
+
 // IsGroupStateKind reports whether events of kind k change group state and
 // so must stay in the store for the state to be rebuilt on restart.
 func IsGroupStateKind(k int) bool {

@@ -160,7 +160,7 @@ func copyEvents(ctx context.Context, src, dst *store.Exact, progress func(int)) 
 		return nil
 	}
 	var werr error
-	err = store.Each(ctx, src, nostr.Filter{}, func(evt *nostr.Event) bool {
+	add := func(evt *nostr.Event) bool {
 		if nostr.IsReplaceableKind(evt.Kind) || nostr.IsAddressableKind(evt.Kind) {
 			d := ""
 			if nostr.IsAddressableKind(evt.Kind) {
@@ -179,7 +179,16 @@ func copyEvents(ctx context.Context, src, dst *store.Exact, progress func(int)) 
 			werr = flush()
 		}
 		return werr == nil
-	})
+	}
+	// group state is a function of its events in the store's order:
+	// they go first, in the source's order, so the new store numbers
+	// them alike; everything else after, in any order
+	err = store.EachInOrder(ctx, src, nostr.Filter{Kinds: snowclaw.GroupStateKinds}, func(evt *nostr.Event, _ int64) bool { return add(evt) })
+	if err == nil && werr == nil {
+		err = store.Each(ctx, src, nostr.Filter{}, func(evt *nostr.Event) bool {
+			return snowclaw.IsGroupStateKind(evt.Kind) || add(evt)
+		})
+	}
 	if err == nil {
 		err = werr
 	}

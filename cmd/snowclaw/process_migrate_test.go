@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
 	"github.com/snowclaw/snowclaw/internal/pgtest"
 	"github.com/snowclaw/snowclaw/internal/wsclient"
@@ -37,6 +39,33 @@ func storeContents(t *testing.T, o node.StoreOptions, data string) map[string]st
 		b, _ := json.Marshal(e)
 		out[e.ID] = string(b)
 	}
+	return out
+}
+
+// plantStore hands fn the store of data, opened while no relay runs.
+func plantStore(t *testing.T, o node.StoreOptions, data string, fn func(*store.Exact)) {
+	t.Helper()
+	st, err := node.OpenStore(context.Background(), o, data, store.PageSize, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	fn(st)
+}
+
+// groupOrder is the ids of a store's group events in its order.
+func groupOrder(t *testing.T, o node.StoreOptions, data string) []string {
+	t.Helper()
+	var out []string
+	plantStore(t, o, data, func(st *store.Exact) {
+		err := store.EachInOrder(context.Background(), st, nostr.Filter{Kinds: snowclaw.GroupStateKinds}, func(evt *nostr.Event, _ int64) bool {
+			out = append(out, evt.ID)
+			return true
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
 	return out
 }
 
@@ -103,6 +132,21 @@ func TestProcess_MigrateBadgerPostgresBadger(t *testing.T) {
 	if err := c.cmd.Wait(); err != nil {
 		t.Fatalf("exit after SIGTERM: %v\n%s", err, c.log)
 	}
+	// group state is derived in the store's order, not by created_at:
+	// events planted newest first must keep their order in the copy
+	var order []string
+	plantStore(t, node.StoreOptions{}, data, func(st *store.Exact) {
+		for i := range 5 {
+			evt := nostr.Event{Kind: 9000 + i%2, CreatedAt: now - nostr.Timestamp(i), Tags: nostr.Tags{{"h", "crew"}, {"p", pk}}}
+			if err := evt.Sign(sk); err != nil {
+				t.Fatal(err)
+			}
+			if err := st.SaveEvent(context.Background(), &evt); err != nil {
+				t.Fatal(err)
+			}
+			order = append(order, evt.ID)
+		}
+	})
 	source := storeContents(t, node.StoreOptions{}, data)
 	if len(source) < 1202 || source[profile.ID] == "" || source[post.ID] == "" {
 		t.Fatalf("the source holds %d events; want the 1,200 notes and the newest profile and post", len(source))
@@ -114,6 +158,9 @@ func TestProcess_MigrateBadgerPostgresBadger(t *testing.T) {
 	}
 	pg := node.StoreOptions{Backend: node.BackendPostgres, PostgresURL: url}
 	sameContents(t, "postgres copy", storeContents(t, pg, ""), source)
+	if got := groupOrder(t, pg, ""); !slices.Equal(got, order) {
+		t.Fatalf("the copy's order of group events %v, the source's %v", got, order)
+	}
 
 	// a second copy into the now non-empty target is refused, untouched
 	out, err = migrate(t, "--from", "badger:"+data, "--to", url)

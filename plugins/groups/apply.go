@@ -220,7 +220,7 @@ func (s *Groups) deleteGroup(ctx context.Context, gid, request string) {
 // the relay is wired and can publish.
 func (s *Groups) Load(ctx context.Context) error {
 	var events []store.Positioned
-	err := store.EachInOrder(ctx, s.opts.Store, nostr.Filter{Kinds: stateKinds}, func(evt *nostr.Event, p int64) bool {
+	err := store.EachInOrder(ctx, s.opts.Store, nostr.Filter{Kinds: snowclaw.GroupStateKinds}, func(evt *nostr.Event, p int64) bool {
 		events = append(events, store.Positioned{Event: evt, Pos: p})
 		return true
 	})
@@ -262,15 +262,6 @@ func legacyOrder(events []store.Positioned) {
 		legacy[i].Pos = at(i - n)
 	}
 }
-
-// stateKinds are the moderation and request kinds state is derived from.
-var stateKinds = func() []int {
-	var kinds []int
-	for k := 9000; k <= 9022; k++ {
-		kinds = append(kinds, k)
-	}
-	return kinds
-}()
 
 // replayRank orders legacy events of the same second the way they can
 // only have happened: a group is created before anyone joins, joins come
