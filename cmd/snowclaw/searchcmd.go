@@ -54,6 +54,7 @@ func runSearch(ctx context.Context, args, environ []string, stdout, stderr io.Wr
 		return fmt.Errorf("connecting to %s: %w", *url, err)
 	}
 	defer c.Close()
+	authedAs := ""
 	if *sec != "" {
 		sk, err := snowclaw.ParseSecret(*sec)
 		if err != nil {
@@ -62,6 +63,7 @@ func runSearch(ctx context.Context, args, environ []string, stdout, stderr io.Wr
 		if err := c.Auth(sk); err != nil {
 			return fmt.Errorf("authenticating to %s: %w", *url, err)
 		}
+		authedAs = sk
 	}
 	q := strings.Join(query, " ")
 	if *explain {
@@ -79,13 +81,14 @@ func runSearch(ctx context.Context, args, environ []string, stdout, stderr io.Wr
 		return nil
 	}
 	breakdown := explainRows(c.Notices())
+	shown := groupOpener(ctx, c, *url, authedAs)
 	for i, evt := range events {
 		if *asJSON {
 			b, _ := json.Marshal(evt)
 			fmt.Fprintln(stdout, string(b))
 			continue
 		}
-		printHit(stdout, i+1, evt)
+		printHit(stdout, i+1, shown(evt))
 		if e, ok := breakdown[evt.ID]; ok {
 			fmt.Fprintf(stdout, "    passed %s  bm25 rank %d (%.3f)  vector rank %d (%.3f, floor %.3f)  fused %.4f  × trust %.2f × confidence %.2f × recency %.2f = %.4f\n",
 				floorName(e.Floor), e.BM25Rank, e.BM25Score, e.VectorRank, e.VectorScore, e.VectorFloor, e.Fused, e.Trust, e.Confidence, e.Recency, e.Final)
