@@ -208,4 +208,3 @@ func TestCLI_MCPGroupMemories(t *testing.T) {
 		t.Fatalf("bob's memory_list: %q %+v", msg, bobList)
 	}
 }
-

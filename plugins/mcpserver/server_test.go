@@ -363,7 +363,7 @@ func TestCapabilities_StaticTools(t *testing.T) {
 func TestTools_SearchLeanAndAlias(t *testing.T) {
 	const ciphertext = "AgEBAQEBsealed-ciphertext-of-a-group-memory"
 	evt := &nostr.Event{ID: strings.Repeat("cd", 32), PubKey: strings.Repeat("ef", 32), Kind: 30078, CreatedAt: 1700000000,
-		Tags: nostr.Tags{{"d", "snow:memory:team/plan"}, {"h", "team"}, {"encrypted", "nip44-group"}, {"snow:key-version", "1"}},
+		Tags:    nostr.Tags{{"d", "snow:memory:team/plan"}, {"h", "team"}, {"encrypted", "nip44-group"}, {"snow:key-version", "1"}},
 		Content: ciphertext, Sig: strings.Repeat("99", 64)}
 	b := &scoredBackend{hits: []snowclaw.SearchHit{
 		{Event: evt, Memory: &snowclaw.MemoryView{ID: evt.ID, Topic: "team/plan", Tier: snowclaw.TierGroup, Group: "team",
