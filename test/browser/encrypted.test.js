@@ -16,7 +16,7 @@ import assert from 'node:assert/strict'
 import { mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 
-import { generateSecretKey, getEventHash, getPublicKey, verifyEvent } from 'nostr-tools/pure'
+import { finalizeEvent, generateSecretKey, getEventHash, getPublicKey, verifyEvent } from 'nostr-tools/pure'
 import { npubEncode, nsecEncode } from 'nostr-tools/nip19'
 import * as nip44 from 'nostr-tools/nip44'
 
@@ -65,6 +65,22 @@ function sealed(who, group, k, topic, summary, { tags = [], createdAt } = {}) {
   const content = nip44.encrypt(JSON.stringify({ summary }), nip44.getConversationKey(bytes(k.secret), k.pubkey))
   return sign(who.sk, 30078, [['d', `snow:memory:${topic}`], ['h', group], ['encrypted', 'nip44-group'], ['snow:key-version', String(k.version)],
     ['snow:source', npubEncode(who.pk)], ...tags], content, createdAt)
+}
+
+// forgedDelivery is a gift wrap to `to` whose seal mallory signs, around
+// a rumor that claims author `claims` and carries a key of mallory's for
+// version 1 of group. The wrap is dated before any real one (NIP-59 dates
+// wraps up to two days back), so a client that took it would read it last
+// and let it replace the real key.
+function forgedDelivery(mallory, claims, to, group) {
+  const fake = generateSecretKey()
+  const rumor = { pubkey: claims, created_at: Math.floor(Date.now() / 1000), kind: 14, tags: [['p', to], ['snow:group-key', group]],
+    content: JSON.stringify({ type: 'snow:group-key', group, current: 1, keys: [{ version: 1, secret: Buffer.from(fake).toString('hex'), pubkey: getPublicKey(fake) }] }) }
+  rumor.id = getEventHash(rumor)
+  const seal = finalizeEvent({ kind: 13, created_at: rumor.created_at, tags: [], content: nip44.encrypt(JSON.stringify(rumor), nip44.getConversationKey(mallory.sk, to)) }, mallory.sk)
+  const eph = generateSecretKey()
+  return finalizeEvent({ kind: 1059, created_at: rumor.created_at - 3 * 86400, tags: [['p', to]],
+    content: nip44.encrypt(JSON.stringify(seal), nip44.getConversationKey(eph, to)) }, eph)
 }
 
 describe('encrypted group memories in the web UI', { timeout: 600000 }, () => {
@@ -121,6 +137,14 @@ describe('encrypted group memories in the web UI', { timeout: 600000 }, () => {
     for (const [ws, evt] of [[daveWS, seeded.v1], [daveWS, seeded.v2], [daveWS, seeded.lunchDave], [erinWS, seeded.lunchErin]]) {
       await publish(ws, evt, `sealed ${evt.tags[0][1]}`)
     }
+
+    // mallory hands dave keys of her own: one signed as herself, one whose
+    // rumor claims to be the agent's; his page must take neither
+    const mallory = keys()
+    const malloryWS = await connect(server.ws, mallory.sk)
+    relays.push(malloryWS)
+    await publish(malloryWS, forgedDelivery(mallory, mallory.pk, dave.pk, group), 'a delivery from mallory')
+    await publish(malloryWS, forgedDelivery(mallory, agent, dave.pk, group), 'a delivery impersonating the agent')
   })
 
   after(async () => {
@@ -173,7 +197,7 @@ describe('encrypted group memories in the web UI', { timeout: 600000 }, () => {
     return page.locator('#explain tbody tr').evaluateAll((rows) => rows.map((r) => ({ id: r.dataset.id, text: r.querySelector('.mtext').textContent })))
   }
 
-  it('opens the group\'s sealed memories for a member: list, search, history, debug and conflicts', async () => {
+  it('opens the group\'s sealed memories for a member, with the agent\'s keys only: list, search, history, debug and conflicts', async () => {
     const { context, page, problems } = await logIn(dave)
     try {
       const want = `The vault opens with the silver key and a PIN ${ibex}`
