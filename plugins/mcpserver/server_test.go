@@ -351,6 +351,7 @@ func TestCapabilities_StaticTools(t *testing.T) {
 	if caps == nil || caps.Tools == nil {
 		t.Fatalf("capabilities %+v: want tools", caps)
 	}
+	//lint:ignore SA1019 the server must not claim the deprecated logging capability
 	if caps.Tools.ListChanged || caps.Logging != nil || caps.Prompts != nil || caps.Resources != nil {
 		t.Fatalf("capabilities %+v: want tools only, listChanged false", caps)
 	}
