@@ -206,3 +206,28 @@ func TestGroupKeys_StatusShowsRetryAndNoKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupCrypt_OwedDeliverySurvivesRestart: the record names the member
+// whose delivery failed, so a relay restarted after the store recovers
+// sends it at start, with no retry pass due and nobody re-adding him.
+func TestGroupCrypt_OwedDeliverySurvivesRestart(t *testing.T) {
+	dave := newUser()
+	fs := &failingStore{to: dave.pk, fail: func(int) bool { return true }}
+	e := startEnv(t, withKeyManager, withFailingStore(fs), func(o *node.Options) { o.GroupKeyRetry = time.Hour })
+	oc, dc := e.connect(&e.owner), e.connect(&dave)
+	e.mustPublish(oc, mkEvent(e.owner, 9007, nostr.Tags{{"h", "vault"}}, ""))
+	e.mustPublish(dc, mkEvent(dave, 9021, nostr.Tags{{"h", "vault"}}, ""))
+	e.mustPublish(oc, mkEvent(e.owner, 9002, nostr.Tags{{"h", "vault"}, {"encrypted"}}, ""))
+	e.waitKeyState(&e.owner, "vault", dave.pk, snowclaw.KeyRetrying)
+	if got := receiveKeys(t, dc, dave, e.agent.pk, "vault"); got.current != 0 {
+		t.Fatalf("dave holds version %d while the store refuses his delivery", got.current)
+	}
+
+	e.opts.WrapStore = nil // the store works again
+	e.restart()
+	dc = e.connect(&dave)
+	if got := receiveKeys(t, dc, dave, e.agent.pk, "vault"); got.current != 1 {
+		t.Fatalf("after the restart dave holds version %d, want 1", got.current)
+	}
+	e.waitKeyState(&e.owner, "vault", dave.pk, snowclaw.KeyDelivered)
+}
