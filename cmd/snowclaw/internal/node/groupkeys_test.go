@@ -54,10 +54,23 @@ func (s *failingStore) refused() int {
 	return s.failed
 }
 
+// failingReplacer is failingStore over a store that settles replacements
+// itself (PostgreSQL): the key records go on being replaced atomically.
+type failingReplacer struct{ *failingStore }
+
+func (s failingReplacer) ReplaceEvent(ctx context.Context, evt *nostr.Event) error {
+	return s.Store.(store.Replacer).ReplaceEvent(ctx, evt)
+}
+
+func (s failingReplacer) ReplacesAtomically() {}
+
 func withFailingStore(fs *failingStore) func(*node.Options) {
 	return func(o *node.Options) {
 		o.WrapStore = func(inner eventstore.Store) eventstore.Store {
 			fs.Store = inner
+			if _, ok := inner.(store.Replacer); ok {
+				return failingReplacer{fs}
+			}
 			return fs
 		}
 	}
