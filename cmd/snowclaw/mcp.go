@@ -53,37 +53,17 @@ func runMCP(ctx context.Context, args, environ []string, stdout, stderr io.Write
 		return err
 	}
 	logger := newLogger(stderr, *logLevel)
-	backend, err := memberBackend(c)
+	// the group memories c's key is a member of, opened with its own keys
+	keys, fetch, err := groupread.ForMember(c.relay, c.sk, nil)
 	if err != nil {
 		return err
 	}
-	server := mcpserver.New(backend, versionString(), logger)
+	server := mcpserver.New(groupread.Backend{MemoryBackend: apiBackend{c}, Keys: keys, Fetch: fetch}, versionString(), logger)
 	err = server.Run(ctx, &mcp.IOTransport{Reader: os.Stdin, Writer: nopWriteCloser{stdout}})
 	if err == nil || errors.Is(err, io.EOF) || ctx.Err() != nil {
 		return nil // the host closed stdin, or we were told to stop
 	}
 	return fmt.Errorf("mcp: %w", err)
-}
-
-// memberBackend is the API as c's key sees it, with the group memories it
-// is a member of opened by its own keys (groupread): the API withholds
-// their text, as it does from every reader.
-func memberBackend(c *ownerClient) (snowclaw.MemoryBackend, error) {
-	base, err := c.httpURL("")
-	if err != nil {
-		return nil, err
-	}
-	ws, err := url.Parse(base)
-	if err != nil {
-		return nil, err
-	}
-	ws.Scheme = map[string]string{"http": "ws", "https": "wss"}[ws.Scheme]
-	fetch := groupread.Dialer(ws.String(), c.sk, 30*time.Second)
-	keys, err := groupread.NewKeyring(c.sk, groupread.AgentOf(c.http, base), fetch)
-	if err != nil {
-		return nil, err
-	}
-	return groupread.Backend{MemoryBackend: apiBackend{c}, Keys: keys, Fetch: fetch}, nil
 }
 
 // apiBackend is the relay's HTTP API as the key of c sees it.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
+	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/groupread"
 	"github.com/snowclaw/snowclaw/internal/wsclient"
 	"github.com/snowclaw/snowclaw/plugins/memsearch"
 	"github.com/snowclaw/snowclaw/search"
@@ -54,7 +55,6 @@ func runSearch(ctx context.Context, args, environ []string, stdout, stderr io.Wr
 		return fmt.Errorf("connecting to %s: %w", *url, err)
 	}
 	defer c.Close()
-	authedAs := ""
 	if *sec != "" {
 		sk, err := snowclaw.ParseSecret(*sec)
 		if err != nil {
@@ -63,7 +63,6 @@ func runSearch(ctx context.Context, args, environ []string, stdout, stderr io.Wr
 		if err := c.Auth(sk); err != nil {
 			return fmt.Errorf("authenticating to %s: %w", *url, err)
 		}
-		authedAs = sk
 	}
 	q := strings.Join(query, " ")
 	if *explain {
@@ -81,7 +80,7 @@ func runSearch(ctx context.Context, args, environ []string, stdout, stderr io.Wr
 		return nil
 	}
 	breakdown := explainRows(c.Notices())
-	shown := groupOpener(ctx, c, *url, authedAs)
+	shown := groupread.Printer(ctx, *url, *sec, groupread.Over(c, 30*time.Second))
 	for i, evt := range events {
 		if *asJSON {
 			b, _ := json.Marshal(evt)
