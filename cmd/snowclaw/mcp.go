@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowclaw/snowclaw"
+	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/groupread"
 	"github.com/snowclaw/snowclaw/plugins/mcpserver"
 )
 
@@ -52,7 +53,12 @@ func runMCP(ctx context.Context, args, environ []string, stdout, stderr io.Write
 		return err
 	}
 	logger := newLogger(stderr, *logLevel)
-	server := mcpserver.New(apiBackend{c}, versionString(), logger)
+	// the group memories c's key is a member of, opened with its own keys
+	keys, fetch, err := groupread.ForMember(c.relay, c.sk, nil)
+	if err != nil {
+		return err
+	}
+	server := mcpserver.New(groupread.Backend{MemoryBackend: apiBackend{c}, Keys: keys, Fetch: fetch}, versionString(), logger)
 	err = server.Run(ctx, &mcp.IOTransport{Reader: os.Stdin, Writer: nopWriteCloser{stdout}})
 	if err == nil || errors.Is(err, io.EOF) || ctx.Err() != nil {
 		return nil // the host closed stdin, or we were told to stop

@@ -74,7 +74,7 @@ func TestCLI_MCPStdio(t *testing.T) {
 		t.Fatalf("stored %+v", m)
 	}
 	hit := mcptest.Find(t, ac, "climbing gym locker", m.ID, 5*time.Second)
-	if hit == nil || hit.Memory == nil || hit.Memory.Text != "Alice's locker code at the climbing gym is 4471" {
+	if hit == nil || hit.Text != "Alice's locker code at the climbing gym is 4471" {
 		t.Fatalf("alice does not find her memory: %+v", hit)
 	}
 	var detail snowclaw.MemoryDetail
@@ -89,7 +89,7 @@ func TestCLI_MCPStdio(t *testing.T) {
 	// bob's MCP process (key from the environment) sees none of it
 	bc, _ := startMCP(t, []string{"SNOWCLAW_SEC=" + bob.nsec}, "--relay", c.url)
 	if h := mcptest.Find(t, bc, "climbing gym locker", m.ID, 0); h != nil {
-		t.Fatalf("bob finds alice's private memory: %+v", h.Memory)
+		t.Fatalf("bob finds alice's private memory: %+v", h)
 	}
 	if msg := mcptest.Call(t, bc, "memory_get", map[string]any{"id": m.ID}, &detail); !strings.HasPrefix(msg, "not-found:") {
 		t.Fatalf("bob's memory_get: %q", msg)
@@ -103,7 +103,7 @@ func TestCLI_MCPStdio(t *testing.T) {
 		t.Fatalf("memory_get after forget: %q", msg)
 	}
 	if h := mcptest.Find(t, ac, "climbing gym locker", m.ID, 0); h != nil {
-		t.Fatalf("forgotten memory still found: %+v", h.Memory)
+		t.Fatalf("forgotten memory still found: %+v", h)
 	}
 	if logs := logText(alogs); !strings.Contains(logs, "level=") {
 		t.Fatalf("no logs on stderr with --log-level debug:\n%s", logs)

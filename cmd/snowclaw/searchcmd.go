@@ -11,6 +11,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
+	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/groupread"
 	"github.com/snowclaw/snowclaw/internal/wsclient"
 	"github.com/snowclaw/snowclaw/plugins/memsearch"
 	"github.com/snowclaw/snowclaw/search"
@@ -79,13 +80,14 @@ func runSearch(ctx context.Context, args, environ []string, stdout, stderr io.Wr
 		return nil
 	}
 	breakdown := explainRows(c.Notices())
+	shown := groupread.Printer(ctx, *url, *sec, groupread.Over(c, 30*time.Second))
 	for i, evt := range events {
 		if *asJSON {
 			b, _ := json.Marshal(evt)
 			fmt.Fprintln(stdout, string(b))
 			continue
 		}
-		printHit(stdout, i+1, evt)
+		printHit(stdout, i+1, shown(evt))
 		if e, ok := breakdown[evt.ID]; ok {
 			fmt.Fprintf(stdout, "    passed %s  bm25 rank %d (%.3f)  vector rank %d (%.3f, floor %.3f)  fused %.4f  × trust %.2f × confidence %.2f × recency %.2f%s = %.4f\n",
 				floorName(e.Floor), e.BM25Rank, e.BM25Score, e.VectorRank, e.VectorScore, e.VectorFloor, e.Fused, e.Trust, e.Confidence, e.Recency, remoteFactor(e), e.Final)

@@ -40,18 +40,40 @@ func Call(t testing.TB, cs *mcp.ClientSession, name string, args map[string]any,
 	return ""
 }
 
+// Hit is one result of memory_search, as lean as the tool makes it.
+type Hit struct {
+	ID        string          `json:"id"`
+	Kind      int             `json:"kind"`
+	Text      string          `json:"text"`
+	Tier      snowclaw.Tier   `json:"tier"`
+	Topic     string          `json:"topic"`
+	Group     string          `json:"group"`
+	Source    string          `json:"source"`
+	Score     float64         `json:"score"`
+	CreatedAt int64           `json:"created_at"`
+	Origin    string          `json:"origin"`
+	Encrypted bool            `json:"encrypted"`
+	Explain   json.RawMessage `json:"explain"`
+}
+
+// Results is memory_search's answer.
+type Results struct {
+	Query   string `json:"q"`
+	Results []Hit  `json:"results"`
+}
+
 // Find searches until the memory id shows up (the index takes up to a
 // second) and returns its hit, or nil once wait is over.
-func Find(t testing.TB, cs *mcp.ClientSession, q, id string, wait time.Duration) *snowclaw.SearchHit {
+func Find(t testing.TB, cs *mcp.ClientSession, q, id string, wait time.Duration) *Hit {
 	t.Helper()
 	deadline := time.Now().Add(wait)
 	for {
-		var res snowclaw.SearchResponse
+		var res Results
 		if msg := Call(t, cs, "memory_search", map[string]any{"q": q, "limit": 10}, &res); msg != "" {
 			t.Fatalf("memory_search %q: %s", q, msg)
 		}
 		for i, h := range res.Results {
-			if h.Event != nil && h.Event.ID == id {
+			if h.ID == id {
 				return &res.Results[i]
 			}
 		}

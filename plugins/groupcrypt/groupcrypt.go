@@ -13,6 +13,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/fiatjaf/eventstore"
 	"github.com/nbd-wtf/go-nostr"
@@ -34,8 +35,18 @@ type Options struct {
 	// and delivers them): always alone on a store, the agent's leader
 	// over a shared one. nil: always.
 	Active func() bool
-	Logger *slog.Logger
+	// Owner is the relay owner's hex key: with a group's admins, the one
+	// who may see its key deliveries (KeyStatus).
+	Owner string
+	// RetryEvery is how often Run reconciles every group, which resends
+	// the deliveries that failed; 0 means DefaultRetryEvery.
+	RetryEvery time.Duration
+	Logger     *slog.Logger
 }
+
+// DefaultRetryEvery is RetryEvery's default: how long a member whose key
+// delivery failed waits, at most, once the store takes writes again.
+const DefaultRetryEvery = time.Minute
 
 // Plugin holds the groups' keys.
 type Plugin struct {
@@ -61,6 +72,9 @@ func New(o Options) (*Plugin, error) {
 	}
 	if o.Active == nil {
 		o.Active = func() bool { return true }
+	}
+	if o.RetryEvery <= 0 {
+		o.RetryEvery = DefaultRetryEvery
 	}
 	return &Plugin{o: o, agent: pk, log: o.Logger.With("component", "groupcrypt"), rings: make(map[string]*ring)}, nil
 }
@@ -99,6 +113,28 @@ func (p *Plugin) Init(r *relay.Relay) {
 func (p *Plugin) Start(ctx context.Context) {
 	for _, g := range p.o.Groups.IDs() {
 		p.reconcile(ctx, g)
+	}
+}
+
+// Run reconciles every group's keys each RetryEvery until ctx ends, so a
+// delivery that failed, or a record that could not be stored, is tried
+// again without waiting for the group to change. It does nothing where
+// this instance does not manage keys (Active).
+func (p *Plugin) Run(ctx context.Context) {
+	t := time.NewTicker(p.o.RetryEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			for _, g := range p.o.Groups.IDs() {
+				if ctx.Err() != nil {
+					return
+				}
+				p.reconcile(ctx, g)
+			}
+		}
 	}
 }
 

@@ -11,12 +11,17 @@ import (
 )
 
 // ring is one group's keys as they rest in the store: every version ever
-// made (old memories stay readable by whoever holds their key) and the
-// members the current one was given to, against which a removal is told.
+// made (old memories stay readable by whoever holds their key), the
+// members the current one was given to, against which a removal is told,
+// and those of them whose delivery is not known to be stored yet.
 type ring struct {
 	Group   string              `json:"group"`
 	Keys    []snowclaw.GroupKey `json:"keys"`    // ascending versions; the last is current
-	Holders []string            `json:"holders"` // sorted hex pubkeys holding the current key
+	Holders []string            `json:"holders"` // sorted hex pubkeys meant to hold the current key
+	// Owed are the holders with a delivery outstanding (sorted): named
+	// before a send and dropped once it is stored, so a send that failed
+	// or never ran is retried, with every key (reconcile).
+	Owed []string `json:"owed,omitempty"`
 
 	at nostr.Timestamp // created_at of the stored event
 }
@@ -34,8 +39,13 @@ func (r *ring) current() snowclaw.GroupKey { return r.Keys[len(r.Keys)-1] }
 
 func (r *ring) clone() *ring {
 	c := *r
-	c.Keys, c.Holders = slices.Clone(r.Keys), slices.Clone(r.Holders)
+	c.Keys, c.Holders, c.Owed = slices.Clone(r.Keys), slices.Clone(r.Holders), slices.Clone(r.Owed)
 	return &c
+}
+
+// same reports whether r and o would be stored alike.
+func (r *ring) same(o *ring) bool {
+	return r.Group == o.Group && slices.Equal(r.Keys, o.Keys) && slices.Equal(r.Holders, o.Holders) && slices.Equal(r.Owed, o.Owed)
 }
 
 // check refuses a ring that could seal nothing or that mixes up versions.

@@ -16,12 +16,21 @@ import (
 //     a new version, sent to the remaining members, so what is sealed
 //     from now on is not readable with any key the departed one holds;
 //   - a new member: every version (members read the group's history, as
-//     the relay's read rule lets them), and they hold the current one.
+//     the relay's read rule lets them), and they hold the current one;
+//   - a member whose delivery is owed (one that failed, or that a crash
+//     interrupted): every version again, until one is stored.
 //
 // Encryption off: nothing changes; the keys stay for what they sealed,
 // and switching it on again rotates if anyone left in between. It works
 // from the state, not from the event that changed it, so running it
-// twice, late or after a restart gives the same keys.
+// twice, late or after a restart gives the same keys; Run calls it
+// periodically, which is what resends an owed delivery.
+//
+// The record is written before anything is sent, naming everyone about
+// to be sent something as owed, and again once the sends are done, with
+// only those that failed: so a send that fails, or never happens because
+// the process stopped, is retried from the stored record, by this
+// instance or by the next leader.
 func (p *Plugin) reconcile(ctx context.Context, g string) {
 	if !p.o.Active() || p.publish == nil {
 		return
@@ -34,7 +43,7 @@ func (p *Plugin) reconcile(ctx context.Context, g string) {
 	}
 	members := p.members(g)
 	r := p.ringOf(g)
-	var sendNew, sendAll []string // who gets the new key, who gets every key
+	var sendNew []string // who gets the new version only; r.Owed gets every version
 	switch {
 	case r == nil:
 		k, err := snowclaw.NewGroupKey(1)
@@ -42,11 +51,12 @@ func (p *Plugin) reconcile(ctx context.Context, g string) {
 			p.log.Error("group key not made", "group", g, "err", err)
 			return
 		}
-		r = &ring{Group: g, Keys: []snowclaw.GroupKey{k}}
-		sendAll = members
+		r = &ring{Group: g, Keys: []snowclaw.GroupKey{k}, Holders: members, Owed: members}
 	default:
 		added, removed := missing(members, r.Holders), missing(r.Holders, members)
-		if len(added) == 0 && len(removed) == 0 {
+		// a departed member's owed delivery is owed no more
+		owed := missing(r.Owed, missing(r.Owed, members))
+		if len(added) == 0 && len(removed) == 0 && len(owed) == 0 {
 			return
 		}
 		if len(removed) > 0 {
@@ -56,22 +66,42 @@ func (p *Plugin) reconcile(ctx context.Context, g string) {
 				return
 			}
 			r.Keys = append(r.Keys, k)
-			sendNew = missing(members, added)
+			sendNew = missing(members, append(slices.Clone(added), owed...))
 			p.log.Info("group key rotated", "group", g, "version", k.Version, "departed", len(removed))
 		}
-		sendAll = added
+		r.Owed = union(owed, added)
+		if len(added) > 0 || len(removed) > 0 {
+			r.Holders = members
+			r.Owed = union(r.Owed, sendNew)
+		}
 	}
-	r.Holders = members
-	if err := p.save(ctx, r); err != nil {
-		p.log.Error("group keys not stored; nothing sent", "group", g, "err", err)
-		return
+	if held := p.ringOf(g); held == nil || !r.same(held) {
+		if err := p.save(ctx, r); err != nil {
+			p.log.Error("group keys not stored; nothing sent", "group", g, "err", err)
+			return
+		}
 	}
 	cur := r.current()
-	for _, m := range sendNew {
-		p.deliver(ctx, m, snowclaw.GroupKeyMessage{Group: g, Current: cur.Version, Keys: []snowclaw.GroupKey{cur}})
+	var failed []string
+	for _, m := range r.Owed {
+		all := !slices.Contains(sendNew, m)
+		msg := snowclaw.GroupKeyMessage{Group: g, Current: cur.Version, Keys: []snowclaw.GroupKey{cur}}
+		if all {
+			msg.Keys = r.Keys
+		}
+		if err := p.deliver(ctx, m, msg); err != nil {
+			failed = append(failed, m)
+		}
 	}
-	for _, m := range sendAll {
-		p.deliver(ctx, m, snowclaw.GroupKeyMessage{Group: g, Current: cur.Version, Keys: r.Keys})
+	if len(failed) == len(r.Owed) {
+		return // the record already names them all
+	}
+	done := r.clone()
+	done.Owed = failed
+	if err := p.save(ctx, done); err != nil {
+		// the record still names the members just served: they are sent
+		// the keys once more at the next reconcile, which does no harm
+		p.log.Warn("group key deliveries not recorded", "group", g, "err", err)
 	}
 }
 
@@ -92,6 +122,13 @@ func (p *Plugin) members(g string) []string {
 	return out
 }
 
+// union is a with the elements of b it lacks, sorted.
+func union(a, b []string) []string {
+	out := append(slices.Clone(a), missing(b, a)...)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 // missing lists the elements of a not in b.
 func missing(a, b []string) []string {
 	var out []string
@@ -107,14 +144,15 @@ func missing(a, b []string) []string {
 // a kind 14 rumor sealed and gift-wrapped to them, tagged
 // ["snow:group-key", group]. Only the member can open it, and the seal's
 // signature proves the agent wrote it (snowclaw.ParseGroupKeyMessage).
-func (p *Plugin) deliver(ctx context.Context, member string, m snowclaw.GroupKeyMessage) {
+// A failure is logged and returned: the member stays owed (reconcile).
+func (p *Plugin) deliver(ctx context.Context, member string, m snowclaw.GroupKeyMessage) error {
 	wrap, err := privmsg.Wrap(ctx, p.o.AgentSecret, member, m.Encode(), nostr.Tags{{snowclaw.GroupKeyMessageType, m.Group}})
 	if err == nil {
 		err = p.publish(ctx, &wrap)
 	}
 	if err != nil {
-		// the key is stored: the next change of the group, or a restart,
-		// does not resend it; the member asks an admin to re-add them
-		p.log.Error("group key not delivered", "group", m.Group, "version", m.Current, "member", snowclaw.NpubOf(member), "err", err)
+		p.log.Error("group key not delivered; retried", "group", m.Group, "version", m.Current, "member", snowclaw.NpubOf(member),
+			"retry_in", p.o.RetryEvery, "err", err)
 	}
+	return err
 }

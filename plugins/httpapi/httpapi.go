@@ -76,6 +76,8 @@ type Options struct {
 	Rights *rights.Service
 	Agent  *agent.Agent      // nil: the agent is off
 	Index  *memsearch.Plugin // nil: search is off
+	// GroupKeys is the encrypted groups' key status (nil: none shown).
+	GroupKeys GroupKeys
 
 	MCP          MCPOptions
 	MetricsToken string // bearer token for GET /metrics; "" = only the owner over NIP-98
@@ -115,6 +117,7 @@ func (a *API) Routes(mux *http.ServeMux) {
 	a.memoryRoutes(mux)
 	a.agentRoutes(mux)
 	a.privacyRoutes(mux)
+	a.groupKeyRoutes(mux)
 	a.mcpRoutes(mux)
 	a.uiRoutes(mux)
 	a.movedRoutes(mux)

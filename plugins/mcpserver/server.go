@@ -53,12 +53,8 @@ func New(b Backend, version string, logger *slog.Logger) *mcp.Server {
 	})
 	s.AddReceivingMiddleware(prefixToolErrors)
 	t := toolDefs()
-	mcp.AddTool(s, t.search, func(ctx context.Context, _ *mcp.CallToolRequest, in snowclaw.SearchRequest) (*mcp.CallToolResult, snowclaw.SearchResponse, error) {
-		in.Query = strings.TrimSpace(in.Query)
-		if in.Query == "" {
-			return nil, snowclaw.SearchResponse{}, snowclaw.Invalid("q is empty: give words to search for")
-		}
-		out, err := b.Search(ctx, in)
+	mcp.AddTool(s, t.search, func(ctx context.Context, _ *mcp.CallToolRequest, in searchInput) (*mcp.CallToolResult, searchOutput, error) {
+		out, err := search(ctx, b, in)
 		return nil, out, toolError(logger, "memory_search", err)
 	})
 	mcp.AddTool(s, t.list, func(ctx context.Context, _ *mcp.CallToolRequest, in snowclaw.ListRequest) (*mcp.CallToolResult, listOutput, error) {

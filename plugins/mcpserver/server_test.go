@@ -210,11 +210,13 @@ func TestTools_RoundTrip(t *testing.T) {
 		t.Fatalf("stored %+v", m)
 	}
 
-	var found snowclaw.SearchResponse
+	var found struct {
+		Results []map[string]any
+	}
 	if msg := call(t, cs, "memory_search", map[string]any{"q": "deploy window", "limit": 5, "kinds": []int{30078}}, &found); msg != "" {
 		t.Fatal(msg)
 	}
-	if len(found.Results) != 1 || found.Results[0].Memory.ID != m.ID || found.Results[0].Event.ID != m.ID {
+	if len(found.Results) != 1 || found.Results[0]["id"] != m.ID || found.Results[0]["text"] != m.Text {
 		t.Fatalf("search %+v", found)
 	}
 	if b.lastSrch.Limit != 5 || !slices.Equal(b.lastSrch.Kinds, []int{30078}) {
@@ -264,6 +266,9 @@ func TestTools_Errors(t *testing.T) {
 		want       string
 	}{
 		{"EmptyQuery", "memory_search", map[string]any{"q": "   "}, nil, "invalid: q is empty"},
+		{"EmptyAlias", "memory_search", map[string]any{"query": "  "}, nil, "invalid: q is empty"},
+		{"QAndQueryDiffer", "memory_search", map[string]any{"q": "deploy", "query": "window"}, nil, "invalid: q and query differ"},
+		{"UnknownParameter", "memory_search", map[string]any{"q": "deploy", "text": "window"}, nil, "invalid: "},
 		{"MissingQuery", "memory_search", map[string]any{}, nil, "invalid: "},
 		{"BadID", "memory_get", map[string]any{"id": "1234"}, nil, "invalid: "},
 		{"BadForgetID", "memory_forget", map[string]any{"id": strings.Repeat("zz", 32)}, nil, "invalid: "},
@@ -346,7 +351,88 @@ func TestCapabilities_StaticTools(t *testing.T) {
 	if caps == nil || caps.Tools == nil {
 		t.Fatalf("capabilities %+v: want tools", caps)
 	}
+	//lint:ignore SA1019 the server must not claim the deprecated logging capability
 	if caps.Tools.ListChanged || caps.Logging != nil || caps.Prompts != nil || caps.Resources != nil {
 		t.Fatalf("capabilities %+v: want tools only, listChanged false", caps)
 	}
+}
+
+// TestTools_SearchLeanAndAlias: memory_search takes the query as q or as
+// query (the name the MCP inspector and many models use) and answers with
+// lean hits: the fields a model needs, the score from the ranking, the
+// origin, and neither the event's signature nor its ciphertext.
+func TestTools_SearchLeanAndAlias(t *testing.T) {
+	const ciphertext = "AgEBAQEBsealed-ciphertext-of-a-group-memory"
+	evt := &nostr.Event{ID: strings.Repeat("cd", 32), PubKey: strings.Repeat("ef", 32), Kind: 30078, CreatedAt: 1700000000,
+		Tags:    nostr.Tags{{"d", "snow:memory:team/plan"}, {"h", "team"}, {"encrypted", "nip44-group"}, {"snow:key-version", "1"}},
+		Content: ciphertext, Sig: strings.Repeat("99", 64)}
+	b := &scoredBackend{hits: []snowclaw.SearchHit{
+		{Event: evt, Memory: &snowclaw.MemoryView{ID: evt.ID, Topic: "team/plan", Tier: snowclaw.TierGroup, Group: "team",
+			Text: "we launch in March", Source: "npub1writer", CreatedAt: evt.CreatedAt},
+			Explain: map[string]any{"final": 0.42, "bm25_rank": 1}},
+		{Event: &nostr.Event{ID: strings.Repeat("ab", 32), PubKey: strings.Repeat("ef", 32), Kind: 9, CreatedAt: 1700000001,
+			Tags: nostr.Tags{{"h", "team"}}, Content: "see you at the launch", Sig: strings.Repeat("88", 64)},
+			Explain: map[string]any{"final": 0.21}, Origin: "wss://other.example"},
+	}}
+	cs := connect(t, b)
+	for _, args := range []map[string]any{{"q": "launch"}, {"query": "launch"}, {"q": "launch", "query": "launch"}} {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "memory_search", Arguments: args})
+		if err != nil || res.IsError {
+			t.Fatalf("%v: %v %+v", args, err, res)
+		}
+		if b.last.Query != "launch" {
+			t.Fatalf("%v reached the backend as %+v", args, b.last)
+		}
+		raw, _ := json.Marshal(res.StructuredContent)
+		for _, leak := range []string{ciphertext, evt.Sig, `"sig"`, `"tags"`, `"explain"`, "bm25_rank"} {
+			if strings.Contains(string(raw), leak) {
+				t.Fatalf("%v: the answer carries %q: %s", args, leak, raw)
+			}
+		}
+		var out struct {
+			Results []map[string]any
+		}
+		json.Unmarshal(raw, &out)
+		want := []map[string]any{
+			{"id": evt.ID, "kind": 30078.0, "text": "we launch in March", "tier": "group", "topic": "team/plan", "group": "team",
+				"source": "npub1writer", "score": 0.42, "created_at": 1700000000.0, "origin": "local"},
+			{"id": strings.Repeat("ab", 32), "kind": 9.0, "text": "see you at the launch", "tier": "group", "group": "team",
+				"source": snowclaw.NpubOf(strings.Repeat("ef", 32)), "score": 0.21, "created_at": 1700000001.0, "origin": "wss://other.example"},
+		}
+		if fmt.Sprint(out.Results) != fmt.Sprint(want) {
+			t.Fatalf("%v:\n got %v\nwant %v", args, out.Results, want)
+		}
+	}
+	// the breakdown only when asked
+	var asked struct{ Results []map[string]any }
+	if msg := call(t, cs, "memory_search", map[string]any{"query": "launch", "explain": true}, &asked); msg != "" || asked.Results[0]["explain"] == nil {
+		t.Fatalf("explain asked: %q %v", msg, asked)
+	}
+	// the schema says q is the parameter and query its alias
+	tools, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range tools.Tools {
+		if tool.Name != "memory_search" {
+			continue
+		}
+		raw, _ := json.Marshal(tool.InputSchema)
+		if !strings.Contains(string(raw), `"query":{"description":"an alias of q`) || !strings.Contains(tool.Description, `"query" is accepted as an alias`) {
+			t.Fatalf("memory_search documents no alias: %s\n%s", tool.Description, raw)
+		}
+	}
+}
+
+// scoredBackend answers every search with hits, as the relay does with
+// the breakdown asked for.
+type scoredBackend struct {
+	memBackend
+	hits []snowclaw.SearchHit
+	last snowclaw.SearchRequest
+}
+
+func (b *scoredBackend) Search(_ context.Context, req snowclaw.SearchRequest) (snowclaw.SearchResponse, error) {
+	b.last = req
+	return snowclaw.SearchResponse{Query: req.Query, Results: b.hits}, nil
 }

@@ -17,8 +17,10 @@ const (
 	searchDesc = `Search the shared long-term memory of this Snowclaw relay: memory items (facts, decisions, preferences, lessons, summaries), group chat and indexed files, as far as your identity may read them. ` +
 		`Call it before answering anything that may depend on what was remembered earlier about people, projects, decisions or preferences. ` +
 		`Ranking combines keywords (BM25) and meaning (vectors), weighted by the source's trust and the memory's confidence; results come best first. ` +
+		`Parameters: q (required: the query; "query" is accepted as an alias), limit, kinds, explain, remote. ` +
 		`The query is free text and may carry filters as key:value words: tier:public|group|private|internal, topic:<prefix> (or t:), group:<id>, source:<npub>, model:<glob>, since:YYYY-MM-DD, until:YYYY-MM-DD, min_confidence:0.8, include:superseded (replaced versions are hidden otherwise). ` +
-		`Each result has the stored Nostr event and, for memory items, "memory" with its decoded text (private memories are decrypted for the person they belong to).`
+		`Each result is lean: id, kind, text, tier, topic, group, source (npub), score (higher is better), created_at (unix seconds) and origin ("local" or the remote relay). ` +
+		`Private memories are decrypted for the person they belong to; a memory your identity cannot decrypt has "encrypted": true and no text. Use memory_get with the id for a memory's detail, context and history.`
 	listDesc = `List the memory items you may read, newest first, without a query. Filter by tier, topic prefix, source or group; page back with "until" (the created_at of the last item you got). ` +
 		`Versions replaced by a newer one are left out unless include_superseded is true. Use memory_search to find memories by meaning; use this to browse or audit.`
 	getDesc = `Fetch one memory item by its id (from memory_search or memory_list) with its version history: "history" holds the versions it replaced (newest first), "superseded_by" the memories that replace it. ` +
@@ -44,14 +46,17 @@ var toolDefs = sync.OnceValue(func() tools {
 	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)}
 	tierEnum := []any{string(snowclaw.TierPublic), string(snowclaw.TierGroup), string(snowclaw.TierPrivate), string(snowclaw.TierInternal)}
 
-	search := inputSchema[snowclaw.SearchRequest](map[string]string{
-		"q":       "what to look for, in words, optionally with key:value filters (see the tool description)",
+	search := inputSchema[searchInput](map[string]string{
+		"q":       "the query (required, here or as query): what to look for, in words, optionally with key:value filters (see the tool description)",
+		"query":   "an alias of q for clients that name the query so; give one of the two",
 		"limit":   "how many results at most (default 20; the relay caps it, 100 unless configured)",
 		"kinds":   "only events of these Nostr kinds, e.g. [30078] for memory items only; default every indexed kind",
 		"explain": "add each result's score breakdown (keyword rank, vector rank, trust, confidence)",
 		"remote":  "also ask the remote relays this relay is configured to search (public memories of other relays, marked with their origin)",
 	})
 	search.Properties["limit"].Minimum = new(1.0)
+	search.Properties["q"].MinLength = new(1)
+	search.Properties["query"].MinLength = new(1)
 
 	list := inputSchema[snowclaw.ListRequest](map[string]string{
 		"tier":               "only this tier",
@@ -92,7 +97,7 @@ var toolDefs = sync.OnceValue(func() tools {
 
 	return tools{
 		search: &mcp.Tool{Name: "memory_search", Title: "Search memory", Description: searchDesc, Annotations: readOnly,
-			InputSchema: search, OutputSchema: outputSchema[snowclaw.SearchResponse]()},
+			InputSchema: search, OutputSchema: outputSchema[searchOutput]()},
 		list: &mcp.Tool{Name: "memory_list", Title: "List memories", Description: listDesc, Annotations: readOnly,
 			InputSchema: list, OutputSchema: outputSchema[listOutput]()},
 		get: &mcp.Tool{Name: "memory_get", Title: "Get a memory", Description: getDesc, Annotations: readOnly,

@@ -11,12 +11,14 @@ import * as agents from './agents.js'
 import * as conflicts from './conflicts.js'
 import * as debug from './debug.js'
 import * as explorer from './explorer.js'
+import * as keys from './keys.js'
 import * as privacy from './privacy.js'
 
 const VIEWS = [
   ['explorer', 'Memories', explorer],
   ['agents', 'Agents', agents],
   ['conflicts', 'Conflicts', conflicts],
+  ['keys', 'Group keys', keys],
   ['debug', 'Debug', debug],
   ['privacy', 'My privacy', privacy],
 ]

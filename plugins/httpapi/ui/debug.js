@@ -6,7 +6,7 @@
 import { RelayConn, call, query } from './api.js'
 import { sessionSigner } from './auth.js'
 import { count, field, fill, h, idChip, npub, num, short, status } from './dom.js'
-import { readable, shownText, viewOfEvent } from './memview.js'
+import { readable, shownText, viewOfHit } from './memview.js'
 import { person } from './names.js'
 
 const COLUMNS = [
@@ -42,7 +42,7 @@ export function mount(root, ctx) {
       const res = await explainSearch(ctx, signer, q.value, parseInt(limit.value, 10) || 20, via.value)
       // read as the key searched: what it may read, the way every view does
       const asSigner = (method, path, payload) => call(signer, method, path, payload)
-      const views = await readable({ api: asSigner, signer }, ctx.agent, res.map((hit) => hit.memory || viewOfEvent(hit.event)))
+      const views = await readable({ api: asSigner, signer, conn: signer === ctx.signer ? ctx.conn : undefined }, ctx.agent, res.map(viewOfHit))
       fill(body, res.map((hit, i) => row(views[i], hit.explain || {}, i)))
       table.hidden = false
       st.textContent = `${count(res.length, 'result', 'results')} for “${q.value}” as ${signer === ctx.signer ? 'you' : short(npub(signer.pubkey))}.`

@@ -6,7 +6,7 @@
 import { query } from './api.js'
 import { renderDiff } from './diff.js'
 import { count, field, fill, h, idChip, status, when } from './dom.js'
-import { readable, shownText, viewOfEvent } from './memview.js'
+import { readable, shownText, viewOfHit } from './memview.js'
 import { person } from './names.js'
 
 // memoryCard shows one memory with its provenance. opts.actions are extra
@@ -20,6 +20,7 @@ export function memoryCard(m, opts = {}) {
       h('span', { class: `tier tier-${m.tier}` }, m.tier || '?'), ' ',
       link('topic', m.topic, h('span', { class: 'topic' }, m.topic)),
       m.version ? h('span', { class: 'badge' }, `v${m.version}`) : null,
+      m.sealed ? h('span', { class: 'badge', title: 'sealed with the group\'s key; opened in this page with the key the relay\'s agent sent you' }, 'group key') : null,
       m.superseded_by && m.superseded_by.length ? h('span', { class: 'badge warn' }, 'superseded') : null),
     h('p', { class: m.text || m.context ? 'mtext' : 'mtext unreadable' }, shownText(m)),
     m.detail ? h('p', { class: 'detail' }, m.detail) : null,
@@ -71,7 +72,7 @@ export function mount(root, ctx) {
     st.textContent = 'Searching…'
     try {
       const res = await ctx.api('GET', '/api/v1/search' + query({ q: q.value, limit: 50 }))
-      const items = (res.results || []).map((hit) => hit.memory || viewOfEvent(hit.event))
+      const items = (res.results || []).map(viewOfHit)
       await show(items, `match “${q.value}”, best first`)
     } catch (err) { st.textContent = ''; ctx.error(err) }
   }

@@ -6,6 +6,7 @@
 // plain content as the relay does (decodeMemory).
 
 import { npub } from './dom.js'
+import { openGroupMemories, sealOf } from './keyring.js'
 
 const MEMORY_PREFIX = 'snow:memory:'
 
@@ -37,8 +38,9 @@ export function viewOfEvent(evt) {
   const d = tag('d') || ''
   const encrypted = evt.tags.some((t) => t[0] === 'encrypted')
   const plain = encrypted ? { summary: '', detail: '', context: '' } : decodeMemory(evt.content)
-  // the markers decide the tier, as snowclaw.TierOf does
-  const tier = encrypted ? (tag('p') ? 'private' : 'internal') : tag('h') ? 'group' : 'public'
+  // the markers decide the tier, as snowclaw.TierOf does: sealed with a
+  // group key, it is the group's
+  const tier = encrypted ? (tag('p') ? 'private' : sealOf(evt) ? 'group' : 'internal') : tag('h') ? 'group' : 'public'
   return {
     id: evt.id, pubkey: evt.pubkey, created_at: evt.created_at, encrypted,
     topic: d.startsWith(MEMORY_PREFIX) ? d.slice(MEMORY_PREFIX.length) : d || `kind ${evt.kind}`,
@@ -50,18 +52,38 @@ export function viewOfEvent(evt) {
   }
 }
 
-// readable fills in what reader (its signed api, its signer) may read of
-// each item, one way for every view: the relay's view when it has the
-// text; an encrypted memory without it is asked of the API for this key
-// (GET /api/v1/memories/{id}); what the API does not open (a record that
-// is not a memory item, such as the agent's notes about a person, sealed
-// to them) is opened with the key itself, NIP-44 with the agent (the key's
-// own records) or the author. What is still encrypted, this key cannot
-// read, and every view says so in the same words.
+// viewOfHit is what a view shows of a search hit: the relay's memory view
+// when it sent one, else the event's markers. A group memory's view keeps
+// its sealed event, which readable() opens with the reader's group key.
+export function viewOfHit(hit) {
+  if (!hit.memory) return viewOfEvent(hit.event)
+  return hit.memory.encrypted && hit.memory.tier === 'group' ? { ...hit.memory, event: hit.event } : hit.memory
+}
+
+// readable fills in what reader (its signed api, its signer, its
+// websocket if it has one) may read of each item, one way for every view:
+// the relay's view when it has the text; a group memory sealed with its
+// group's key is opened with the keys the agent sent this key
+// (keyring.js), the only way to read it; another encrypted memory without
+// text is asked of the API for this key (GET /api/v1/memories/{id}); what
+// the API does not open (a record that is not a memory item, such as the
+// agent's notes about a person, sealed to them) is opened with the key
+// itself, NIP-44 with the agent (the key's own records) or the author.
+// What is still encrypted, this key cannot read, and every view says so
+// in the same words.
 export async function readable(reader, agent, items) {
+  const sealed = items.filter((m) => m && m.encrypted && m.tier === 'group' && !m.text && !m.context)
+  if (sealed.length) {
+    const opened = await openGroupMemories(reader, agent, sealed).catch(() => new Map())
+    for (const m of sealed) {
+      if (!opened.has(m.id)) continue
+      const c = decodeMemory(opened.get(m.id))
+      Object.assign(m, { text: c.summary, detail: c.detail, context: c.context, encrypted: false, sealed: true })
+    }
+  }
   await Promise.all(items.map(async (m) => {
     // a view from the API (no raw event) is the relay's answer already
-    if (!m || !m.encrypted || m.text || m.context || !m.event) return
+    if (!m || !m.encrypted || m.text || m.context || !m.event || m.tier === 'group') return
     if (m.isMemory !== false) {
       try {
         const d = await reader.api('GET', `/api/v1/memories/${encodeURIComponent(m.id)}`)

@@ -127,11 +127,11 @@ func TestMCP_NIP98PerRequest(t *testing.T) {
 		t.Fatalf("stored %+v", m)
 	}
 	hit := mcptest.Find(t, ac, "Miso thunderstorms", m.ID, 5*time.Second)
-	if hit == nil || hit.Memory == nil || !strings.Contains(hit.Memory.Text, "called Miso") {
+	if hit == nil || !strings.Contains(hit.Text, "called Miso") || hit.Tier != snowclaw.TierPrivate || hit.Score <= 0 || hit.Origin != "local" {
 		t.Fatalf("alice does not find her memory: %+v", hit)
 	}
-	if strings.Contains(hit.Event.Content, "Miso") {
-		t.Fatalf("private memory stored in plaintext: %s", hit.Event.Content)
+	if stored := mustFetch(t, e.connect(&alice), nostr.Filter{IDs: []string{m.ID}}); len(stored) != 1 || strings.Contains(stored[0].Content, "Miso") {
+		t.Fatalf("private memory stored in plaintext: %v", stored)
 	}
 	var detail snowclaw.MemoryDetail
 	if msg := mcptest.Call(t, ac, "memory_get", map[string]any{"id": m.ID}, &detail); msg != "" || detail.Memory.Detail != "adopted in March" {
@@ -144,7 +144,7 @@ func TestMCP_NIP98PerRequest(t *testing.T) {
 
 	bc := e.mustMCP(nip98Transport{sk: bob.sk})
 	if h := mcptest.Find(t, bc, "Miso thunderstorms", m.ID, 0); h != nil {
-		t.Fatalf("bob finds alice's private memory: %+v", h.Memory)
+		t.Fatalf("bob finds alice's private memory: %+v", h)
 	}
 	if msg := mcptest.Call(t, bc, "memory_get", map[string]any{"id": m.ID}, &detail); !strings.HasPrefix(msg, "not-found:") {
 		t.Fatalf("bob's memory_get: %q", msg)
@@ -161,7 +161,7 @@ func TestMCP_NIP98PerRequest(t *testing.T) {
 		t.Fatalf("memory_get after forget: %q", msg)
 	}
 	if h := mcptest.Find(t, ac, "Miso thunderstorms", m.ID, 0); h != nil {
-		t.Fatalf("forgotten memory still found: %+v", h.Memory)
+		t.Fatalf("forgotten memory still found: %+v", h)
 	}
 }
 
@@ -221,7 +221,7 @@ func TestMCP_BearerToken(t *testing.T) {
 		}
 		// and anyone can find it
 		other := e.mustMCP(nip98Transport{sk: newUser().sk})
-		if h := mcptest.Find(t, other, "datacenter", stored.Memory.ID, 5*time.Second); h == nil || !strings.Contains(h.Memory.Text, "May 3") {
+		if h := mcptest.Find(t, other, "datacenter", stored.Memory.ID, 5*time.Second); h == nil || !strings.Contains(h.Text, "May 3") {
 			t.Fatalf("public memory not found by another key: %+v", h)
 		}
 	})

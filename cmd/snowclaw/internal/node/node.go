@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/fiatjaf/eventstore"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw/agent"
 	"github.com/snowclaw/snowclaw/plugins/agentlink"
@@ -53,6 +54,10 @@ type Options struct {
 	// GroupsEncrypted are the groups whose memories the owner's config
 	// keeps sealed with a group key (docs/group-encryption.md).
 	GroupsEncrypted []string
+	// GroupKeyRetry is how often every encrypted group's key deliveries
+	// are checked and the failed ones sent again; 0 is
+	// groupcrypt.DefaultRetryEvery.
+	GroupKeyRetry time.Duration
 
 	// PostgresURL is the shared store's database, when the store is
 	// PostgreSQL: the agent's leader is elected there (shared.go).
@@ -62,6 +67,10 @@ type Options struct {
 
 	MCP          httpapi.MCPOptions // the /mcp endpoint
 	MetricsToken string             // bearer token for GET /metrics; "" = only the owner over NIP-98
+
+	// WrapStore, when set, wraps the event store under the exact-answer
+	// layer: the tests' fault injection (a store that fails a write).
+	WrapStore func(eventstore.Store) eventstore.Store
 }
 
 // SearchOptions are the index bridge's options; the node fills the
@@ -103,6 +112,9 @@ type Node struct {
 	memory *memory.Service
 	api    *httpapi.API
 	shared *shared // nil unless the store is shared (shared.go)
+
+	stopKeys context.CancelFunc // ends the group keys' retry loop
+	keysDone chan struct{}      // closed when it has ended
 }
 
 // New builds a node, in this order: the store, the relay over it, the
@@ -179,6 +191,7 @@ func New(ctx context.Context, o Options) (n *Node, err error) {
 	}
 	n.wire(ctx)
 	n.crypt.Start(ctx)
+	n.runGroupKeys()
 	if n.relay.Shared() {
 		n.startShared()
 	}
@@ -214,7 +227,7 @@ func (n *Node) openSearch(ctx context.Context) error {
 func (n *Node) openGroupKeys(ctx context.Context) error {
 	c, err := groupcrypt.New(groupcrypt.Options{
 		AgentSecret: n.o.Keys.AgentSecret, Store: n.store, Groups: n.groups,
-		IsSystem: n.ids.IsSystem, Logger: n.o.Logger,
+		IsSystem: n.ids.IsSystem, Owner: n.ids.Owner, RetryEvery: n.o.GroupKeyRetry, Logger: n.o.Logger,
 		Active: func() bool { return !n.relay.Shared() || n.shared != nil && n.shared.leading.Load() },
 	})
 	if err != nil {
@@ -225,6 +238,17 @@ func (n *Node) openGroupKeys(ctx context.Context) error {
 	}
 	n.crypt = c
 	return nil
+}
+
+// runGroupKeys runs the group keys' periodic reconcile (failed deliveries
+// sent again) until Close.
+func (n *Node) runGroupKeys() {
+	ctx, stop := context.WithCancel(context.Background())
+	n.stopKeys, n.keysDone = stop, make(chan struct{})
+	go func() {
+		defer close(n.keysDone)
+		n.crypt.Run(ctx)
+	}()
 }
 
 // newRemote builds the layered search over the index (plugins/remotesearch).
@@ -349,7 +373,7 @@ func (n *Node) newServices() error {
 	n.api = httpapi.New(httpapi.Options{
 		Relay: r, Memory: svc, Rights: n.rights, Agent: n.agent, Index: n.search,
 		MCP: o.MCP, MetricsToken: o.MetricsToken, Version: o.Version, Logger: o.Logger,
-		UseOnce: n.useOnce(), Leading: n.leading(),
+		UseOnce: n.useOnce(), Leading: n.leading(), GroupKeys: n.crypt,
 	})
 	return nil
 }
@@ -381,6 +405,10 @@ func (n *Node) Serve(ctx context.Context, ln net.Listener) error { return n.rela
 // Call it after Serve has returned.
 func (n *Node) Close() error {
 	var errs []error
+	if n.stopKeys != nil {
+		n.stopKeys()
+		<-n.keysDone
+	}
 	if n.groups != nil {
 		// what is due of the groups' metadata, while the relay still writes
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -117,7 +117,11 @@ func openStore(ctx context.Context, o Options) (*store.Exact, error) {
 	if o.PostgresURL != "" {
 		so = StoreOptions{Backend: BackendPostgres, PostgresURL: o.PostgresURL}
 	}
-	return OpenStore(ctx, so, o.DataDir, o.Limits.MaxLimit, o.Logger)
+	s, err := OpenStore(ctx, so, o.DataDir, o.Limits.MaxLimit, o.Logger)
+	if err == nil && o.WrapStore != nil {
+		s.Store = o.WrapStore(s.Store)
+	}
+	return s, err
 }
 
 // claimStore records this relay's keys in a shared database the first
