@@ -73,12 +73,3 @@ func (s *Groups) Flush(ctx context.Context) { s.meta.Flush(ctx) }
 // Close stops keeping the metadata, after writing what is due. Call it
 // before the relay stops taking writes.
 func (s *Groups) Close(ctx context.Context) { s.meta.close(ctx) }
-
-// Encrypted reports whether group g's memories are sealed (its flag or
-// the configuration), without copying the group.
-func (s *Groups) Encrypted(g string) bool {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	info, ok := held{s}.GroupInfo(g)
-	return ok && info.Encrypted
-}

@@ -3,6 +3,7 @@ package groups
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"slices"
 	"sort"
 	"strconv"
@@ -517,7 +518,13 @@ func (s *Groups) signAndPublish(ctx context.Context, evt *nostr.Event) error {
 		return err
 	}
 	if err := s.publish(ctx, evt); err != nil {
-		s.log.Error("publishing group event", "kind", evt.Kind, "group", snowclaw.GroupOf(evt)+evt.Tags.GetD(), "err", err)
+		level := slog.LevelError
+		if snowclaw.ReasonOf(err) == snowclaw.ReasonDuplicate {
+			// another instance wrote a version of the same second first:
+			// the metadata is read back and written again (flush)
+			level = slog.LevelDebug
+		}
+		s.log.Log(ctx, level, "publishing group event", "kind", evt.Kind, "group", snowclaw.GroupOf(evt)+evt.Tags.GetD(), "err", err)
 		return err
 	}
 	return nil
