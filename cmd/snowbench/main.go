@@ -39,6 +39,8 @@ const usage = `usage: snowbench <command> [flags]
   search   NIP-50 latency, start-up and reindex rate, snowclaw vs bare khatru+badger+bluge
   cluster  snowclaw over badger and over one PostgreSQL with 1, 2, … instances:
            ingest events/s, search p50/p95, cross-instance live latency, RSS
+  joins    NIP-29 joins/s into one group as it grows, badger and PostgreSQL
+           (1 and 2 instances), relay CPU per join, the second's lag
   bare     run the bare khatru relay (started by the commands above)
 
 snowbench <command> --help lists a command's flags.
@@ -58,6 +60,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runBare(ctx, args[1:], stdout, stderr)
 	case "cluster":
 		return runCluster(ctx, args[1:], stdout, stderr)
+	case "joins":
+		return runJoins(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -289,6 +289,12 @@ func (p *metaPublisher) pass(ctx context.Context, now time.Time) time.Duration {
 		p.mu.Unlock()
 	}
 	p.mu.Lock()
+	cur := p.now()
+	for k, r := range p.recent {
+		if r.at < cur {
+			delete(p.recent, k) // a past second's budget
+		}
+	}
 	if len(p.dirty) > 0 {
 		// the next second
 		wait = min(wait, time.Until(time.Unix(now.Unix()+1, 0))+10*time.Millisecond)
