@@ -375,7 +375,9 @@ func (p *metaPublisher) flush(ctx context.Context, gid string) bool {
 	s.mu.RUnlock()
 	have, err := p.read(ctx, gid)
 	if err != nil {
-		s.log.Warn("reading a group's metadata", "group", gid, "err", err)
+		if ctx.Err() == nil {
+			s.log.Warn("reading a group's metadata", "group", gid, "err", err)
+		}
 		return false
 	}
 	now := p.now()
