@@ -195,7 +195,7 @@ func TestModerationOrder_EncryptedSwitchSurvivesRestart(t *testing.T) {
 // accepted (B caught up with A before deciding) and holds (the member
 // posts on A).
 func TestModerationOrder_CreateThenJoinElsewhere(t *testing.T) {
-	envs := startCluster(t, 2)
+	envs := startCluster(t, 2, withMetrics)
 	a, b := envs[0], envs[1]
 	owner := a.owner
 	oa := a.connect(&owner)
@@ -205,6 +205,18 @@ func TestModerationOrder_CreateThenJoinElsewhere(t *testing.T) {
 		a.mustPublish(oa, mkEvent(owner, 9007, nostr.Tags{{"h", g}, {"public"}, {"open"}}, ""))
 		b.mustPublish(b.connect(&joiner), mkEvent(joiner, 9021, nostr.Tags{{"h", g}}, ""))
 		a.mustPublish(a.connect(&joiner), mkEvent(joiner, 9, nostr.Tags{{"h", g}}, "hello"))
+	}
+	// the lag is on every instance's /metrics
+	for i, e := range envs {
+		series := e.scrape()
+		for _, name := range []string{"snowclaw_feed_lag_entries", "snowclaw_feed_lag_seconds", "snowclaw_feed_position", "snowclaw_feed_refusals_total"} {
+			if _, ok := series[name]; !ok {
+				t.Fatalf("instance %d's /metrics lacks %s", i, name)
+			}
+		}
+		if series["snowclaw_feed_position"] <= 0 {
+			t.Fatalf("instance %d's feed position is %v after the rounds", i, series["snowclaw_feed_position"])
+		}
 	}
 }
 
