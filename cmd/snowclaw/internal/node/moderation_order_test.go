@@ -20,9 +20,11 @@ import (
 // order (plugins/groups).
 
 // rounds is how many times each race is run: its window is a few
-// milliseconds wide, and one run rarely lands in it.
+// milliseconds wide, and one run rarely lands in it. Under -short or the
+// race detector (which slows it tenfold) a few rounds check the code
+// paths; .ci/run runs all of them without the race detector.
 func rounds(t *testing.T) int {
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		return 5
 	}
 	return 50
@@ -246,8 +248,8 @@ func TestModerationOrder_OtherKeysRefused(t *testing.T) {
 // correct, never decided on stale membership; B's health reports its lag
 // in the change log.
 func TestModerationOrder_JoinFlood(t *testing.T) {
-	if testing.Short() {
-		t.Skip("5,000 joins over two instances")
+	if testing.Short() || raceEnabled {
+		t.Skip("5,000 joins over two instances: run without -short and the race detector (.ci/run does)")
 	}
 	envs := startCluster(t, 2)
 	a, b := envs[0], envs[1]
