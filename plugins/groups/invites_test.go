@@ -27,6 +27,7 @@ func TestInviteRevocation(t *testing.T) {
 		{"left of their own accord", now, now, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each row has a store of its own
 			w := newWorld(t)
 			w.setup(t)
 			steps := []*nostr.Event{signed(t, fz.stranger, snowclaw.KindJoinRequest, tc.joinAt, nostr.Tags{{"h", "club"}, {"code", "abc"}}, "")}

@@ -363,6 +363,7 @@ func FuzzModerationEvent(f *testing.F) {
 	f.Add(uint8(7), idx(fz.owner), int16(0), `[["h","x"]]`, strings.Repeat("\u0000\"\\", 10))
 
 	f.Fuzz(func(t *testing.T, kindByte, signer uint8, age int16, tagsJSON, content string) {
+		t.Parallel() // each input has a store of its own
 		var tags nostr.Tags
 		if err := json.Unmarshal([]byte(tagsJSON), &tags); err != nil {
 			return

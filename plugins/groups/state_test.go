@@ -213,6 +213,7 @@ func TestStateMachine(t *testing.T) {
 		}, "club", clubState.with(map[string]string{pub(fz.member): "-"})},
 	} {
 		t.Run(row.name, func(t *testing.T) {
+			t.Parallel() // each row has a store of its own
 			ctx := context.Background()
 			w := newWorldOn(openBadger(t))
 			w.setup(t)
@@ -316,6 +317,7 @@ func TestDeleteEvent(t *testing.T) {
 		{"an id that is not stored", fz.mod, "club", func(*world) string { return strings.Repeat("0", 64) }, ok, true},
 	} {
 		t.Run(row.name, func(t *testing.T) {
+			t.Parallel() // each row has a store of its own
 			ctx := context.Background()
 			w := newWorldOn(openBadger(t))
 			w.setup(t)
@@ -410,6 +412,7 @@ func TestReadRuleOverState(t *testing.T) {
 			"relay agent creator", "anonymous owner relay agent creator mod member stranger"},
 	} {
 		t.Run(row.name, func(t *testing.T) {
+			t.Parallel() // each row has a store of its own
 			ctx := context.Background()
 			w := newWorldOn(openBadger(t))
 			w.setup(t)
