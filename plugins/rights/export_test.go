@@ -247,7 +247,7 @@ func TestExport_SortedAndMarkdown(t *testing.T) {
 			t.Errorf("markdown lacks %q:\n%s", w, md)
 		}
 	}
-	if strings.Index(md, "message at") < 0 || strings.Count(md, "\n- **") != 4 {
+	if !strings.Contains(md, "message at") || strings.Count(md, "\n- **") != 4 {
 		t.Errorf("want 4 bullets:\n%s", md)
 	}
 }

@@ -125,14 +125,6 @@ func sameOnce(t *testing.T, got, want []*nostr.Event) {
 	}
 }
 
-func idsOf(evs []*nostr.Event) []string {
-	out := make([]string, len(evs))
-	for i, e := range evs {
-		out[i] = e.ID
-	}
-	return out
-}
-
 // TestEachBurstSecond is finding 1: a second holding more events than a
 // page used to end the walk there, losing everything older. The world is
 // built once per backend for the subtests, which only read it.

@@ -122,7 +122,7 @@ func TestModerationOrder_RemovalHoldsAfterBurstElsewhere(t *testing.T) {
 		for i, e := range envs {
 			waitFor(t, func() bool {
 				meta := e.groupMeta(&owner, 39002, g)
-				return meta != nil && len(meta.Tags.GetAll([]string{"p"})) == 6
+				return meta != nil && countP(meta) == 6
 			}, fmt.Sprintf("instance %d's 39002 of %s listing 6 members after a restart", i, g))
 			if got, _ := e.n.Groups().Snapshot(g); len(got.Members) != 6 {
 				t.Fatalf("instance %d after a restart: %s has %d members, want 6", i, g, len(got.Members))

@@ -41,7 +41,7 @@ func TestAgentProfile_PublishedAndKeptCurrent(t *testing.T) {
 	if !contains2(c.Capabilities, "learning") || !contains2(c.Capabilities, "chat") {
 		t.Fatalf("capabilities = %v", c.Capabilities)
 	}
-	if got := r.Tags.GetFirst([]string{"r"}); got == nil || (*got)[1] != "wss://relay.example.org" {
+	if got := r.Tags.Find("r"); got == nil || got[1] != "wss://relay.example.org" {
 		t.Fatalf("relay list tags = %v", r.Tags)
 	}
 	// the directory lists it as an agent with its model
