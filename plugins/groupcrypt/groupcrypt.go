@@ -99,13 +99,13 @@ func (p *Plugin) Load(ctx context.Context) error {
 	return err
 }
 
-// Init attaches the plugin to r: its write rule after the others (the
-// shape of a group seal is the write rules' to judge), and, after the
-// groups plugin's state has followed an event, the keys it changes.
+// Init binds the plugin to r, through which it delivers keys. Its hooks
+// are listed with everyone's in the node's wiring: RejectEvent after the
+// write rules and NIP-29 moderation (the shape of a group seal is the
+// write rules' to judge), OnEventSaved right after the groups plugin's
+// (the keys follow the membership it has just applied).
 func (p *Plugin) Init(r *relay.Relay) {
 	p.publish = r.Publish
-	r.RejectEvent = append(r.RejectEvent, p.RejectEvent)
-	r.OnEventSaved = append(r.OnEventSaved, p.OnEventSaved)
 }
 
 // Start brings every group's keys in line with its members, for what

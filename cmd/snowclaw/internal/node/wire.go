@@ -33,14 +33,19 @@ func (n *Node) wire(ctx context.Context) {
 		r.RejectForeignDeletion,
 		func(_ context.Context, evt *nostr.Event) error { return writes.Check(evt) },
 		n.groups.RejectEvent, // NIP-29 moderation against the group state
+		// the group keys' rule: a seal's shape and its writer's
+		// membership are judged first
+		n.crypt.RejectEvent,
 	)
-	n.groups.Init(r) // its metadata and answers go through r
-	r.OnEventSaved = append(r.OnEventSaved, n.groups.OnEventSaved)
-	// the group keys: its rule after the write rules and moderation (a
-	// seal's shape and its writer's membership are judged first), and it
-	// follows membership after the groups' state has
+	// the groups' metadata and answers, and the key deliveries, go
+	// through r
+	n.groups.Init(r)
 	n.crypt.Init(r)
-	r.OnEventSaved = append(r.OnEventSaved, r.ApplyDeletion)
+	r.OnEventSaved = append(r.OnEventSaved,
+		n.groups.OnEventSaved, // group state first: whatever follows reads it
+		n.crypt.OnEventSaved,  // the keys follow membership
+		r.ApplyDeletion,
+	)
 	if n.search != nil {
 		n.search.Init(r)
 	}
