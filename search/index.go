@@ -32,10 +32,11 @@ type Index struct {
 
 	writeMu sync.Mutex // serialises Index, Remove, Rebuild and Close
 
-	mu     sync.RWMutex // guards st and closed; st's maps change under Lock
-	st     *state
-	closed bool
-	broken atomic.Bool // a write panicked half-way: waits for Rebuild (fault.go)
+	mu       sync.RWMutex // guards st and closed; st's maps change under Lock
+	st       *state
+	closed   bool
+	broken   atomic.Bool // a write panicked half-way: waits for Rebuild (fault.go)
+	restored bool        // Open read a close-time image (Restored)
 }
 
 // ErrClosed is returned by calls on a closed Index.
@@ -52,7 +53,10 @@ const memCompactBatches = 128
 // Open opens the index in opts.Dir, creating it if the directory holds no
 // index yet. An empty Dir keeps everything in RAM. A damaged or missing
 // part, or a different embedder, yields an error wrapping ErrNeedsRebuild.
-func Open(opts Options) (*Index, error) {
+func Open(opts Options) (*Index, error) { return OpenContext(context.Background(), opts) }
+
+// OpenContext is Open that stops, with ctx's error, when ctx ends.
+func OpenContext(ctx context.Context, opts Options) (*Index, error) {
 	opts, err := normalizeOptions(opts)
 	if err != nil {
 		return nil, err
@@ -98,7 +102,7 @@ func Open(opts Options) (*Index, error) {
 	if err := checkMeta(m, ix.emb); err != nil {
 		return nil, err
 	}
-	st, err := ix.loadState(m)
+	st, err := ix.loadState(ctx, m)
 	if err != nil {
 		return nil, err
 	}
@@ -173,11 +177,11 @@ func (ix *Index) createState(gen int) (*state, error) {
 // again, in parallel batches.
 // The vectors come from the graph snapshot when Close left one for this
 // very log (snapshot.go), else from the log.
-func (ix *Index) loadState(m indexMeta) (*state, error) {
+func (ix *Index) loadState(ctx context.Context, m indexMeta) (*state, error) {
 	snap, tag := ix.loadVectors(m)
 	_ = os.Remove(m.snapPath(ix.dir)) // read or useless: the log moves on
 	if snap != nil {
-		st, err := ix.replayState(m, snap)
+		st, err := ix.replayState(ctx, m, snap)
 		if err == nil {
 			if err = st.adoptVectors(tag); err == nil {
 				return st, nil
@@ -188,12 +192,12 @@ func (ix *Index) loadState(m indexMeta) (*state, error) {
 			return nil, err
 		}
 	}
-	return ix.replayState(m, nil)
+	return ix.replayState(ctx, m, nil)
 }
 
 // replayState builds a state from the log; with snap, the vectors are
 // snap's and the log's are not added (adoptVectors checks they agree).
-func (ix *Index) replayState(m indexMeta, snap *vector.Auto) (st *state, err error) {
+func (ix *Index) replayState(ctx context.Context, m indexMeta, snap *vector.Auto) (st *state, err error) {
 	defer recoverAs(&err, "open")
 	st = ix.newState()
 	st.meta = m
@@ -246,9 +250,14 @@ func (ix *Index) replayState(m indexMeta, snap *vector.Auto) (st *state, err err
 		_ = st.close()
 		return nil, fmt.Errorf("%w: doc log: %v", ErrNeedsRebuild, err)
 	}
+	size := fileSize(st.rd)
 	l, records, err := doclog.Replay(m.logPath(ix.dir), func(n int, off int64, p []byte) error {
 		pend = append(pend, rec{n: n, off: off, p: p})
 		if len(pend) == 4*batchSize {
+			ix.progress(off, size)
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			return apply()
 		}
 		return nil
@@ -297,6 +306,25 @@ func (ix *Index) Close() error {
 	serr := st.saveVectors(ix.dir)
 	return errors.Join(st.close(), serr)
 }
+
+// progress tells Options.Progress how far Open got.
+func (ix *Index) progress(done, total int64) {
+	if ix.opts.Progress != nil {
+		ix.opts.Progress(done, total)
+	}
+}
+
+func fileSize(f *os.File) int64 {
+	if fi, err := f.Stat(); err == nil {
+		return fi.Size()
+	}
+	return 0
+}
+
+// Restored reports whether Open read the index back whole, as its last
+// Close left it (restore.go), rather than from its doc log: a caller
+// whose own state was closed with it may trust it is current.
+func (ix *Index) Restored() bool { return ix.restored }
 
 // Count returns the number of indexed docs, volatile ones included.
 func (ix *Index) Count() int {
@@ -347,6 +375,36 @@ func (ix *Index) Scope(id string) (scope string, volatile, ok bool) {
 		return "", false, false
 	}
 	return d.Scope, d.Volatile, true
+}
+
+// VolatileIDs are the ids of the volatile docs indexed, which a caller
+// may index again after a restart (they never reach the disk).
+func (ix *Index) VolatileIDs() []string {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	var ids []string
+	for id, d := range ix.st.docs {
+		if d.Volatile {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// EachScope calls f with every scope that holds docs and one doc of it
+// (without its text): what a caller needs to judge who may read a scope.
+func (ix *Index) EachScope(f func(scope string, d Doc)) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	for scope, p := range ix.st.parts.byScope {
+		for _, d := range p.slots {
+			if d != nil {
+				c, _ := ix.st.export(d, false) // no text: nothing to read
+				f(scope, c)
+				break
+			}
+		}
+	}
 }
 
 // Versions are the ids of the docs indexed at address (Doc.Address).

@@ -11,7 +11,7 @@
 //	snowclaw config get|set <scope> [key=value…]
 //	snowclaw privacy export|forget|freeze|unfreeze|destroy <npub> | audit
 //	snowclaw mcp [--relay URL] [--sec KEY]
-//	snowclaw health [--url URL]
+//	snowclaw health [--url URL] [--live] [--wait]
 //	snowclaw version
 package main
 
@@ -58,7 +58,7 @@ usage:
   snowclaw config  get|set <global|group:ID|npub:X> [key=value…]  dynamic config (owner)
   snowclaw privacy export|forget|freeze|unfreeze|destroy <npub>, audit [npub]  a person's rights (owner)
   snowclaw mcp     [--relay URL] [--sec KEY]  the memory tools over MCP on stdin/stdout, acting as KEY
-  snowclaw health  [--url URL]  exit 0 when the relay's /healthz answers (container healthchecks)
+  snowclaw health  [--url URL] [--live] [--wait]  exit 0 when the relay is ready, search included (/readyz; --live: up, /healthz)
   snowclaw version              also --version
 
 Configuration: defaults < config file < SNOWCLAW_* environment < flags.

@@ -81,6 +81,9 @@ type health struct {
 	// SearchRebuilding: the index is being rebuilt after damage; searches
 	// answer "error: search index is being rebuilt" until it is false.
 	SearchRebuilding bool `json:"search_rebuilding"`
+	// SearchLoading: while Status is "starting" (or "failed"), how far
+	// the index's load at start got (ready.go).
+	SearchLoading *searchLoad `json:"search_loading,omitempty"`
 	// DiskFull: the data volume is below its reserve ([store]
 	// min_free_mb); new events are refused with "error: disk full".
 	DiskFull bool `json:"disk_full"`
@@ -90,6 +93,9 @@ func (a *API) v1Health(w http.ResponseWriter, req *http.Request) {
 	h := health{Status: "ok", Version: a.o.Version, Relay: a.ids.Relay, Agent: a.ids.Agent, Owner: a.ids.Owner,
 		Search: a.o.Index != nil, SearchRebuilding: a.o.Index != nil && a.o.Index.Rebuilding(), AgentOn: a.o.Agent != nil,
 		DiskFull: a.o.Relay.DiskFull()}
+	if status, load := a.readiness(); status != "ready" {
+		h.Status, h.SearchLoading = status, load
+	}
 	if req.Header.Get("Authorization") != "" {
 		if you, err := a.auth(req); err == nil {
 			h.You = you

@@ -2,6 +2,7 @@ package memsearch
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
@@ -36,6 +37,7 @@ type queue struct {
 type op struct {
 	remove []string
 	doc    *search.Doc
+	held   bool // queued while the index loaded, without a room token
 }
 
 const (
@@ -74,13 +76,25 @@ func (q *queue) push(o op) {
 	}
 }
 
+// hold enqueues o without waiting for room: while the index loads
+// nothing applies updates, and a writer must not wait for the load.
+func (q *queue) hold(o op) {
+	o.held = true
+	q.mu.Lock()
+	q.ops = append(q.ops, o)
+	q.mu.Unlock()
+}
+
 // take removes and returns every pending update, freeing their room.
 func (q *queue) take() []op {
 	q.mu.Lock()
 	ops := q.ops
 	q.ops = nil
 	q.mu.Unlock()
-	for range ops {
+	for _, o := range ops {
+		if o.held {
+			continue
+		}
 		select {
 		case <-q.room:
 		default: // pushed after the worker stopped, without a token
@@ -124,7 +138,14 @@ func (p *Plugin) flush(ctx context.Context) {
 	defer p.q.applyMu.Unlock()
 	pos := p.position() // the updates up to it are queued (cursor.go)
 	defer p.notePosition(pos, false)
-	ops := p.q.take()
+	p.applyOps(ctx, p.q.take())
+}
+
+// applyOps applies ops in order; the caller holds q.applyMu. An event
+// already indexed is not indexed again: an update held while the index
+// loaded may be for an event the load's walk of the store found, and a
+// shared store's change log may bring one twice (cursor.go).
+func (p *Plugin) applyOps(ctx context.Context, ops []op) {
 	var batch []search.Doc
 	apply := func() {
 		if len(batch) > 0 {
@@ -133,6 +154,10 @@ func (p *Plugin) flush(ctx context.Context) {
 				p.log.Error("removing replaced versions from the index", "err", err)
 				p.rebuildIfBroken(err)
 			}
+			batch = slices.DeleteFunc(batch, func(d search.Doc) bool {
+				_, volatile, have := p.ix.Scope(d.ID)
+				return have && !volatile
+			})
 			if err := p.ix.Index(ctx, batch...); err != nil {
 				p.log.Error("indexing events", "docs", len(batch), "err", err)
 				p.rebuildIfBroken(err)
@@ -143,6 +168,7 @@ func (p *Plugin) flush(ctx context.Context) {
 	for _, o := range ops {
 		if len(o.remove) > 0 {
 			apply()
+			p.noteGone(o.remove)
 			if err := p.ix.Remove(ctx, o.remove...); err != nil {
 				p.log.Error("removing from the index", "ids", o.remove, "err", err)
 				p.rebuildIfBroken(err)
@@ -153,6 +179,16 @@ func (p *Plugin) flush(ctx context.Context) {
 		}
 	}
 	apply()
+}
+
+// noteGone tells a walk behind the index (load.go) of ids the relay
+// dropped; the caller holds q.applyMu.
+func (p *Plugin) noteGone(ids []string) {
+	if p.gone != nil {
+		for _, id := range ids {
+			p.gone[id] = true
+		}
+	}
 }
 
 // replaceVersions removes from the index the versions the batch's
@@ -187,5 +223,6 @@ func (p *Plugin) replaceVersions(ctx context.Context, batch []search.Doc) ([]sea
 	if len(stale) == 0 {
 		return kept, nil
 	}
+	p.noteGone(stale)
 	return kept, p.ix.Remove(ctx, stale...)
 }
