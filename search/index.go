@@ -251,6 +251,7 @@ func (ix *Index) replayState(ctx context.Context, m indexMeta, snap *vector.Auto
 		return nil, fmt.Errorf("%w: doc log: %v", ErrNeedsRebuild, err)
 	}
 	size := fileSize(st.rd)
+	ix.progress(0, size)
 	l, records, err := doclog.Replay(m.logPath(ix.dir), func(n int, off int64, p []byte) error {
 		pend = append(pend, rec{n: n, off: off, p: p})
 		if len(pend) == 4*batchSize {
@@ -282,6 +283,7 @@ func (ix *Index) replayState(ctx context.Context, m indexMeta, snap *vector.Auto
 	}
 	l.Dead = records - len(st.docs) // every record but each live doc's last put
 	st.log = l
+	ix.progress(size, size)
 	st.vecsLoaded = false
 	return st, nil
 }

@@ -187,7 +187,7 @@ func (p *Plugin) load(ctx context.Context) (err error) {
 		case ix.Restored():
 			err = p.reopen(ctx)
 		default:
-			err = p.catchUp(ctx, p.walkProgress(StepCatchingUp, int64(ix.Count())))
+			err = p.catchUp(ctx, p.walkProgress(StepCatchingUp, int64(ix.Count()), opts.Progress))
 		}
 		if err == nil {
 			return p.becomeReady(ctx, ix.Restored())
@@ -225,10 +225,15 @@ func (p *Plugin) load(ctx context.Context) (err error) {
 }
 
 // walkProgress reports a walk of the store (about total events, 0 when
-// unknown) as the load's step.
-func (p *Plugin) walkProgress(step string, total int64) func(walked, indexed int) {
+// unknown) as the load's step, and the docs it indexed to progress.
+func (p *Plugin) walkProgress(step string, total int64, progress func(done, total int)) func(walked, indexed int) {
 	p.prog.set(step, 0, total)
-	return func(walked, _ int) { p.prog.set(step, int64(walked), total) }
+	return func(walked, indexed int) {
+		p.prog.set(step, int64(walked), total)
+		if progress != nil {
+			progress(indexed, -1)
+		}
+	}
 }
 
 // becomeReady applies what the load held back, starts the workspace

@@ -156,14 +156,7 @@ func newPlugin(opts Options) (*Plugin, error) {
 // indexed so far.
 func (p *Plugin) Rebuild(ctx context.Context, progress func(done, total int)) error {
 	start := time.Now()
-	walk := p.walkProgress(StepRebuilding, 0)
-	err := p.catchUp(ctx, func(walked, indexed int) {
-		walk(walked, indexed)
-		if progress != nil {
-			progress(indexed, -1)
-		}
-	})
-	if err != nil {
+	if err := p.catchUp(ctx, p.walkProgress(StepRebuilding, 0, progress)); err != nil {
 		return err
 	}
 	p.log.Info("search index rebuilt", "docs", p.ix.Count(), "took", time.Since(start).Round(time.Millisecond))
