@@ -130,7 +130,7 @@ func TestDocText_DamagedRecord(t *testing.T) {
 	ix := openTest(t, Options{Dir: dir})
 	mustIndex(t, ix, memDocs()...)
 	off := ix.st.docs["c"].off
-	f, err := os.OpenFile(ix.st.meta.logPath(dir), os.O_WRONLY, 0)
+	f, err := os.OpenFile(ix.st.meta.LogPath(dir), os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

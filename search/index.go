@@ -15,6 +15,7 @@ import (
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/internal/par"
 	"github.com/snowclaw/snowclaw/search/doclog"
+	"github.com/snowclaw/snowclaw/search/indexdir"
 	"github.com/snowclaw/snowclaw/search/vector"
 )
 
@@ -76,10 +77,10 @@ func OpenContext(ctx context.Context, opts Options) (*Index, error) {
 	if err := os.MkdirAll(ix.dir, 0o700); err != nil {
 		return nil, err
 	}
-	m, err := readMeta(ix.dir)
+	m, err := indexdir.ReadMeta(ix.dir)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		own, herr := hasOwnFiles(ix.dir)
+		own, herr := indexdir.HasOwnFiles(ix.dir)
 		if herr != nil {
 			return nil, herr
 		}
@@ -90,7 +91,7 @@ func OpenContext(ctx context.Context, opts Options) (*Index, error) {
 		if cerr != nil {
 			return nil, cerr
 		}
-		if err := writeMeta(ix.dir, st.meta); err != nil {
+		if err := indexdir.WriteMeta(ix.dir, st.meta); err != nil {
 			_ = st.close()
 			return nil, err
 		}
@@ -99,7 +100,7 @@ func OpenContext(ctx context.Context, opts Options) (*Index, error) {
 	case err != nil:
 		return nil, err
 	}
-	if err := checkMeta(m, ix.emb); err != nil {
+	if err := indexdir.CheckMeta(m, ix.emb.Name(), ix.emb.Dim()); err != nil {
 		return nil, err
 	}
 	st, err := ix.loadState(ctx, m)
@@ -118,6 +119,9 @@ func OpenContext(ctx context.Context, opts Options) (*Index, error) {
 func normalizeOptions(o Options) (Options, error) {
 	if o.Embedder == nil {
 		o.Embedder = NewBuiltinEmbedder()
+	}
+	if o.Progress == nil {
+		o.Progress = func(done, total int64) {}
 	}
 	if o.BM25Weight == 0 && o.VectorWeight == 0 {
 		o.BM25Weight, o.VectorWeight = 1, 1
@@ -159,8 +163,8 @@ func (ix *Index) newState() *state {
 // createState makes a new, empty generation on disk.
 func (ix *Index) createState(gen int) (*state, error) {
 	st := ix.newState()
-	st.meta = indexMeta{Format: formatVersion, Embedder: ix.emb.Name(), Dim: ix.emb.Dim(), Gen: gen}
-	l, err := doclog.Create(st.meta.logPath(ix.dir))
+	st.meta = indexMeta{Format: indexdir.FormatVersion, Embedder: ix.emb.Name(), Dim: ix.emb.Dim(), Gen: gen}
+	l, err := doclog.Create(st.meta.LogPath(ix.dir))
 	if err != nil {
 		return nil, err
 	}
@@ -178,8 +182,12 @@ func (ix *Index) createState(gen int) (*state, error) {
 // The vectors come from the graph snapshot when Close left one for this
 // very log (snapshot.go), else from the log.
 func (ix *Index) loadState(ctx context.Context, m indexMeta) (*state, error) {
+	if st := ix.restoreState(m); st != nil {
+		ix.restored = true
+		return st, nil
+	}
 	snap, tag := ix.loadVectors(m)
-	_ = os.Remove(m.snapPath(ix.dir)) // read or useless: the log moves on
+	_ = os.Remove(m.SnapPath(ix.dir)) // read or useless: the log moves on
 	if snap != nil {
 		st, err := ix.replayState(ctx, m, snap)
 		if err == nil {
@@ -246,16 +254,19 @@ func (ix *Index) replayState(ctx context.Context, m indexMeta, snap *vector.Auto
 		pend = pend[:0]
 		return nil
 	}
-	if err := st.openReader(m.logPath(ix.dir)); err != nil {
+	if err := st.openReader(m.LogPath(ix.dir)); err != nil {
 		_ = st.close()
 		return nil, fmt.Errorf("%w: doc log: %v", ErrNeedsRebuild, err)
 	}
-	size := fileSize(st.rd)
-	ix.progress(0, size)
-	l, records, err := doclog.Replay(m.logPath(ix.dir), func(n int, off int64, p []byte) error {
+	var size int64
+	if fi, err := st.rd.Stat(); err == nil {
+		size = fi.Size()
+	}
+	ix.opts.Progress(0, size)
+	l, records, err := doclog.Replay(m.LogPath(ix.dir), func(n int, off int64, p []byte) error {
 		pend = append(pend, rec{n: n, off: off, p: p})
 		if len(pend) == 4*batchSize {
-			ix.progress(off, size)
+			ix.opts.Progress(off, size)
 			if err := ctx.Err(); err != nil {
 				return err
 			}
@@ -283,7 +294,7 @@ func (ix *Index) replayState(ctx context.Context, m indexMeta, snap *vector.Auto
 	}
 	l.Dead = records - len(st.docs) // every record but each live doc's last put
 	st.log = l
-	ix.progress(size, size)
+	ix.opts.Progress(size, size)
 	st.vecsLoaded = false
 	return st, nil
 }
@@ -305,28 +316,31 @@ func (ix *Index) Close() error {
 			return err
 		}
 	}
+	ierr := st.saveImage(ix.dir)
 	serr := st.saveVectors(ix.dir)
-	return errors.Join(st.close(), serr)
-}
-
-// progress tells Options.Progress how far Open got.
-func (ix *Index) progress(done, total int64) {
-	if ix.opts.Progress != nil {
-		ix.opts.Progress(done, total)
-	}
-}
-
-func fileSize(f *os.File) int64 {
-	if fi, err := f.Stat(); err == nil {
-		return fi.Size()
-	}
-	return 0
+	return errors.Join(st.close(), serr, ierr)
 }
 
 // Restored reports whether Open read the index back whole, as its last
 // Close left it (restore.go), rather than from its doc log: a caller
 // whose own state was closed with it may trust it is current.
 func (ix *Index) Restored() bool { return ix.restored }
+
+// CheckLog reads the doc log through once and reports damage
+// (ErrNeedsRebuild), which a restored index (Restored) has not read yet.
+func (ix *Index) CheckLog(ctx context.Context) error {
+	var path string
+	var size int64
+	ix.writeMu.Lock() // the log is flushed up to its Size between writes
+	if l := ix.st.log; l != nil {
+		path, size = l.Path, l.Size
+	}
+	ix.writeMu.Unlock()
+	if err := doclog.Check(ctx, path, size); path != "" && err != nil && ctx.Err() == nil {
+		return fmt.Errorf("%w: %w", ErrNeedsRebuild, err)
+	}
+	return nil
+}
 
 // Count returns the number of indexed docs, volatile ones included.
 func (ix *Index) Count() int {

@@ -280,7 +280,13 @@ func (p *Plugin) walkBehind(ctx context.Context) {
 	}()
 	start := time.Now()
 	before := p.ix.Count()
-	if err := p.catchUp(ctx, nil); err != nil {
+	err := p.catchUp(ctx, nil)
+	if err == nil {
+		// the restored index has not read its doc log: damage in it is
+		// found here, not when a doc is read back
+		err = p.ix.CheckLog(ctx)
+	}
+	if err != nil {
 		if ctx.Err() == nil {
 			p.log.Error("catching up with the stored events", "err", err)
 			p.rebuildIfBroken(err)
