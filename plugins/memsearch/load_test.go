@@ -10,7 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fiatjaf/eventstore"
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
+	"github.com/snowclaw/snowclaw/relay/store"
 	"github.com/snowclaw/snowclaw/search"
 )
 
@@ -50,13 +53,14 @@ func (e *loadEnv) options(progress func(done, total int)) Options {
 	}
 }
 
-// embedded counts the texts embedded so far that hold word.
-func (e *loadEnv) embedded(word string) int {
+// embedded counts the texts embedded so far that hold text: a doc's
+// whole text (queries and the floor's pseudo-queries are a few words).
+func (e *loadEnv) embedded(text string) int {
 	e.emb.mu.Lock()
 	defer e.emb.mu.Unlock()
 	n := 0
 	for _, t := range e.emb.texts {
-		if strings.Contains(t, word) {
+		if strings.Contains(t, text) {
 			n++
 		}
 	}
@@ -108,7 +112,7 @@ func TestLoad_UpdatesDuringTheBuildAreAppliedOnce(t *testing.T) {
 	if err := p.State().Err; err != nil {
 		t.Fatal(err)
 	}
-	if n := e.embedded("quokka"); n != 1 {
+	if n := e.embedded("the quokka rotates the lighthouse credentials"); n != 1 { // its text, not a query
 		t.Fatalf("the memory saved while building was embedded %d times, want once", n)
 	}
 	if got := findText(t, p, "", "quokka lighthouse"); len(got) != 1 || got[0].ID != saved.ID {
@@ -147,5 +151,126 @@ func TestLoad_CloseWhileLoading(t *testing.T) {
 		}
 	case <-time.After(time.Minute):
 		t.Fatal("Close did not stop the load")
+	}
+}
+
+// gatedStore holds every walk of the store (store.Each pages through
+// QueryPage) until open is closed; reading events by id goes through.
+type gatedStore struct {
+	eventstore.Store
+	open chan struct{}
+}
+
+func (g gatedStore) QueryPage(ctx context.Context, f nostr.Filter, after store.Cursor, limit int) ([]*nostr.Event, store.Cursor, error) {
+	select {
+	case <-g.open:
+	case <-ctx.Done():
+		return nil, store.Cursor{}, ctx.Err()
+	}
+	return store.PagerOf(g.Store).QueryPage(ctx, f, after, limit)
+}
+
+// A restart on an index its Close left whole is ready without walking
+// the store: the private memories it held in RAM are read back by id and
+// opened again, and who may read each scope is learnt from the index.
+// The walk that finds what the index lacks (here an event written while
+// the plugin was closed) runs after, with searches answered meanwhile.
+func TestLoad_RestartIsReadyBeforeTheWalk(t *testing.T) {
+	e := newLoadEnv(t)
+	for i := range 300 {
+		e.save(t, fmt.Sprintf("ops/host%d", i), fmt.Sprintf("host %d runs the nightly backup", i))
+	}
+	sealed, err := snowclaw.Seal(`{"summary":"the quokka vault code is 4417"}`, e.agentSK, e.agent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	private := &nostr.Event{Kind: 30078, CreatedAt: nostr.Now(), Content: sealed,
+		Tags: nostr.Tags{{"d", "snow:memory:vault"}, {"encrypted", "nip44"}}}
+	if err := private.Sign(e.agentSK); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.store.SaveEvent(context.Background(), private); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Open(context.Background(), e.options(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := findText(t, p, e.agent, "quokka vault"); len(got) != 1 || got[0].ID != private.ID {
+		t.Fatalf("the private memory before the restart: %d results", len(got))
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	offline := e.save(t, "ops/walrus", "the walrus guards the spare keys") // written while closed
+
+	gate := make(chan struct{})
+	o := e.options(nil)
+	o.Store = gatedStore{Store: e.store, open: gate}
+	p, err = Start(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	select {
+	case <-p.Loaded():
+	case <-time.After(time.Minute):
+		t.Fatal("a restored index waited for the walk of the store")
+	}
+	if err := p.State().Err; err != nil || !p.ix.Restored() {
+		t.Fatalf("load: %v, restored %v", err, p.ix.Restored())
+	}
+	if got := findText(t, p, e.agent, "quokka vault"); len(got) != 1 || got[0].ID != private.ID {
+		t.Fatalf("the private memory once ready: %d results, want it (read back by id)", len(got))
+	}
+	if got := findText(t, p, "", "host 17 nightly backup"); len(got) == 0 {
+		t.Fatal("a public memory is not found once ready: its scope's reader is unknown")
+	}
+	if got := findText(t, p, "", "walrus spare keys"); len(got) != 0 {
+		t.Fatal("the event written while closed is found before the walk")
+	}
+	close(gate)
+	waitUntil(t, func() bool { _, ok := p.ix.Meta(offline.ID); return ok }, "the walk to index the event written while closed")
+	if got := findText(t, p, "", "walrus spare keys"); len(got) != 1 {
+		t.Fatalf("the event written while closed: %d results after the walk", len(got))
+	}
+	if n := e.embedded("the quokka vault code is 4417"); n != 2 { // its text, not a query
+		t.Fatalf("the private memory was embedded %d times, want twice (once per start)", n)
+	}
+}
+
+// The walk behind a restored index never brings back an event the relay
+// removed (or replaced) after the walk read it.
+func TestLoad_WalkSkipsWhatTheRelayDropped(t *testing.T) {
+	e := newLoadEnv(t)
+	dropped := e.save(t, "ops/walrus", "the walrus guards the spare keys")
+	p, err := Open(context.Background(), e.options(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	if err := p.ix.Remove(context.Background(), dropped.ID); err != nil { // as if the index never had it
+		t.Fatal(err)
+	}
+	p.q.applyMu.Lock()
+	p.gone = map[string]bool{}
+	p.noteGone([]string{dropped.ID}) // the relay deleted it after the walk read it
+	p.q.applyMu.Unlock()
+	if err := p.catchUp(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := p.ix.Meta(dropped.ID); ok {
+		t.Fatal("the walk indexed an event the relay had dropped")
+	}
+}
+
+// waitUntil polls cond until it holds, for what the background work of
+// the plugin must reach.
+func waitUntil(t *testing.T, cond func() bool, what string) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
 	}
 }
