@@ -30,7 +30,7 @@ func runHealth(ctx context.Context, args, environ []string, stdout, stderr io.Wr
 	target := fs.String("url", "", "URL to ask (default: http://<addr>/readyz from the configuration, /healthz with --live)")
 	live := fs.Bool("live", false, "ask /healthz (the process is up) instead of /readyz (search ready too)")
 	wait := fs.Bool("wait", false, "ask again every second until ready or --timeout")
-	timeout := fs.Duration("timeout", 5*time.Second, "how long to wait for the answer (with --wait: for readiness)")
+	timeout := fs.Duration("timeout", 5*time.Second, "how long to wait for the answer (with --wait: for readiness; 0: no limit)")
 	var fl serveFlags
 	fs.StringVar(&fl.addr, "addr", "", "the relay's listen address (default from the configuration)")
 	fs.StringVar(&fl.config, "config", "", "TOML config file")
@@ -53,8 +53,11 @@ func runHealth(ctx context.Context, args, environ []string, stdout, stderr io.Wr
 		}
 		url = "http://" + loopbackFor(cfg.Addr) + path
 	}
-	ctx, cancel := context.WithTimeout(ctx, *timeout)
-	defer cancel()
+	if *timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, *timeout)
+		defer cancel()
+	}
 	for {
 		err := askHealth(ctx, url)
 		if err == nil {
@@ -72,9 +75,14 @@ func runHealth(ctx context.Context, args, environ []string, stdout, stderr io.Wr
 	}
 }
 
+// askTimeout bounds one request, whatever --timeout allows in all.
+const askTimeout = 5 * time.Second
+
 // askHealth GETs url once: nil for a 200 answer, else an error that says
 // what the relay answered instead (how far its search index got).
 func askHealth(ctx context.Context, url string) error {
+	ctx, cancel := context.WithTimeout(ctx, askTimeout)
+	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return fmt.Errorf("health: %w", err)

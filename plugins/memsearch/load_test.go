@@ -274,3 +274,39 @@ func waitUntil(t *testing.T, cond func() bool, what string) {
 		}
 	}
 }
+
+// failingStore fails every walk of the store.
+type failingStore struct{ eventstore.Store }
+
+func (failingStore) QueryPage(context.Context, nostr.Filter, store.Cursor, int) ([]*nostr.Event, store.Cursor, error) {
+	return nil, store.Cursor{}, errors.New("disk on fire")
+}
+
+// A load that fails says so: the state carries the error, searches are
+// refused with it, and Loaded is closed so that the relay can stop.
+func TestLoad_FailureIsReported(t *testing.T) {
+	e := newLoadEnv(t)
+	o := e.options(nil)
+	o.Store = failingStore{e.store}
+	p, err := Start(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	select {
+	case <-p.Loaded():
+	case <-time.After(time.Minute):
+		t.Fatal("a failing load never ended")
+	}
+	s := p.State()
+	if s.Ready || s.Err == nil || !strings.Contains(s.Err.Error(), "disk on fire") {
+		t.Fatalf("state after a failed load: %+v", s)
+	}
+	_, _, err = p.Query(context.Background(), "", nostr.Filter{Search: "anything"})
+	if err == nil || !strings.Contains(err.Error(), "error: search index failed to load") {
+		t.Fatalf("search after a failed load: %v", err)
+	}
+	if errors.Is(err, ErrLoading) {
+		t.Fatal("a failed load answers as if it were still loading (a client would retry forever)")
+	}
+}

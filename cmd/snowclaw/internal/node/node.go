@@ -380,22 +380,26 @@ func (n *Node) Serve(ctx context.Context, ln net.Listener) error {
 	if n.search == nil || !n.o.Search.Background {
 		return n.relay.Serve(ctx, ln)
 	}
-	ctx, stop := context.WithCancelCause(ctx)
-	defer stop(nil)
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	failed := make(chan error, 1)
 	go func() {
 		select {
 		case <-n.search.Loaded():
 			if err := n.search.State().Err; err != nil {
-				stop(fmt.Errorf("search index: %w", err))
+				failed <- fmt.Errorf("search index: %w", err)
+				stop()
 			}
 		case <-ctx.Done():
 		}
 	}()
 	err := n.relay.Serve(ctx, ln)
-	if cause := context.Cause(ctx); err == nil && cause != ctx.Err() {
-		err = cause
+	select {
+	case ferr := <-failed:
+		return ferr
+	default:
+		return err
 	}
-	return err
 }
 
 // Close shuts down in the reverse order of New: the agent first (its
