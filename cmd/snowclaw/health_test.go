@@ -61,7 +61,8 @@ func TestHealth_ReadinessWhileTheIndexLoads(t *testing.T) {
 	<-entered
 	var out, errOut bytes.Buffer
 	err := run(context.Background(), []string{"health", "--addr", addr}, nil, &out, &errOut)
-	if err == nil || !strings.Contains(err.Error(), "503") || !strings.Contains(err.Error(), "starting, search index opening") {
+	if err == nil || !strings.Contains(err.Error(), "503") || !strings.Contains(err.Error(), `"status": "starting"`) ||
+		!strings.Contains(err.Error(), `"step": "opening"`) {
 		t.Fatalf("health while loading: %v, want a 503 that says the index is opening", err)
 	}
 	err = run(context.Background(), []string{"health", "--addr", addr, "--wait", "--timeout", "1500ms"}, nil, &out, &errOut)

@@ -90,9 +90,7 @@ func runServe(ctx context.Context, args, environ []string, stdout, stderr io.Wri
 		return fmt.Errorf("cannot listen on %s: %w (is another relay running? choose another with --addr)", cfg.Addr, err)
 	}
 	opts := nodeOptions(cfg, keys, logger)
-	// the relay serves while the index loads: NIP-11, REQ, COUNT and
-	// EVENT answer at once, searches say "loading" until /readyz says ready
-	opts.Search.Background = true
+	opts.Search.Background = true // serve at once; searches say "loading" until the index is ready
 	if opts.Agent, err = agentOptions(cfg); err != nil {
 		ln.Close()
 		return fmt.Errorf("agent: %w", err)
