@@ -310,3 +310,37 @@ func TestLoad_FailureIsReported(t *testing.T) {
 		t.Fatal("a failed load answers as if it were still loading (a client would retry forever)")
 	}
 }
+
+// The owner's trust list set while the index loads is checked at once
+// (a bad one refused), shown by Trust, and ranks from the first search.
+func TestLoad_SourcesSetWhileLoading(t *testing.T) {
+	e := newLoadEnv(t)
+	for i := range 600 {
+		e.save(t, fmt.Sprintf("ops/host%d", i), fmt.Sprintf("host %d runs the nightly backup", i))
+	}
+	entered, held := make(chan struct{}), make(chan struct{})
+	var once, release sync.Once
+	p, err := Start(e.options(func(done, total int) {
+		once.Do(func() { close(entered); <-held })
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { release.Do(func() { close(held) }); p.Close() })
+	<-entered
+	if err := p.SetSources(map[string]float64{"not a key": 2}); err == nil {
+		t.Fatal("a bad source accepted while loading")
+	}
+	author, _ := nostr.GetPublicKey(e.author)
+	if err := p.SetSources(map[string]float64{author: 3}); err != nil {
+		t.Fatal(err)
+	}
+	if w, ok := p.Trust().Source(author); !ok || w != 3 {
+		t.Fatalf("trust while loading: %v %v, want 3", w, ok)
+	}
+	release.Do(func() { close(held) })
+	<-p.Loaded()
+	if w, ok := p.ix.Trust().Source(author); !ok || w != 3 {
+		t.Fatalf("the index's trust once ready: %v %v, want the weight set while loading", w, ok)
+	}
+}

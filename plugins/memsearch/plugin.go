@@ -245,10 +245,9 @@ func (p *Plugin) OnEventDeleted(ctx context.Context, evt *nostr.Event) {
 }
 
 // enqueue queues an update; while the index loads it is held without
-// waiting for room (load.go).
+// waiting for room (load.go), up to maxHeld.
 func (p *Plugin) enqueue(o op) {
-	if p.loading.Load() {
-		p.q.hold(o)
+	if p.loading.Load() && p.q.hold(o) {
 		return
 	}
 	p.q.push(o)

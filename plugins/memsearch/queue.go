@@ -31,6 +31,7 @@ type queue struct {
 	done    chan struct{} // closed when the worker has stopped
 	wait    time.Duration
 	max     int
+	held    int // held updates pending (guarded by mu)
 }
 
 // op is one index update: remove ids, then index doc (if any).
@@ -48,6 +49,10 @@ const (
 	batchMax = 1000
 	// maxPending bounds the backlog (a few KB per doc).
 	maxPending = 16 * batchMax
+	// maxHeld bounds what is held without back-pressure while the index
+	// loads (hold): past it writers wait for room as they do afterwards,
+	// so a flood during a long first start holds ~150 MB at most.
+	maxHeld = 4 * maxPending
 )
 
 func newQueue() *queue {
@@ -76,20 +81,26 @@ func (q *queue) push(o op) {
 	}
 }
 
-// hold enqueues o without waiting for room: while the index loads
-// nothing applies updates, and a writer must not wait for the load.
-func (q *queue) hold(o op) {
+// hold enqueues o without waiting for room, as long as fewer than
+// maxHeld are held: while the index loads nothing applies updates, and a
+// writer must not wait for the load. It reports false when full.
+func (q *queue) hold(o op) bool {
 	o.held = true
 	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.held >= maxHeld {
+		return false
+	}
+	q.held++
 	q.ops = append(q.ops, o)
-	q.mu.Unlock()
+	return true
 }
 
 // take removes and returns every pending update, freeing their room.
 func (q *queue) take() []op {
 	q.mu.Lock()
 	ops := q.ops
-	q.ops = nil
+	q.ops, q.held = nil, 0
 	q.mu.Unlock()
 	for _, o := range ops {
 		if o.held {

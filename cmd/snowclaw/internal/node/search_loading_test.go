@@ -19,10 +19,12 @@ import (
 // to it, and the first report waits until release. Everything around it
 // is the real load.
 type loadBarrier struct {
-	once     sync.Once
-	entered  chan struct{}
-	released chan struct{}
+	once, releaseOnce sync.Once
+	entered           chan struct{}
+	released          chan struct{}
 }
+
+func (b *loadBarrier) release() { b.releaseOnce.Do(func() { close(b.released) }) }
 
 func newLoadBarrier() *loadBarrier {
 	return &loadBarrier{entered: make(chan struct{}), released: make(chan struct{})}
@@ -60,6 +62,7 @@ func (e *testEnv) getJSON(path string) (int, map[string]any) {
 func TestSearchLoading_RelayServesWhileTheIndexLoads(t *testing.T) {
 	barrier := newLoadBarrier()
 	e := startEnv(t, withSearch)
+	t.Cleanup(barrier.release) // before the relay stops (cleanups run last first): a failed check must not hang Close
 	a := newUser()
 	c := e.connect(nil)
 	const stored = 300
@@ -103,6 +106,12 @@ func TestSearchLoading_RelayServesWhileTheIndexLoads(t *testing.T) {
 	if !strings.HasPrefix(closed, "error: search index is loading (") || !strings.HasSuffix(closed, "try again shortly") {
 		t.Fatalf("search while loading: CLOSED %q, want the retryable loading refusal", closed)
 	}
+	if _, reason, err := c.Count(nostr.Filter{Search: "quokka"}, 5*time.Second); err != nil || !strings.HasPrefix(reason, "error: search index is loading (") {
+		t.Fatalf("COUNT with a search while loading: %q %v, want the loading refusal", reason, err)
+	}
+	if code, msg := e.v1(&e.owner, "GET", "/api/v1/search?q=quokka", nil, nil); code < 500 || !strings.HasPrefix(msg, "error: search index is loading (") {
+		t.Fatalf("GET /api/v1/search while loading: %d %q, want the loading refusal", code, msg)
+	}
 	code, h := e.getJSON("/api/v1/health")
 	if code != 200 || h["status"] != "starting" || h["search_loading"] == nil {
 		t.Fatalf("health while loading: %d %v, want status starting with the load's progress", code, h)
@@ -115,7 +124,7 @@ func TestSearchLoading_RelayServesWhileTheIndexLoads(t *testing.T) {
 		t.Errorf("answering while loading took %s", took)
 	}
 
-	close(barrier.released)
+	barrier.release()
 	select {
 	case <-e.n.Search().Loaded():
 	case <-time.After(60 * time.Second):
@@ -150,7 +159,8 @@ func TestSearchLoading_FirstStartBuildsBehindTheRelay(t *testing.T) {
 	e.stop()
 	held := make(chan struct{})
 	entered := make(chan struct{})
-	var once sync.Once
+	var once, releaseOnce sync.Once
+	t.Cleanup(func() { releaseOnce.Do(func() { close(held) }) })
 	withSearch(&e.opts)
 	e.opts.Search.Progress = func(done, total int) {
 		once.Do(func() { close(entered); <-held })
@@ -171,7 +181,7 @@ func TestSearchLoading_FirstStartBuildsBehindTheRelay(t *testing.T) {
 	if code, r := e.getJSON("/readyz"); code != http.StatusServiceUnavailable || r["search_loading"].(map[string]any)["step"] != "rebuilding" {
 		t.Fatalf("/readyz while building: %d %v", code, r)
 	}
-	close(held)
+	releaseOnce.Do(func() { close(held) })
 	<-e.n.Search().Loaded()
 	got := search(t, e, nil, nostr.Filter{Search: "quokka lighthouse"})
 	if len(got) != 1 || got[0].ID != fresh.ID {
