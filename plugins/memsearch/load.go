@@ -73,13 +73,24 @@ func (g *progress) set(step string, done, total int64) {
 	g.total.Store(total)
 }
 
-// Start builds the plugin and loads its index in the background: the
-// relay can serve at once. Ready, State and Done tell how the load goes.
+// New builds the plugin without its index: it takes the relay's updates
+// (held) and answers searches with ErrLoading until Start has loaded the
+// index. Ready, State and Loaded tell how the load goes.
+func New(opts Options) (*Plugin, error) { return newPlugin(opts) }
+
+// Start builds the plugin and loads its index in the background (New,
+// then Begin).
 func Start(opts Options) (*Plugin, error) {
 	p, err := newPlugin(opts)
-	if err != nil {
-		return nil, err
+	if err == nil {
+		p.Begin()
 	}
+	return p, err
+}
+
+// Begin loads the index in the background; call it once, when whatever
+// must be up first (the relay) is: the load takes cores a start needs.
+func (p *Plugin) Begin() {
 	p.loadWG.Add(1)
 	go func() {
 		defer p.loadWG.Done()
@@ -97,7 +108,6 @@ func Start(opts Options) (*Plugin, error) {
 		p.log.Info("search index ready", "docs", p.ix.Count(), "took", time.Since(start).Round(time.Millisecond))
 		close(p.loadDone)
 	}()
-	return p, nil
 }
 
 // Ready reports whether searches are answered.

@@ -178,6 +178,9 @@ func New(ctx context.Context, o Options) (n *Node, err error) {
 		return n, err
 	}
 	n.wire(ctx)
+	if n.search != nil && o.Search.Background {
+		n.search.Begin()
+	}
 	n.crypt.Start(ctx)
 	if n.relay.Shared() {
 		n.startShared()
@@ -199,8 +202,8 @@ func (n *Node) openSearch(ctx context.Context) error {
 	so.Feed, so.Position = store.FeedOf(n.store), n.relay.FeedPosition
 	so.OpenGroup = n.crypt.Open
 	open := memsearch.Open
-	if n.o.Search.Background {
-		open = func(context.Context, memsearch.Options) (*memsearch.Plugin, error) { return memsearch.Start(so) }
+	if n.o.Search.Background { // loaded once New is done (Begin)
+		open = func(context.Context, memsearch.Options) (*memsearch.Plugin, error) { return memsearch.New(so) }
 	}
 	mem, err := open(ctx, so)
 	if err != nil {
