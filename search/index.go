@@ -47,10 +47,6 @@ var ErrClosed = errors.New("search: index closed")
 // flat when a rebuild streams many docs.
 const batchSize = 1000
 
-// memCompactBatches: the RAM index (scorch without a directory) never
-// merges its segments, so after this many batches it is rebuilt in one.
-const memCompactBatches = 128
-
 // Open opens the index in opts.Dir, creating it if the directory holds no
 // index yet. An empty Dir keeps everything in RAM. A damaged or missing
 // part, or a different embedder, yields an error wrapping ErrNeedsRebuild.
