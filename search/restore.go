@@ -48,7 +48,10 @@ func (s *state) saveImage(dir string) error {
 				Version: d.Version, CreatedAt: d.CreatedAt, Off: d.off, Confidence: d.Confidence, Supersedes: d.Supersedes,
 				KeywordOnly: d.KeywordOnly, Words: d.words, Slot: d.slot, Tags: d.tagv})
 		}
+		var buf []byte
 		for _, p := range parts {
+			buf = s.parts.byScope[p.Scope].kw.AppendEncoded(buf[:0]) // one part's at a time
+			p.Postings = buf
 			w.Part(p)
 		}
 		return true, w.Close()
@@ -72,8 +75,7 @@ func (s *state) imageParts() (out []*docimage.Part, ok bool) {
 			return nil, false
 		}
 		if kept > 0 {
-			out = append(out, &docimage.Part{Scope: scope, Slots: len(p.slots), VN: p.vn, ChatN: p.chatN, ChatW: p.chatW,
-				VSum: p.vsum, Postings: p.kw.AppendEncoded(nil)})
+			out = append(out, &docimage.Part{Scope: scope, Slots: len(p.slots), VN: p.vn, ChatN: p.chatN, ChatW: p.chatW, VSum: p.vsum})
 		}
 	}
 	return out, true
