@@ -31,8 +31,12 @@ ENV SNOWCLAW_ADDR=0.0.0.0:3334 \
     SNOWCLAW_DATA=/data
 VOLUME ["/data"]
 EXPOSE 3334
-# the image has no curl: the binary asks its own /healthz
-HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
+# the image has no curl: the binary asks its own /readyz, which says
+# ready once searches are answered too (the relay serves everything else
+# from its first second while the search index loads). A first start
+# builds the index from the events, minutes at a million memories: the
+# start period lets it, and a restart reads the index back in seconds.
+HEALTHCHECK --interval=15s --timeout=5s --start-period=10m --retries=3 \
   CMD ["/usr/local/bin/snowclaw", "health"]
 ENTRYPOINT ["/usr/local/bin/snowclaw"]
 CMD ["serve"]

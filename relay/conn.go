@@ -321,7 +321,10 @@ func (c *client) handleCount(id string, filters nostr.Filters) {
 		for _, f := range filters {
 			n, err := c.r.countVisible(c.ctx, f)
 			if err != nil {
-				c.closed(id, snowclaw.Internal("could not count"))
+				if f.Search == "" {
+					err = snowclaw.Internal("could not count")
+				} // a search's refusal is the searcher's, as for a REQ ("loading, try again")
+				c.closed(id, err)
 				return
 			}
 			total += n

@@ -96,6 +96,9 @@ type Options struct {
 	// any author could bury any memory by naming it.
 	Curators        []string
 	RecencyHalfLife time.Duration // 0 disables recency decay
+	// Progress, when set, hears how far Open got reading the index from
+	// disk: bytes done of total.
+	Progress func(done, total int64)
 }
 
 // Query is one search.

@@ -91,7 +91,7 @@ func TestDocText_AfterCompaction(t *testing.T) {
 		mustIndex(t, ix, Doc{ID: id, Text: fmt.Sprintf("alpha%d doc %d", i%7, i)})
 		docs = append(docs, id)
 	}
-	gone, docs = docs[:4500], docs[4500:]
+	gone = docs[:4500]
 	if err := ix.Remove(context.Background(), gone...); err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func TestDocText_DamagedRecord(t *testing.T) {
 	ix := openTest(t, Options{Dir: dir})
 	mustIndex(t, ix, memDocs()...)
 	off := ix.st.docs["c"].off
-	f, err := os.OpenFile(ix.st.meta.logPath(dir), os.O_WRONLY, 0)
+	f, err := os.OpenFile(ix.st.meta.LogPath(dir), os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

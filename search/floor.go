@@ -3,10 +3,10 @@ package search
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 
+	"github.com/snowclaw/snowclaw/search/indexdir"
 	"github.com/snowclaw/snowclaw/search/vector"
 )
 
@@ -162,43 +162,7 @@ func calibrateFloor(ctx context.Context, e Embedder, ss []floorSample, n int) (f
 	// 1 - 1/n quantile (n the docs indexed), at least floorPercentile,
 	// at most the largest similarity sampled.
 	q := max(floorPercentile, 1-1/float64(max(1, n)))
-	return nthSmallest(sims, min(len(sims)-1, int(q*float64(len(sims))))), true, nil
-}
-
-// nthSmallest is what sorting xs would put at k (it reorders xs): a
-// quickselect, which sorts only when its pivots keep failing. Sorting all
-// 130k similarities was as long as computing them.
-func nthSmallest(xs []float64, k int) float64 {
-	lo, hi := 0, len(xs)-1
-	for tries := 64; lo < hi; tries-- {
-		if tries == 0 {
-			slices.Sort(xs[lo : hi+1])
-			break
-		}
-		p := xs[lo+(hi-lo)/2]
-		i, j := lo, hi
-		for i <= j {
-			for xs[i] < p {
-				i++
-			}
-			for xs[j] > p {
-				j--
-			}
-			if i <= j {
-				xs[i], xs[j] = xs[j], xs[i]
-				i, j = i+1, j-1
-			}
-		}
-		switch {
-		case k <= j:
-			hi = j
-		case k >= i:
-			lo = i
-		default:
-			return xs[k] // between j and i: equal to the pivot
-		}
-	}
-	return xs[k]
+	return vector.NthSmallest(sims, min(len(sims)-1, int(q*float64(len(sims))))), true, nil
 }
 
 // needsCalibration: never calibrated, or the index has doubled (or
@@ -246,7 +210,7 @@ func (ix *Index) recalibrate(ctx context.Context, st *state) error {
 		return nil
 	}
 	st.meta.VectorFloor, st.meta.FloorDocs = floor, n
-	return writeMeta(ix.dir, st.meta)
+	return indexdir.WriteMeta(ix.dir, st.meta)
 }
 
 // VectorFloor is the cosine similarity a doc must reach to pass the

@@ -15,6 +15,7 @@ import (
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/internal/par"
 	"github.com/snowclaw/snowclaw/search/doclog"
+	"github.com/snowclaw/snowclaw/search/indexdir"
 	"github.com/snowclaw/snowclaw/search/vector"
 )
 
@@ -32,10 +33,11 @@ type Index struct {
 
 	writeMu sync.Mutex // serialises Index, Remove, Rebuild and Close
 
-	mu     sync.RWMutex // guards st and closed; st's maps change under Lock
-	st     *state
-	closed bool
-	broken atomic.Bool // a write panicked half-way: waits for Rebuild (fault.go)
+	mu       sync.RWMutex // guards st and closed; st's maps change under Lock
+	st       *state
+	closed   bool
+	broken   atomic.Bool // a write panicked half-way: waits for Rebuild (fault.go)
+	restored bool        // Open read a close-time image (Restored)
 }
 
 // ErrClosed is returned by calls on a closed Index.
@@ -48,7 +50,10 @@ const batchSize = 1000
 // Open opens the index in opts.Dir, creating it if the directory holds no
 // index yet. An empty Dir keeps everything in RAM. A damaged or missing
 // part, or a different embedder, yields an error wrapping ErrNeedsRebuild.
-func Open(opts Options) (*Index, error) {
+func Open(opts Options) (*Index, error) { return OpenContext(context.Background(), opts) }
+
+// OpenContext is Open that stops, with ctx's error, when ctx ends.
+func OpenContext(ctx context.Context, opts Options) (*Index, error) {
 	opts, err := normalizeOptions(opts)
 	if err != nil {
 		return nil, err
@@ -68,10 +73,10 @@ func Open(opts Options) (*Index, error) {
 	if err := os.MkdirAll(ix.dir, 0o700); err != nil {
 		return nil, err
 	}
-	m, err := readMeta(ix.dir)
+	m, err := indexdir.ReadMeta(ix.dir)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		own, herr := hasOwnFiles(ix.dir)
+		own, herr := indexdir.HasOwnFiles(ix.dir)
 		if herr != nil {
 			return nil, herr
 		}
@@ -82,7 +87,7 @@ func Open(opts Options) (*Index, error) {
 		if cerr != nil {
 			return nil, cerr
 		}
-		if err := writeMeta(ix.dir, st.meta); err != nil {
+		if err := indexdir.WriteMeta(ix.dir, st.meta); err != nil {
 			_ = st.close()
 			return nil, err
 		}
@@ -91,10 +96,10 @@ func Open(opts Options) (*Index, error) {
 	case err != nil:
 		return nil, err
 	}
-	if err := checkMeta(m, ix.emb); err != nil {
+	if err := indexdir.CheckMeta(m, ix.emb.Name(), ix.emb.Dim()); err != nil {
 		return nil, err
 	}
-	st, err := ix.loadState(m)
+	st, err := ix.loadState(ctx, m)
 	if err != nil {
 		return nil, err
 	}
@@ -110,6 +115,9 @@ func Open(opts Options) (*Index, error) {
 func normalizeOptions(o Options) (Options, error) {
 	if o.Embedder == nil {
 		o.Embedder = NewBuiltinEmbedder()
+	}
+	if o.Progress == nil {
+		o.Progress = func(done, total int64) {}
 	}
 	if o.BM25Weight == 0 && o.VectorWeight == 0 {
 		o.BM25Weight, o.VectorWeight = 1, 1
@@ -151,8 +159,8 @@ func (ix *Index) newState() *state {
 // createState makes a new, empty generation on disk.
 func (ix *Index) createState(gen int) (*state, error) {
 	st := ix.newState()
-	st.meta = indexMeta{Format: formatVersion, Embedder: ix.emb.Name(), Dim: ix.emb.Dim(), Gen: gen}
-	l, err := doclog.Create(st.meta.logPath(ix.dir))
+	st.meta = indexMeta{Format: indexdir.FormatVersion, Embedder: ix.emb.Name(), Dim: ix.emb.Dim(), Gen: gen}
+	l, err := doclog.Create(st.meta.LogPath(ix.dir))
 	if err != nil {
 		return nil, err
 	}
@@ -169,11 +177,15 @@ func (ix *Index) createState(gen int) (*state, error) {
 // again, in parallel batches.
 // The vectors come from the graph snapshot when Close left one for this
 // very log (snapshot.go), else from the log.
-func (ix *Index) loadState(m indexMeta) (*state, error) {
+func (ix *Index) loadState(ctx context.Context, m indexMeta) (*state, error) {
+	if st := ix.restoreState(m); st != nil {
+		ix.restored = true
+		return st, nil
+	}
 	snap, tag := ix.loadVectors(m)
-	_ = os.Remove(m.snapPath(ix.dir)) // read or useless: the log moves on
+	_ = os.Remove(m.SnapPath(ix.dir)) // read or useless: the log moves on
 	if snap != nil {
-		st, err := ix.replayState(m, snap)
+		st, err := ix.replayState(ctx, m, snap)
 		if err == nil {
 			if err = st.adoptVectors(tag); err == nil {
 				return st, nil
@@ -184,12 +196,12 @@ func (ix *Index) loadState(m indexMeta) (*state, error) {
 			return nil, err
 		}
 	}
-	return ix.replayState(m, nil)
+	return ix.replayState(ctx, m, nil)
 }
 
 // replayState builds a state from the log; with snap, the vectors are
 // snap's and the log's are not added (adoptVectors checks they agree).
-func (ix *Index) replayState(m indexMeta, snap *vector.Auto) (st *state, err error) {
+func (ix *Index) replayState(ctx context.Context, m indexMeta, snap *vector.Auto) (st *state, err error) {
 	defer recoverAs(&err, "open")
 	st = ix.newState()
 	st.meta = m
@@ -238,13 +250,22 @@ func (ix *Index) replayState(m indexMeta, snap *vector.Auto) (st *state, err err
 		pend = pend[:0]
 		return nil
 	}
-	if err := st.openReader(m.logPath(ix.dir)); err != nil {
+	if err := st.openReader(m.LogPath(ix.dir)); err != nil {
 		_ = st.close()
 		return nil, fmt.Errorf("%w: doc log: %v", ErrNeedsRebuild, err)
 	}
-	l, records, err := doclog.Replay(m.logPath(ix.dir), func(n int, off int64, p []byte) error {
+	var size int64
+	if fi, err := st.rd.Stat(); err == nil {
+		size = fi.Size()
+	}
+	ix.opts.Progress(0, size)
+	l, records, err := doclog.Replay(m.LogPath(ix.dir), func(n int, off int64, p []byte) error {
 		pend = append(pend, rec{n: n, off: off, p: p})
 		if len(pend) == 4*batchSize {
+			ix.opts.Progress(off, size)
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			return apply()
 		}
 		return nil
@@ -269,6 +290,7 @@ func (ix *Index) replayState(m indexMeta, snap *vector.Auto) (st *state, err err
 	}
 	l.Dead = records - len(st.docs) // every record but each live doc's last put
 	st.log = l
+	ix.opts.Progress(size, size)
 	st.vecsLoaded = false
 	return st, nil
 }
@@ -290,8 +312,30 @@ func (ix *Index) Close() error {
 			return err
 		}
 	}
+	ierr := st.saveImage(ix.dir)
 	serr := st.saveVectors(ix.dir)
-	return errors.Join(st.close(), serr)
+	return errors.Join(st.close(), serr, ierr)
+}
+
+// Restored reports whether Open read the index back whole, as its last
+// Close left it (restore.go), rather than from its doc log: a caller
+// whose own state was closed with it may trust it is current.
+func (ix *Index) Restored() bool { return ix.restored }
+
+// CheckLog reads the doc log through once and reports damage
+// (ErrNeedsRebuild), which a restored index (Restored) has not read yet.
+func (ix *Index) CheckLog(ctx context.Context) error {
+	var path string
+	var size int64
+	ix.writeMu.Lock() // the log is flushed up to its Size between writes
+	if l := ix.st.log; l != nil {
+		path, size = l.Path, l.Size
+	}
+	ix.writeMu.Unlock()
+	if err := doclog.Check(ctx, path, size); path != "" && err != nil && ctx.Err() == nil {
+		return fmt.Errorf("%w: %w", ErrNeedsRebuild, err)
+	}
+	return nil
 }
 
 // Count returns the number of indexed docs, volatile ones included.
@@ -343,6 +387,36 @@ func (ix *Index) Scope(id string) (scope string, volatile, ok bool) {
 		return "", false, false
 	}
 	return d.Scope, d.Volatile, true
+}
+
+// VolatileIDs are the ids of the volatile docs indexed, which a caller
+// may index again after a restart (they never reach the disk).
+func (ix *Index) VolatileIDs() []string {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	var ids []string
+	for id, d := range ix.st.docs {
+		if d.Volatile {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// EachScope calls f with every scope that holds docs and one doc of it
+// (without its text): what a caller needs to judge who may read a scope.
+func (ix *Index) EachScope(f func(scope string, d Doc)) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	for scope, p := range ix.st.parts.byScope {
+		for _, d := range p.slots {
+			if d != nil {
+				c, _ := ix.st.export(d, false) // no text: nothing to read
+				f(scope, c)
+				break
+			}
+		}
+	}
 }
 
 // Versions are the ids of the docs indexed at address (Doc.Address).

@@ -6,8 +6,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/snowclaw/snowclaw/search/doclog"
 	"github.com/snowclaw/snowclaw/search/vector"
@@ -24,10 +24,6 @@ import (
 // and the snapshot is ignored and the vectors come from the log as before.
 // The file is removed once read: the log moves on from there.
 
-func (m indexMeta) snapPath(dir string) string {
-	return filepath.Join(dir, fmt.Sprintf("vectors-%d.snap", m.Gen))
-}
-
 // logTag is what a snapshot must match: the log's generation and identity.
 func logTag(gen int, l *doclog.Log) []byte {
 	b := binary.LittleEndian.AppendUint64(nil, uint64(gen))
@@ -42,15 +38,24 @@ func (s *state) saveVectors(dir string) error {
 	if !ok || s.log == nil || dir == "" {
 		return nil
 	}
-	path := s.meta.snapPath(dir)
+	keep := func(id string) bool { d := s.docs[id]; return d != nil && !d.Volatile }
+	err := writeAtomic(s.meta.SnapPath(dir), func(w io.Writer) (bool, error) { return x.Save(w, keep, logTag(s.meta.Gen, s.log)) })
+	if err != nil {
+		return fmt.Errorf("search: saving the vector graph: %w", err)
+	}
+	return nil
+}
+
+// writeAtomic writes path through a temp file, synced and renamed into
+// place, unless write fails or reports it had nothing to write.
+func writeAtomic(path string, write func(w io.Writer) (bool, error)) error {
 	tmp := path + ".tmp"
 	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
 	if err != nil {
 		return err
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
-	keep := func(id string) bool { d := s.docs[id]; return d != nil && !d.Volatile }
-	saved, err := x.Save(w, keep, logTag(s.meta.Gen, s.log))
+	wrote, err := write(w)
 	if err == nil {
 		err = w.Flush()
 	}
@@ -60,12 +65,9 @@ func (s *state) saveVectors(dir string) error {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil || !saved {
+	if err != nil || !wrote {
 		_ = os.Remove(tmp)
-		if err != nil {
-			return fmt.Errorf("search: saving the vector graph: %w", err)
-		}
-		return nil
+		return err
 	}
 	return os.Rename(tmp, path)
 }
@@ -73,7 +75,7 @@ func (s *state) saveVectors(dir string) error {
 // loadVectors reads the graph snapshot of generation m, if there is a
 // usable one; its tag is checked against the log after the replay.
 func (ix *Index) loadVectors(m indexMeta) (*vector.Auto, []byte) {
-	f, err := os.Open(m.snapPath(ix.dir))
+	f, err := os.Open(m.SnapPath(ix.dir))
 	if err != nil {
 		return nil, nil
 	}

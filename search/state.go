@@ -105,11 +105,18 @@ func (s *state) putMaps(d *Doc, v []float32, a analysed) error {
 		}
 	}
 	s.keep(d)
-	s.docs[d.ID] = d
 	s.parts.add(d, a, v)
 	if v != nil && !s.vecsLoaded { // keyword-only docs have none
 		s.vecs.Add(d.ID, v)
 	}
+	s.link(d)
+	return nil
+}
+
+// link records d, already in its part, in the maps of docs, versions,
+// supersedes, threads and sessions.
+func (s *state) link(d *Doc) {
+	s.docs[d.ID] = d
 	for _, id := range d.Supersedes {
 		by := s.superseded[id]
 		if by == nil {
@@ -126,7 +133,6 @@ func (s *state) putMaps(d *Doc, v []float32, a analysed) error {
 	if !d.Volatile {
 		s.diskDocs++
 	}
-	return nil
 }
 
 // dropMaps takes an indexed doc out of the RAM maps; its terms are read
@@ -236,7 +242,7 @@ func (s *state) compactLogIfNeeded(dir string, locked func(func())) error {
 	if s.log == nil || s.log.Dead < 4096 || s.log.Dead < s.diskDocs {
 		return nil
 	}
-	path := s.meta.logPath(dir)
+	path := s.meta.LogPath(dir)
 	if err := s.log.Flush(); err != nil {
 		return err
 	}

@@ -50,7 +50,7 @@ func indexedText(d *Doc) string {
 
 // queryAnalyzer returns the analyzer that indexes text, so query terms are
 // made exactly like indexed terms.
-func queryAnalyzer() (analysis.Analyzer, error) { return keyword.NewAnalyzer() }
+var queryAnalyzer = keyword.NewAnalyzer
 
 func analyse(a analysis.Analyzer, d *Doc) analysed { return keyword.Analyse(a, indexedText(d)) }
 

@@ -68,19 +68,28 @@ func NormalizeSource(s string) (string, error) {
 // error and changes nothing. Searches and conflict listings that start
 // afterwards rank with the new weights.
 func (ix *Index) SetSources(m map[string]float64) error {
+	live, err := LiveSources(m)
+	if err == nil {
+		ix.live.p.Store(&live)
+	}
+	return err
+}
+
+// LiveSources is m as SetSources keeps it (keys normalized), or why it
+// cannot be.
+func LiveSources(m map[string]float64) (map[string]float64, error) {
 	live := make(map[string]float64, len(m))
 	for k, w := range m {
 		key, err := NormalizeSource(k)
 		if err != nil {
-			return fmt.Errorf("search: %w", err)
+			return nil, fmt.Errorf("search: %w", err)
 		}
 		if w <= 0 || math.IsNaN(w) || math.IsInf(w, 0) {
-			return fmt.Errorf("search: source %s: weight %v is not a positive number", k, w)
+			return nil, fmt.Errorf("search: source %s: weight %v is not a positive number", k, w)
 		}
 		live[key] = w
 	}
-	ix.live.p.Store(&live)
-	return nil
+	return live, nil
 }
 
 // sourceWeight is the weight of one source key: the live one, else the

@@ -227,7 +227,7 @@ func (ix *Index) Rebuild(ctx context.Context, docs func(yield func(Doc) error) e
 	if err != nil {
 		_ = st.close()
 		if ix.dir != "" {
-			_ = os.Remove(st.meta.logPath(ix.dir))
+			_ = os.Remove(st.meta.LogPath(ix.dir))
 		}
 		return fmt.Errorf("search: rebuild: %w", err)
 	}
@@ -238,8 +238,8 @@ func (ix *Index) Rebuild(ctx context.Context, docs func(yield func(Doc) error) e
 	ix.mu.Unlock()
 	cerr := old.close()
 	if ix.dir != "" && old.meta.Gen > 0 {
-		_ = os.Remove(old.meta.logPath(ix.dir))
-		_ = os.Remove(old.meta.snapPath(ix.dir))
+		_ = os.Remove(old.meta.LogPath(ix.dir))
+		_ = os.Remove(old.meta.SnapPath(ix.dir))
 	}
 	if progress != nil {
 		progress(done, done)

@@ -28,14 +28,22 @@ type searchOpts struct {
 	memLimitMB         int // snowclaw's relay.memory_limit_mb
 }
 
-// searchResult is one relay's figures.
+// searchResult is one relay's figures. A start is timed three ways from
+// the process's start: until it prints that it listens, until a REQ is
+// answered (EOSE) and until a search is (EOSE, not a "loading" CLOSED):
+// snowclaw serves before its index is loaded, and what the first start
+// builds is done when the first search is answered.
 type searchResult struct {
 	relay             string
-	firstStart        time.Duration // process start → listening, the index built from the store
-	reindexRate       float64       // docs/s of that build
-	settle            time.Duration // after listening, until the relay's CPU went quiet (background linking)
-	restart           time.Duration // second start, index already on disk
-	restartSettle     time.Duration // after that start listens, until its CPU went quiet
+	firstStart        time.Duration // process start → listening
+	firstREQ          time.Duration // → the first REQ answered
+	firstSearch       time.Duration // → the first search answered: the index built from the store
+	reindexRate       float64       // docs/s of that build (n / firstSearch)
+	settle            time.Duration // after the first search, until the relay's CPU went quiet (background linking)
+	restart           time.Duration // second start, index already on disk: → listening
+	restartREQ        time.Duration // → the first REQ answered
+	restartSearch     time.Duration // → the first search answered
+	restartSettle     time.Duration // after that, until its CPU went quiet
 	restartPeakRSS    int64         // the second process's peak RSS, settled
 	p50, p95, p99     float64       // ms, REQ → EOSE
 	cpuPerReq         float64       // ms of the relay's CPU per timed REQ (/proc/<pid>/stat), which load moves less
@@ -130,11 +138,14 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		_ = os.RemoveAll(data)
 	}
 	fmt.Fprintf(stdout, "\n%d memories, %d timed REQs (limit 10) on one anonymous connection\n", o.n, o.queries)
-	fmt.Fprintf(stdout, "%-9s %12s %12s %9s %9s %8s %8s %8s %11s %9s %10s %10s %13s\n",
-		"relay", "first-start", "reindex/s", "settle", "restart", "p50-ms", "p95-ms", "p99-ms", "cpu-ms/req", "recall@10", "peak-RSS", "RSS-after", "restart-peak")
+	fmt.Fprintf(stdout, "%-9s %8s %8s %10s %9s %7s %8s %8s %10s %8s %8s %8s %10s %9s %9s %9s %12s\n",
+		"relay", "listen", "1st-REQ", "1st-search", "reindex/s", "settle", "re-listen", "re-REQ", "re-search",
+		"p50-ms", "p95-ms", "p99-ms", "cpu-ms/req", "recall@10", "peak-RSS", "RSS-after", "restart-peak")
+	ms := func(d time.Duration) string { return d.Round(time.Millisecond).String() }
 	for _, r := range results {
-		fmt.Fprintf(stdout, "%-9s %12s %12.0f %9s %9s %8.2f %8.2f %8.2f %11.2f %9.3f %9dM %9dM %12dM\n", r.relay,
-			r.firstStart.Round(time.Millisecond), r.reindexRate, r.settle.Round(time.Second), r.restart.Round(time.Millisecond),
+		fmt.Fprintf(stdout, "%-9s %8s %8s %10s %9.0f %7s %8s %8s %10s %8.2f %8.2f %8.2f %10.2f %9.3f %8dM %8dM %11dM\n", r.relay,
+			ms(r.firstStart), ms(r.firstREQ), ms(r.firstSearch), r.reindexRate, r.settle.Round(time.Second),
+			ms(r.restart), ms(r.restartREQ), ms(r.restartSearch),
 			r.p50, r.p95, r.p99, r.cpuPerReq, r.recall, r.peakRSS>>20, r.afterRSS>>20, r.restartPeakRSS>>20)
 	}
 	return nil
@@ -148,8 +159,13 @@ func measureSearch(ctx context.Context, name, bin string, args, env []string, da
 		return r, err
 	}
 	r.firstStart = time.Since(p.began)
-	r.reindexRate = float64(o.n) / r.firstStart.Seconds()
-	fmt.Fprintf(stdout, "%s: listening after %s (index built from the store)\n", name, r.firstStart.Round(time.Millisecond))
+	if r.firstREQ, r.firstSearch, err = untilAnswered(ctx, p, queries[0].Text, 2*time.Hour); err != nil {
+		p.stop()
+		return r, err
+	}
+	r.reindexRate = float64(o.n) / r.firstSearch.Seconds()
+	fmt.Fprintf(stdout, "%s: listening after %s, first REQ answered after %s, first search after %s (index built from the store)\n",
+		name, r.firstStart.Round(time.Millisecond), r.firstREQ.Round(time.Millisecond), r.firstSearch.Round(time.Millisecond))
 	r.settle, err = waitQuiet(ctx, p, time.Hour)
 	if err != nil {
 		p.stop()
@@ -215,7 +231,11 @@ func measureSearch(ctx context.Context, name, bin string, args, env []string, da
 		return r, err
 	}
 	r.restart = time.Since(p.began)
-	// what a restart catches up on after it listens counts too: its peak
+	if r.restartREQ, r.restartSearch, err = untilAnswered(ctx, p, queries[0].Text, time.Hour); err != nil {
+		p.stop()
+		return r, err
+	}
+	// what a restart catches up on after it answers counts too: its peak
 	// RSS is read once it is quiet
 	if r.restartSettle, err = waitQuiet(ctx, p, time.Hour); err != nil {
 		p.stop()
@@ -225,9 +245,53 @@ func measureSearch(ctx context.Context, name, bin string, args, env []string, da
 	if err := p.stop(); err != nil {
 		return r, fmt.Errorf("stopping %s after the restart: %w", name, err)
 	}
-	fmt.Fprintf(stdout, "%s: p50 %.2f ms, p95 %.2f ms, p99 %.2f ms, recall@10 %.3f, peak RSS %d MB; restart %s, quiet %s later, peak RSS %d MB\n",
-		name, r.p50, r.p95, r.p99, r.recall, r.peakRSS>>20, r.restart.Round(time.Millisecond), r.restartSettle.Round(time.Second), r.restartPeakRSS>>20)
+	fmt.Fprintf(stdout, "%s: p50 %.2f ms, p95 %.2f ms, p99 %.2f ms, recall@10 %.3f, peak RSS %d MB; restart: listening %s, REQ %s, search %s, quiet %s later, peak RSS %d MB\n",
+		name, r.p50, r.p95, r.p99, r.recall, r.peakRSS>>20, r.restart.Round(time.Millisecond), r.restartREQ.Round(time.Millisecond),
+		r.restartSearch.Round(time.Millisecond), r.restartSettle.Round(time.Second), r.restartPeakRSS>>20)
 	return r, nil
+}
+
+// untilAnswered asks p, every 20 ms from when it listens, for a REQ and
+// for a search (text) until each is answered to EOSE, and returns how
+// long after the process started each first was. A search refused
+// ("loading") is asked again; a connection that fails is dialled again.
+func untilAnswered(ctx context.Context, p *proc, text string, limit time.Duration) (req, search time.Duration, err error) {
+	var c *conn
+	defer func() {
+		if c != nil {
+			c.close()
+		}
+	}()
+	for deadline := time.Now().Add(limit); ; time.Sleep(20 * time.Millisecond) {
+		if err := ctx.Err(); err != nil {
+			return 0, 0, err
+		}
+		if time.Now().After(deadline) {
+			return 0, 0, fmt.Errorf("%s: no search answered within %s", p.name, limit)
+		}
+		if c == nil {
+			if c, err = dial(p.url); err != nil {
+				c = nil
+				continue
+			}
+		}
+		if req == 0 {
+			if _, err := c.query("first-req", nostr.Filter{Kinds: []int{30078}, Limit: 1}); err != nil {
+				c.close()
+				c = nil
+				continue
+			}
+			req = time.Since(p.began)
+		}
+		_, err := c.query("first-search", nostr.Filter{Kinds: []int{30078}, Search: text, Limit: 10})
+		if err == nil {
+			return req, time.Since(p.began), nil
+		}
+		if !errors.Is(err, errClosed) {
+			c.close()
+			c = nil
+		}
+	}
 }
 
 // waitQuiet waits until the relay's CPU use stays under a tenth of a core

@@ -86,7 +86,7 @@ var commands = []command{
 	{name: "config", args: "<global|group:ID|npub:X> [key=value…]", about: "dynamic config (owner)", subs: configCommands, run: runConfig},
 	{name: "privacy", args: "<npub> …", about: "a person's rights (owner)", subs: privacyCommands, run: runPrivacy},
 	{name: "mcp", args: "[--relay URL] [--sec KEY]", about: "the memory tools over MCP on stdin/stdout, acting as KEY", run: runMCP},
-	{name: "health", args: "[--url URL]", about: "exit 0 when the relay's /healthz answers (container healthchecks)", run: runHealth},
+	{name: "health", args: "[--url URL] [--live] [--wait]", about: "exit 0 when the relay is ready, search included (/readyz; --live: up, /healthz)", run: runHealth},
 	{name: "version", about: "print the version (also --version)", run: runVersion},
 }
 

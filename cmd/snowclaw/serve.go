@@ -94,6 +94,7 @@ func runServe(ctx context.Context, args, environ []string, stdout, stderr io.Wri
 		return fmt.Errorf("cannot listen on %s: %w (is another relay running? choose another with --addr)", cfg.Addr, err)
 	}
 	opts := nodeOptions(cfg, keys, logger)
+	opts.Search.Background = true // serve at once; searches say "loading" until the index is ready
 	if opts.Agent, err = agentOptions(cfg); err != nil {
 		ln.Close()
 		return fmt.Errorf("agent: %w", err)

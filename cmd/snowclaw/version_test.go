@@ -76,6 +76,7 @@ func TestHealth(t *testing.T) {
 	addr := strings.TrimPrefix(httpURL, "http://")
 	for _, args := range [][]string{
 		{"health", "--url", httpURL + "/healthz"},
+		{"health", "--addr", addr, "--wait", "--timeout", "30s"}, // ready once its (empty) index is
 		{"health", "--addr", addr},
 	} {
 		var out, errOut bytes.Buffer

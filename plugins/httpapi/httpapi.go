@@ -13,10 +13,11 @@
 // /api/v1/export.
 //
 // Health: GET /api/v1/health is the API's answer (version, keys, what is
-// on, and with a signature what the caller sees). The relay keeps GET
-// /healthz apart from it on purpose: a bare liveness answer for
-// container health checks and load balancers, which neither sign nor
-// need the details.
+// on, "starting" while the search index loads, and with a signature what
+// the caller sees). The relay keeps GET /healthz apart from it on
+// purpose: a bare liveness answer, which neither signs nor needs the
+// details; GET /readyz (ready.go) is the readiness answer load balancers
+// and container health checks ask.
 //
 // Every request authenticates on its own (NIP-98, replay-checked; a
 // bearer token for /mcp and /metrics where configured), so CORS is open
@@ -113,6 +114,7 @@ func New(o Options) *API {
 
 // Routes registers every route on mux.
 func (a *API) Routes(mux *http.ServeMux) {
+	mux.HandleFunc("GET /readyz", a.serveReady)
 	a.v1Routes(mux)
 	a.memoryRoutes(mux)
 	a.agentRoutes(mux)

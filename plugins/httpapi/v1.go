@@ -82,6 +82,9 @@ type health struct {
 	// SearchRebuilding: the index is being rebuilt after damage; searches
 	// answer "error: search index is being rebuilt" until it is false.
 	SearchRebuilding bool `json:"search_rebuilding"`
+	// SearchLoading: while Status is "starting" (or "failed"), how far
+	// the index's load at start got (ready.go).
+	SearchLoading *searchLoad `json:"search_loading,omitempty"`
 	// DiskFull: the data volume is below its reserve ([store]
 	// min_free_mb); new events are refused with "error: disk full".
 	DiskFull bool `json:"disk_full"`
@@ -96,6 +99,9 @@ func (a *API) v1Health(w http.ResponseWriter, req *http.Request) {
 		Search: a.o.Index != nil, SearchRebuilding: a.o.Index != nil && a.o.Index.Rebuilding(), AgentOn: a.o.Agent != nil,
 		DiskFull: a.o.Relay.DiskFull()}
 	status := http.StatusOK
+	if s, load := a.readiness(); s != "ready" {
+		h.Status, h.SearchLoading = s, load
+	}
 	if lag, shared, err := a.o.Relay.FeedLag(req.Context()); shared {
 		if err != nil {
 			lag.Stopped = true // the log cannot be read: nothing can be proved current

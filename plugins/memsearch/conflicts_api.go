@@ -9,11 +9,32 @@ import "github.com/snowclaw/snowclaw/search"
 // SetSources replaces the owner's live source weights (seed 003's
 // preference list) on top of the configured ones; ranking and conflict
 // order use them from the next search on.
+// While the index loads they are checked and kept, and applied when it
+// is ready.
 func (p *Plugin) SetSources(weights map[string]float64) error {
-	return p.ix.SetSources(weights)
+	p.loadMu.Lock()
+	defer p.loadMu.Unlock()
+	if !p.loading.Load() {
+		return p.ix.SetSources(weights)
+	}
+	if _, err := search.LiveSources(weights); err != nil {
+		return err
+	}
+	p.sources = &weights
+	return nil
 }
 
 // Trust is the trust configuration ranking uses right now.
 func (p *Plugin) Trust() search.TrustTable {
-	return p.ix.Trust()
+	p.loadMu.Lock()
+	defer p.loadMu.Unlock()
+	if !p.loading.Load() {
+		return p.ix.Trust()
+	}
+	var live map[string]float64
+	if p.sources != nil {
+		live, _ = search.LiveSources(*p.sources) // checked by SetSources
+	}
+	t, _ := search.TrustOf(p.opts.Search, live) // the options were checked by newPlugin
+	return t
 }

@@ -87,15 +87,28 @@ func (p *Plugin) replay(ctx context.Context) (bool, error) {
 		return false, fmt.Errorf("reading the change log: %w", err)
 	}
 	if head > from {
+		// applied here, in the log's order, before anything the relay's
+		// hooks queued while the index loaded (load.go)
 		n := 0
+		var ops []op
+		apply := func() {
+			p.q.applyMu.Lock()
+			p.applyOps(ctx, ops)
+			p.q.applyMu.Unlock()
+			ops = ops[:0]
+		}
 		err = feed.Follow(ctx, from, func(c store.Change) error {
 			switch c.Op {
 			case store.Saved:
-				p.OnEventSaved(ctx, c.Event)
+				if doc, ok := p.docOf(c.Event); ok {
+					ops = append(ops, op{doc: &doc})
+				}
 			case store.Deleted:
-				p.OnEventDeleted(ctx, c.Event)
+				ops = append(ops, op{remove: []string{c.Event.ID}})
 			}
-			n++
+			if n++; len(ops) >= batchMax {
+				apply()
+			}
 			if c.Seq >= head {
 				return errCaughtUp
 			}
@@ -108,7 +121,7 @@ func (p *Plugin) replay(ctx context.Context) (bool, error) {
 		case !errors.Is(err, errCaughtUp):
 			return false, fmt.Errorf("replaying the change log: %w", err)
 		}
-		p.flush(ctx)
+		apply()
 		p.log.Info("search index caught up with the change log", "changes", n, "from", from, "to", head)
 	}
 	p.notePosition(head, true)

@@ -90,7 +90,7 @@ func (p *Plugin) fileEvent(id string) (*nostr.Event, bool) {
 	fx.mu.RLock()
 	ref, ok := fx.byID[id]
 	fx.mu.RUnlock()
-	if !ok {
+	if !ok || p.loading.Load() {
 		return nil, false
 	}
 	fx.evMu.Lock()

@@ -7,10 +7,8 @@ package memsearch
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -77,6 +75,20 @@ type Plugin struct {
 	scopeMu sync.RWMutex
 	probes  map[string]*nostr.Event // scope → an event of it, content stripped (scope.go)
 
+	// loading (load.go): set until the index is open and caught up;
+	// meanwhile updates are held and searches answer ErrLoading
+	loading  atomic.Bool
+	loadWG   sync.WaitGroup
+	walkWG   sync.WaitGroup // the walk of the store after a restored open
+	prog     progress
+	loadMu   sync.Mutex          // guards the two below and the end of the load
+	sources  *map[string]float64 // SetSources while loading, applied when ready
+	loadErr  error               // why the load failed
+	loadDone chan struct{}       // closed when the load has ended
+	// gone: ids the queue removed or replaced while walkBehind runs
+	// (guarded by q.applyMu), which the walk must not bring back
+	gone map[string]bool
+
 	// background rebuild after a failure (rebuild.go)
 	rebuilding atomic.Bool
 	rebuildWG  sync.WaitGroup
@@ -92,11 +104,28 @@ type Plugin struct {
 // indexedKinds are the kinds a rebuild reads from the store.
 var indexedKinds = []int{snowclaw.KindAppData, snowclaw.KindChat, 1, 11, 12, 1111}
 
-// Open opens the index in opts.Search.Dir, rebuilding it from the store
-// when it is missing, corrupt or built with another embedder, and brings
-// it up to date with the store (events saved just before a crash, and the
-// RAM-only part: decrypted private memories).
+// Open opens the index in opts.Search.Dir and returns once it is ready
+// (load.go): rebuilt from the store when it is missing, corrupt or built
+// with another embedder, and brought up to date with the store (events
+// saved just before a crash, and the RAM-only part: decrypted private
+// memories). Start is Open in the background.
 func Open(ctx context.Context, opts Options) (*Plugin, error) {
+	p, err := newPlugin(opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.load(ctx); err != nil {
+		p.cancel()
+		return nil, err
+	}
+	close(p.loadDone)
+	return p, nil
+}
+
+// newPlugin checks the options and builds the plugin without its index:
+// it takes updates (held until the index is loaded) and answers searches
+// with ErrLoading until load has run.
+func newPlugin(opts Options) (*Plugin, error) {
 	if opts.DefaultLimit <= 0 {
 		opts.DefaultLimit = search.DefaultLimit
 	}
@@ -113,111 +142,72 @@ func Open(ctx context.Context, opts Options) (*Plugin, error) {
 	p := &Plugin{opts: opts, log: opts.Logger.With("component", "search"), q: newQueue(),
 		keys: policies.NewKeyFilter(opts.AgentPubkey, opts.OwnerPubkey), probes: make(map[string]*nostr.Event)}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
+	p.loading.Store(true)
+	p.loadDone = make(chan struct{})
 	if err := p.initFiles(); err != nil {
+		p.cancel()
 		return nil, err
 	}
-	if opts.ForceRebuild {
-		if err := os.RemoveAll(opts.Search.Dir); err != nil {
-			return nil, fmt.Errorf("removing the search index: %w", err)
-		}
-	}
-	_, statErr := os.Stat(opts.Search.Dir)
-	ix, err := search.Open(opts.Search)
-	switch {
-	case err == nil && statErr == nil:
-		p.ix = ix
-		current := true
-		if opts.Feed != nil {
-			if current, err = p.replay(ctx); err != nil {
-				ix.Close()
-				return nil, err
-			}
-		}
-		if !current {
-			err = search.ErrNeedsRebuild
-		} else {
-			err = p.catchUp(ctx, nil)
-		}
-		if err == nil {
-			p.startFiles(ctx)
-			p.startQueue()
-			return p, nil
-		}
-		ix.Close()
-		if !errors.Is(err, search.ErrNeedsRebuild) {
-			return nil, err
-		}
-		// the index broke while catching up (a recovered panic): rebuild it
-		fallthrough
-	case err != nil:
-		p.log.Warn("search index unusable, rebuilding it from the stored events", "dir", opts.Search.Dir, "reason", err)
-		if rmErr := os.RemoveAll(opts.Search.Dir); rmErr != nil {
-			return nil, fmt.Errorf("removing broken search index: %w", rmErr)
-		}
-		if p.ix, err = search.Open(opts.Search); err != nil {
-			return nil, fmt.Errorf("opening a fresh search index: %w", err)
-		}
-	default:
-		p.ix = ix // a new, empty index: fill it
-	}
-	head, err := p.feedHead(ctx)
-	if err != nil {
-		p.ix.Close()
-		return nil, fmt.Errorf("reading the change log: %w", err)
-	}
-	if err := p.Rebuild(ctx, opts.Progress); err != nil {
-		p.ix.Close()
-		return nil, err
-	}
-	p.markRebuilt(head)
-	p.startFiles(ctx)
-	p.startQueue()
 	return p, nil
 }
 
-// Rebuild indexes every searchable stored event again; progress, when not
-// nil, is told how far it got.
+// Rebuild indexes every searchable stored event the index lacks (all of
+// them in a new index); progress, when not nil, is told how many were
+// indexed so far.
 func (p *Plugin) Rebuild(ctx context.Context, progress func(done, total int)) error {
 	start := time.Now()
-	if err := p.catchUp(ctx, progress); err != nil {
+	if err := p.catchUp(ctx, p.walkProgress(StepRebuilding, 0, progress)); err != nil {
 		return err
 	}
 	p.log.Info("search index rebuilt", "docs", p.ix.Count(), "took", time.Since(start).Round(time.Millisecond))
 	return nil
 }
 
-// catchUp indexes every searchable stored event the index lacks, always
-// including the volatile ones, and learns which version of each address
-// is current.
-func (p *Plugin) catchUp(ctx context.Context, progress func(done, total int)) error {
+// catchUp indexes every searchable stored event the index lacks and
+// learns which version of each address is current; progress, when not
+// nil, hears how many events it walked and indexed. Behind a restored
+// index it runs beside the queue's worker (walkBehind): each batch goes in
+// under the worker's lock, without what the index got meanwhile or what
+// the worker removed since the walk read it (gone).
+func (p *Plugin) catchUp(ctx context.Context, progress func(walked, indexed int)) error {
 	var batch []search.Doc
-	done := 0
+	walked, done := 0, 0
 	flush := func() error {
 		if len(batch) == 0 {
 			return nil
 		}
-		err := p.ix.Index(ctx, batch...)
-		done += len(batch)
+		p.q.applyMu.Lock()
+		kept := batch[:0]
+		for _, d := range batch {
+			if _, _, have := p.ix.Scope(d.ID); !have && !p.gone[d.ID] {
+				kept = append(kept, d)
+			}
+		}
+		err := p.ix.Index(ctx, kept...)
+		p.q.applyMu.Unlock()
+		done += len(kept)
 		batch = batch[:0]
 		if progress != nil {
-			progress(done, -1)
+			progress(walked, done)
 		}
 		return err
 	}
 	var indexErr error
 	err := store.Each(ctx, p.opts.Store, nostr.Filter{Kinds: indexedKinds}, func(evt *nostr.Event) bool {
-		// On a restart nearly every event is in the doc log already: what
-		// catching up needs of it (its address and scope) is in the indexed
-		// doc, without decoding, decrypting and sanitizing it again.
-		if scope, volatile, have := p.ix.Scope(evt.ID); have && !volatile {
+		if walked++; progress != nil && walked%1000 == 0 {
+			progress(walked, done)
+		}
+		// On a restart nearly every event is in the index already: what
+		// catching up needs of it (its scope) is in the indexed doc,
+		// without decoding, decrypting and sanitizing it again. Volatile
+		// docs are not on disk: they are in the index only if reopened
+		// (reopen.go) or indexed since the start.
+		if scope, _, have := p.ix.Scope(evt.ID); have {
 			p.remember(scope, evt)
 			return true
 		}
 		doc, ok := p.docOf(evt)
 		if !ok {
-			return true
-		}
-		if _, _, have := p.ix.Scope(doc.ID); have && !doc.Volatile {
 			return true
 		}
 		batch = append(batch, doc)
@@ -246,31 +236,55 @@ func (p *Plugin) OnEventSaved(ctx context.Context, evt *nostr.Event) {
 	if !ok {
 		return
 	}
-	p.q.push(op{doc: &doc})
+	p.enqueue(op{doc: &doc})
 }
 
 // OnEventDeleted removes a deleted event from the index.
 func (p *Plugin) OnEventDeleted(ctx context.Context, evt *nostr.Event) {
-	p.q.push(op{remove: []string{evt.ID}})
+	p.enqueue(op{remove: []string{evt.ID}})
 }
 
-// Count is the number of indexed documents, pending updates included.
+// enqueue queues an update; while the index loads it is held without
+// waiting for room (load.go), up to maxHeld.
+func (p *Plugin) enqueue(o op) {
+	if p.loading.Load() && p.q.hold(o) {
+		return
+	}
+	p.q.push(o)
+}
+
+// Count is the number of indexed documents, pending updates included (0
+// while the index loads).
 func (p *Plugin) Count() int {
+	if p.loading.Load() {
+		return 0
+	}
 	p.flush(context.Background())
 	return p.ix.Count()
 }
 
-// Close stops the workspace file rescans, applies pending updates and
-// closes the index.
+// Close stops a load under way (Start) or the workspace file rescans,
+// applies pending updates and closes the index.
 func (p *Plugin) Close() error {
 	p.cancel()
+	p.loadWG.Wait()
 	p.rebuildWG.Wait()
+	p.walkWG.Wait()
+	if p.ix == nil {
+		return nil // the load failed or was stopped before the index opened
+	}
 	p.stopFiles()
 	if p.stopQ != nil {
 		p.stopOnce.Do(func() { close(p.stopQ) })
 		<-p.q.done
+	} else {
+		// stopped while loading: what was held is applied now; whatever
+		// the load had not caught up with yet, the next start's walk of
+		// the store adds
+		p.flush(context.Background())
 	}
 	p.notePosition(p.position(), true)
+	p.saveReopen()
 	return p.ix.Close()
 }
 

@@ -30,8 +30,8 @@ type ExplainRow struct {
 // applied before the limit. Results are in descending relevance; explain
 // is filled when the query carries explain:true.
 func (p *Plugin) Query(ctx context.Context, reader string, f nostr.Filter) (events []*nostr.Event, explain []ExplainRow, err error) {
-	if p.rebuilding.Load() {
-		return nil, nil, ErrRebuilding
+	if err := p.usable(); err != nil {
+		return nil, nil, err
 	}
 	p.flush(ctx) // read your writes: every OK'd event is searchable
 	pq, err := search.ParseQuery(f.Search)
@@ -97,8 +97,8 @@ func (p *Plugin) Query(ctx context.Context, reader string, f nostr.Filter) (even
 // topic is ""), judged among the memories reader may read only: a memory
 // the reader may not read neither makes a conflict nor shows in one.
 func (p *Plugin) Conflicts(reader, topic string) ([]search.Conflict, error) {
-	if p.rebuilding.Load() {
-		return nil, ErrRebuilding
+	if err := p.usable(); err != nil {
+		return nil, err
 	}
 	p.flush(context.Background())
 	cs, err := p.ix.Conflicts(topic, p.readable(reader), func(d search.Doc) bool {
@@ -142,8 +142,8 @@ func (p *Plugin) conflictsWith(reader string, d search.Doc) ([]string, error) {
 // matches on the extensions alone.
 func (p *Plugin) MatchLive(query string, evt *nostr.Event) bool {
 	pq, err := search.ParseQuery(query)
-	if err != nil {
-		return false
+	if err != nil || p.loading.Load() {
+		return false // no live search starts before the index is ready
 	}
 	doc, ok := p.docOf(evt)
 	if !ok || !pq.Match(doc) {

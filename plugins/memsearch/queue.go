@@ -2,6 +2,7 @@ package memsearch
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
@@ -30,12 +31,14 @@ type queue struct {
 	done    chan struct{} // closed when the worker has stopped
 	wait    time.Duration
 	max     int
+	held    int // held updates pending (guarded by mu)
 }
 
 // op is one index update: remove ids, then index doc (if any).
 type op struct {
 	remove []string
 	doc    *search.Doc
+	held   bool // queued while the index loaded, without a room token
 }
 
 const (
@@ -46,6 +49,10 @@ const (
 	batchMax = 1000
 	// maxPending bounds the backlog (a few KB per doc).
 	maxPending = 16 * batchMax
+	// maxHeld bounds what is held without back-pressure while the index
+	// loads (hold): past it writers wait for room as they do afterwards,
+	// so a flood during a long first start holds ~150 MB at most.
+	maxHeld = 4 * maxPending
 )
 
 func newQueue() *queue {
@@ -74,13 +81,31 @@ func (q *queue) push(o op) {
 	}
 }
 
+// hold enqueues o without waiting for room, as long as fewer than
+// maxHeld are held: while the index loads nothing applies updates, and a
+// writer must not wait for the load. It reports false when full.
+func (q *queue) hold(o op) bool {
+	o.held = true
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.held >= maxHeld {
+		return false
+	}
+	q.held++
+	q.ops = append(q.ops, o)
+	return true
+}
+
 // take removes and returns every pending update, freeing their room.
 func (q *queue) take() []op {
 	q.mu.Lock()
 	ops := q.ops
-	q.ops = nil
+	q.ops, q.held = nil, 0
 	q.mu.Unlock()
-	for range ops {
+	for _, o := range ops {
+		if o.held {
+			continue
+		}
 		select {
 		case <-q.room:
 		default: // pushed after the worker stopped, without a token
@@ -124,7 +149,14 @@ func (p *Plugin) flush(ctx context.Context) {
 	defer p.q.applyMu.Unlock()
 	pos := p.position() // the updates up to it are queued (cursor.go)
 	defer p.notePosition(pos, false)
-	ops := p.q.take()
+	p.applyOps(ctx, p.q.take())
+}
+
+// applyOps applies ops in order; the caller holds q.applyMu. An event
+// already indexed is not indexed again: an update held while the index
+// loaded may be for an event the load's walk of the store found, and a
+// shared store's change log may bring one twice (cursor.go).
+func (p *Plugin) applyOps(ctx context.Context, ops []op) {
 	var batch []search.Doc
 	apply := func() {
 		if len(batch) > 0 {
@@ -133,6 +165,10 @@ func (p *Plugin) flush(ctx context.Context) {
 				p.log.Error("removing replaced versions from the index", "err", err)
 				p.rebuildIfBroken(err)
 			}
+			batch = slices.DeleteFunc(batch, func(d search.Doc) bool {
+				_, volatile, have := p.ix.Scope(d.ID)
+				return have && !volatile
+			})
 			if err := p.ix.Index(ctx, batch...); err != nil {
 				p.log.Error("indexing events", "docs", len(batch), "err", err)
 				p.rebuildIfBroken(err)
@@ -143,6 +179,7 @@ func (p *Plugin) flush(ctx context.Context) {
 	for _, o := range ops {
 		if len(o.remove) > 0 {
 			apply()
+			p.noteGone(o.remove)
 			if err := p.ix.Remove(ctx, o.remove...); err != nil {
 				p.log.Error("removing from the index", "ids", o.remove, "err", err)
 				p.rebuildIfBroken(err)
@@ -153,6 +190,16 @@ func (p *Plugin) flush(ctx context.Context) {
 		}
 	}
 	apply()
+}
+
+// noteGone tells a walk behind the index (load.go) of ids the relay
+// dropped; the caller holds q.applyMu.
+func (p *Plugin) noteGone(ids []string) {
+	if p.gone != nil {
+		for _, id := range ids {
+			p.gone[id] = true
+		}
+	}
 }
 
 // replaceVersions removes from the index the versions the batch's
@@ -187,5 +234,6 @@ func (p *Plugin) replaceVersions(ctx context.Context, batch []search.Doc) ([]sea
 	if len(stale) == 0 {
 		return kept, nil
 	}
+	p.noteGone(stale)
 	return kept, p.ix.Remove(ctx, stale...)
 }

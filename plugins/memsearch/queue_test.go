@@ -42,6 +42,35 @@ func TestQueue_FullQueueBlocksPushUntilDrained(t *testing.T) {
 	})
 }
 
+// While the index loads, updates are held without making writers wait,
+// up to maxHeld; past that a writer waits for room as it does afterwards.
+func TestQueue_HeldWhileLoadingUpToABound(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := &Plugin{q: newQueue()}
+		p.loading.Store(true)
+		for i := range maxHeld + maxPending {
+			p.enqueue(op{remove: []string{strconv.Itoa(i)}})
+		}
+		var pushed atomic.Bool
+		go func() {
+			p.enqueue(op{remove: []string{"one too many"}})
+			pushed.Store(true)
+		}()
+		synctest.Wait()
+		if pushed.Load() {
+			t.Fatalf("a write went through with %d updates already queued while loading", maxHeld+maxPending)
+		}
+		p.loading.Store(false)
+		if got := len(p.q.take()); got != maxHeld+maxPending {
+			t.Fatalf("took %d updates, want %d", got, maxHeld+maxPending)
+		}
+		synctest.Wait()
+		if !pushed.Load() {
+			t.Fatal("the write still waits after the queue was drained")
+		}
+	})
+}
+
 // With no reader forcing it, the worker applies an update batchWait after
 // it arrives — not before (updates gather into batches), and not later
 // (docs/design.md "Search": searchable within a second of the OK); batchMax updates

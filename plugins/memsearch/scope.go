@@ -109,7 +109,7 @@ func (p *Plugin) readable(reader string) func(string) bool {
 // CountFor is the number of indexed docs reader may read, the only index
 // count a reader is shown.
 func (p *Plugin) CountFor(reader string) int {
-	if p.rebuilding.Load() {
+	if p.rebuilding.Load() || p.loading.Load() {
 		return 0
 	}
 	p.flush(context.Background())

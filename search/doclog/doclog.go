@@ -10,6 +10,7 @@ package doclog
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -148,6 +149,51 @@ func Replay(path string, put func(n int, off int64, payload []byte) error, del f
 	return &Log{Path: path, f: af, w: bufio.NewWriterSize(af, 1<<16), Size: id.Size, Sum: id.Sum}, n, nil
 }
 
+// Check reads the log at path up to size (the length of the log as its
+// writer last flushed it) and checks every record's checksum, without
+// decoding any: an index opened from its image (search/restore.go) has
+// not read its log, and damage found later is found here rather than when
+// a doc is read back. Damage is ErrDamaged; ctx stops it.
+func Check(ctx context.Context, path string, size int64) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrDamaged, err)
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(io.LimitReader(f, size), 1<<20)
+	magic := make([]byte, len(Magic))
+	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != Magic {
+		return fmt.Errorf("%w: bad header", ErrDamaged)
+	}
+	var hdr [8]byte
+	var payload []byte
+	for n := 0; ; n++ {
+		if n%4096 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if _, err := io.ReadFull(r, hdr[:]); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return fmt.Errorf("%w: record %d: truncated", ErrDamaged, n)
+		}
+		size := binary.LittleEndian.Uint32(hdr[:4])
+		if size == 0 || size > maxRecord {
+			return fmt.Errorf("%w: record %d: bad length", ErrDamaged, n)
+		}
+		if cap(payload) < int(size) {
+			payload = make([]byte, size)
+		}
+		payload = payload[:size]
+		if _, err := io.ReadFull(r, payload); err != nil {
+			return fmt.Errorf("%w: record %d: truncated", ErrDamaged, n)
+		}
+		if crc32.Checksum(payload, crcTable) != binary.LittleEndian.Uint32(hdr[4:]) {
+			return fmt.Errorf("%w: record %d: checksum", ErrDamaged, n)
+		}
+	}
+}
+
 // DecodePut splits a put record's payload into the doc (as the caller
 // encoded it) and its vector.
 func DecodePut(p []byte) ([]byte, []float32, error) {
@@ -275,6 +321,21 @@ func ReadPut(r io.ReaderAt, off int64) ([]byte, error) {
 		return nil, fmt.Errorf("%w: record at %d: not a put", ErrDamaged, off)
 	}
 	return p, nil
+}
+
+// OpenAppend opens the log at path for appending without replaying it,
+// as a log of size and sum (what Size and Sum were when it was last
+// closed); a file of another size is ErrDamaged.
+func OpenAppend(path string, size int64, sum uint64) (*Log, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || fi.Size() != size {
+		_ = f.Close()
+		return nil, fmt.Errorf("%w: not the log of size %d", ErrDamaged, size)
+	}
+	return &Log{Path: path, f: f, w: bufio.NewWriterSize(f, 1<<16), Size: size, Sum: sum}, nil
 }
 
 // Reopen makes l append to the file now at its path, a log of size and

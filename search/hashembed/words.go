@@ -108,3 +108,17 @@ func hashMoreBytes(h uint64, b []byte) uint64 {
 	}
 	return h
 }
+
+// CountWords counts runs of letters and digits the way Words cuts them (an
+// apostrophe inside a word does not end it), without allocating.
+func CountWords(s string) int {
+	n, in := 0, false
+	for _, r := range s {
+		w := unicode.IsLetter(r) || unicode.IsDigit(r) || (in && (r == '\'' || r == '’'))
+		if w && !in {
+			n++
+		}
+		in = w
+	}
+	return n
+}

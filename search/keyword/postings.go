@@ -34,6 +34,9 @@ func NewPostings() *Postings { return &Postings{post: make(map[string]*termList)
 // Docs is the number of docs in the partition.
 func (p *Postings) Docs() int { return p.docs }
 
+// Slots is the number of slots, free ones included.
+func (p *Postings) Slots() int { return len(p.flen) }
+
 // Vocabulary is the number of distinct terms.
 func (p *Postings) Vocabulary() int { return len(p.post) }
 

@@ -3,6 +3,7 @@ package vector
 import (
 	"container/heap"
 	"math"
+	"slices"
 )
 
 // Dot is the dot product of a and b (len(b) ≥ len(a)): the cosine of two
@@ -114,4 +115,40 @@ func Centered(q, mean []float32, a float64) []float32 {
 		out[i] = q[i] - float32(a)*mean[i]
 	}
 	return out
+}
+
+// NthSmallest is what sorting xs would put at k (it reorders xs): a
+// quickselect, which sorts only when its pivots keep failing. Sorting all
+// 130k similarities was as long as computing them.
+func NthSmallest(xs []float64, k int) float64 {
+	lo, hi := 0, len(xs)-1
+	for tries := 64; lo < hi; tries-- {
+		if tries == 0 {
+			slices.Sort(xs[lo : hi+1])
+			break
+		}
+		p := xs[lo+(hi-lo)/2]
+		i, j := lo, hi
+		for i <= j {
+			for xs[i] < p {
+				i++
+			}
+			for xs[j] > p {
+				j--
+			}
+			if i <= j {
+				xs[i], xs[j] = xs[j], xs[i]
+				i, j = i+1, j-1
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return xs[k] // between j and i: equal to the pivot
+		}
+	}
+	return xs[k]
 }

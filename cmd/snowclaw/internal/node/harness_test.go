@@ -33,6 +33,9 @@ type testEnv struct {
 	// solo: the only node on its PostgreSQL database (the store matrix),
 	// which is ready once it has won the agent's election
 	solo bool
+	// loading: start returns while the search index still loads (as
+	// serve does it); otherwise start waits until search is ready
+	loading bool
 }
 
 type user struct{ sk, pk string }
@@ -78,6 +81,8 @@ func startEnv(t *testing.T, mods ...func(*node.Options)) *testEnv {
 		GroupDefaults:    policies.GroupInfo{Private: true, Restricted: true},
 		MaxModerationAge: time.Hour,
 		PostgresURL:      testPostgresURL(t),
+		// the index loads behind the serving relay, as snowclaw serve has it
+		Search: node.SearchOptions{Background: true},
 	}
 	url := e.opts.PostgresURL
 	for _, m := range mods {
@@ -96,6 +101,16 @@ func (e *testEnv) start() {
 		e.t.Fatal(err)
 	}
 	e.n, e.r = n, n.Relay()
+	if ix := n.Search(); ix != nil && !e.loading {
+		select {
+		case <-ix.Loaded():
+			if err := ix.State().Err; err != nil {
+				e.t.Fatalf("search index: %v", err)
+			}
+		case <-time.After(60 * time.Second):
+			e.t.Fatal("the search index was not ready within 60 s")
+		}
+	}
 	if e.solo && e.opts.Agent.Enabled {
 		// a node alone on its database leads at once; the tests written
 		// for one process expect its agent running when start returns

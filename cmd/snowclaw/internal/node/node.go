@@ -77,6 +77,10 @@ type Options struct {
 // store, the keys, the read rule and, when empty, the directory.
 type SearchOptions struct {
 	Enabled bool
+	// Background: New returns without waiting for the index, which loads
+	// behind the serving relay (memsearch.Start; searches answer "loading"
+	// until it is ready). Otherwise New returns once the index is ready.
+	Background bool
 	memsearch.Options
 }
 
@@ -190,6 +194,9 @@ func New(ctx context.Context, o Options) (n *Node, err error) {
 		return n, err
 	}
 	n.wire(ctx)
+	if n.search != nil && o.Search.Background {
+		n.search.Begin()
+	}
 	n.crypt.Start(ctx)
 	n.runGroupKeys()
 	if n.relay.Shared() {
@@ -213,7 +220,11 @@ func (n *Node) openSearch(ctx context.Context) error {
 	so.Store, so.CanRead, so.Logger = n.store, n.relay.CanRead, n.o.Logger
 	so.Feed, so.Position = store.FeedOf(n.store), n.relay.FeedPosition
 	so.OpenGroup = n.crypt.Open
-	mem, err := memsearch.Open(ctx, so)
+	open := memsearch.Open
+	if n.o.Search.Background { // loaded once New is done (Begin)
+		open = func(context.Context, memsearch.Options) (*memsearch.Plugin, error) { return memsearch.New(so) }
+	}
+	mem, err := open(ctx, so)
 	if err != nil {
 		return fmt.Errorf("search index: %w", err)
 	}
@@ -396,8 +407,33 @@ func (n *Node) Agent() *agent.Agent { return n.agent }
 // Handler serves the relay's websocket and HTTP routes.
 func (n *Node) Handler() http.Handler { return n.relay.Handler() }
 
-// Serve accepts connections on ln until ctx is cancelled (relay.Serve).
-func (n *Node) Serve(ctx context.Context, ln net.Listener) error { return n.relay.Serve(ctx, ln) }
+// Serve accepts connections on ln until ctx is cancelled (relay.Serve),
+// or until an index loading in the background fails, which it returns.
+func (n *Node) Serve(ctx context.Context, ln net.Listener) error {
+	if n.search == nil || !n.o.Search.Background {
+		return n.relay.Serve(ctx, ln)
+	}
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	failed := make(chan error, 1)
+	go func() {
+		select {
+		case <-n.search.Loaded():
+			if err := n.search.State().Err; err != nil {
+				failed <- fmt.Errorf("search index: %w", err)
+				stop()
+			}
+		case <-ctx.Done():
+		}
+	}()
+	err := n.relay.Serve(ctx, ln)
+	select {
+	case ferr := <-failed:
+		return ferr
+	default:
+		return err
+	}
+}
 
 // Close shuts down in the reverse order of New: the agent first (its
 // last flush goes through the relay's write path, into the index and the

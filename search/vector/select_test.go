@@ -1,4 +1,4 @@
-package search
+package vector
 
 import (
 	"math/rand"
@@ -23,8 +23,8 @@ func TestNthSmallest(t *testing.T) {
 			}
 			sorted := slices.Sorted(slices.Values(xs))
 			for _, k := range []int{0, n / 2, n * 99 / 100, n - 1} {
-				if got := nthSmallest(slices.Clone(xs), k); got != sorted[k] {
-					t.Fatalf("%s, n=%d: nthSmallest(%d) = %v, sorted has %v", name, n, k, got, sorted[k])
+				if got := NthSmallest(slices.Clone(xs), k); got != sorted[k] {
+					t.Fatalf("%s, n=%d: NthSmallest(%d) = %v, sorted has %v", name, n, k, got, sorted[k])
 				}
 			}
 		}
