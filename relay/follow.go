@@ -89,7 +89,7 @@ func (r *Relay) FollowPeers() {
 	go func() {
 		defer close(f.done)
 		for ctx.Err() == nil {
-			err := f.feed.Follow(ctx, f.pos.Load(), func(c store.Change) error {
+			err := f.feed.Tail(ctx, f.pos.Load(), func(c store.Change) error {
 				f.saw(c.Seq)
 				r.applyChange(ctx, c)
 				f.advance(c.Seq)

@@ -13,9 +13,12 @@ import (
 // fan it out to its own live subscribers, keep its own derived state
 // (group membership, tombstones, the search index) and let nothing
 // instance-local decide access. The store therefore keeps a change log,
-// written in the same transaction as the change itself, numbered in
-// commit order; a Feed reads it. A single-process store (badger) has no
-// Feed: nobody else writes to it.
+// written in the same transaction as the change itself; a Feed reads it.
+// Every reader gets every entry once, in one order (seq order), the same
+// for all of them; that order is not commit order (writers do not take
+// turns), so an entry can be committed after one with a higher seq, and
+// a reader waits for it rather than skip it. A single-process store
+// (badger) has no Feed: nobody else writes to it.
 
 // Op is what happened to an event.
 type Op uint8
@@ -40,11 +43,11 @@ func (o Op) String() string {
 
 // Change is one entry of the change log.
 type Change struct {
-	Seq    int64     // position in the log: strictly increasing in commit order
-	Op     Op        // what happened
-	Origin string    // the instance that made the change (Feed.Origin of its store)
-	At     time.Time // when it was committed, by the store's clock
-	Event  *nostr.Event
+	Seq    int64        // position in the log: strictly increasing in the order every reader gets entries
+	Op     Op           // what happened
+	Origin string       // the instance that made the change (Feed.Origin of its store)
+	At     time.Time    // when it was written, by the store's clock
+	Event  *nostr.Event // nil for a Tail's own entries
 }
 
 // ErrFeedTruncated is returned by Follow when the entries right after the
@@ -57,8 +60,9 @@ type Feed interface {
 	// Origin is this process's own id in the log: the changes it made
 	// itself carry it.
 	Origin() string
-	// Head is the position of the newest entry (0 for an empty log): a
-	// follower that has just read the whole store starts there.
+	// Head is the position of the newest entry (0 for an empty log),
+	// returned once no entry below it can still be committed: a follower
+	// that has just read the whole store starts there.
 	Head(ctx context.Context) (int64, error)
 	// Lag is the position of the newest entry and when the oldest entry
 	// after `after` was written (zero when there is none): how far a
@@ -66,7 +70,8 @@ type Feed interface {
 	Lag(ctx context.Context, after int64) (head int64, oldest time.Time, err error)
 	// Pending is the position of the newest entry after `after` that
 	// another instance made, 0 when there is none: what this instance
-	// must apply before it answers as every instance would.
+	// must apply before it answers as every instance would. It includes
+	// every entry committed before the call.
 	Pending(ctx context.Context, after int64) (int64, error)
 	// Follow calls fn for every entry after position `after`, in order,
 	// and then for each new one as it is committed, until ctx ends or fn
@@ -75,6 +80,12 @@ type Feed interface {
 	// none is skipped: a lost notification or a broken connection only
 	// delays them. ErrFeedTruncated: see there.
 	Follow(ctx context.Context, after int64, fn func(Change) error) error
+	// Tail is Follow for the process's own follower: the entries this
+	// process made come without their Event (it has them) and are
+	// known without reading them back; their Seq still arrives in its
+	// place, so that the position after fn returns means every entry up
+	// to it. One Tail at a time per store.
+	Tail(ctx context.Context, after int64, fn func(Change) error) error
 }
 
 // FeedOf returns store's change log, or nil when it has none (a store
