@@ -311,6 +311,9 @@ func (r *reader) read(ctx context.Context) (more bool, err error) {
 			}
 			if xmin < r.horizonXmax {
 				r.blocked = true // its transaction may still commit it
+				if r.s.readHook != nil {
+					r.s.readHook(r.seen, *r.cursor)
+				}
 				return false, nil
 			}
 			*r.cursor = c.Seq - 1 // rolled back: never to be committed
@@ -324,6 +327,9 @@ func (r *reader) read(ctx context.Context) (more bool, err error) {
 		if err := r.deliver(c); err != nil {
 			return false, err
 		}
+	}
+	if r.s.readHook != nil {
+		r.s.readHook(r.seen, *r.cursor)
 	}
 	return len(batch) == feedBatch, nil
 }

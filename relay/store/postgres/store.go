@@ -64,6 +64,8 @@ type Store struct {
 	heads   *headReads
 	note    *notifier
 	own     ownLog
+
+	readHook func(seen, cursor int64) // tests: after each read of the log by a follower
 }
 
 // ErrOpen wraps every failure to reach or prepare the database.
