@@ -29,6 +29,11 @@ const (
 	Saved Op = 1
 	// Deleted: the event was removed from the store.
 	Deleted Op = 2
+	// Unused: a position drawn by a write that stored nothing after all
+	// (a duplicate racing in, a replaceable version that lost); it has
+	// no event, and is logged so that readers need not wait to learn
+	// it will never be.
+	Unused Op = 3
 )
 
 func (o Op) String() string {
@@ -37,6 +42,8 @@ func (o Op) String() string {
 		return "saved"
 	case Deleted:
 		return "deleted"
+	case Unused:
+		return "unused"
 	}
 	return "unknown"
 }
@@ -47,7 +54,7 @@ type Change struct {
 	Op     Op           // what happened
 	Origin string       // the instance that made the change (Feed.Origin of its store)
 	At     time.Time    // when it was written, by the store's clock
-	Event  *nostr.Event // nil for a Tail's own entries
+	Event  *nostr.Event // nil for Unused and for a Tail's own entries
 }
 
 // ErrFeedTruncated is returned by Follow when the entries right after the

@@ -33,10 +33,12 @@ const (
 
 // saveBatch stores the events of $1 (a JSON array of element()s) that are
 // not stored yet, logs each with its own seq in the same statement and
-// returns id and seq of those it stored. A stored id, or a replaceable
-// address already holding a version, is skipped (ON CONFLICT covers one
-// racing in from another statement), never an error: one duplicate must
-// not fail the others. The rows are inserted in id order, so two
+// returns id, seq and whether it was stored for each seq it drew. A
+// stored id, or a replaceable address already holding a version, is
+// skipped, never an error: one duplicate must not fail the others. One
+// racing in from another statement (ON CONFLICT) has drawn a seq already:
+// that seq is logged as unused (op 3), so readers need not wait to learn
+// it will never hold anything. The rows are inserted in id order, so two
 // statements holding the same ids wait for each other in one order and
 // never deadlock. nextSeq draws each seq after the transaction has its
 // xid.
@@ -45,17 +47,21 @@ const saveBatch = `WITH input AS (
 		FROM jsonb_array_elements($1::jsonb) AS j(e)
 		CROSS JOIN LATERAL jsonb_to_record(j.e) AS x(id text, pubkey text, created_at bigint,
 			kind integer, tags jsonb, content text, sig text, tv text[], addr text)),
+	fresh AS MATERIALIZED (
+		SELECT input.*, ` + nextSeq + ` AS seq FROM input
+		WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.id = input.id)),
 	ins AS (
 		INSERT INTO events (id, pubkey, created_at, kind, tags, content, sig, tagvalues, addr, seq)
-		SELECT id, pubkey, created_at, kind, tags, content, sig, tv, addr, ` + nextSeq + `
-		FROM input WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.id = input.id)
+		SELECT id, pubkey, created_at, kind, tags, content, sig, tv, addr, seq FROM fresh
 		ORDER BY id
 		ON CONFLICT DO NOTHING
-		RETURNING id, seq),
+		RETURNING id),
 	logged AS (
 		INSERT INTO changes (seq, op, origin, event)
-		SELECT ins.seq, 1, $2, input.e - 'tv' - 'addr' FROM ins JOIN input USING (id))
-	SELECT id, seq FROM ins`
+		SELECT f.seq, CASE WHEN ins.id IS NULL THEN 3 ELSE 1 END, $2,
+			CASE WHEN ins.id IS NULL THEN NULL ELSE f.e - 'tv' - 'addr' END
+		FROM fresh f LEFT JOIN ins USING (id))
+	SELECT f.id, f.seq, ins.id IS NOT NULL FROM fresh f LEFT JOIN ins USING (id)`
 
 // saveReq is one save waiting for its statement.
 type saveReq struct {
@@ -259,16 +265,21 @@ func (c *committer) statement(batch []*saveReq) error {
 		return fmt.Errorf("storing events: %w", err)
 	}
 	stored := make(map[string]int64, len(batch))
-	var seqs []int64
+	var seqs, unused []int64
 	for rows.Next() {
 		var id string
 		var seq int64
-		if err := rows.Scan(&id, &seq); err != nil {
+		var ok bool
+		if err := rows.Scan(&id, &seq, &ok); err != nil {
 			rows.Close()
 			return fmt.Errorf("storing events: %w", err)
 		}
-		stored[id] = seq
-		seqs = append(seqs, seq)
+		if ok {
+			stored[id] = seq
+			seqs = append(seqs, seq)
+		} else {
+			unused = append(unused, seq)
+		}
 	}
 	// Err is known only after the commit (rows read to ReadyForQuery)
 	if err := rows.Err(); err != nil {
@@ -283,6 +294,7 @@ func (c *committer) statement(batch []*saveReq) error {
 		}
 	}
 	c.s.committed(store.Saved, seqs...)
+	c.s.committed(store.Unused, unused...)
 	return nil
 }
 

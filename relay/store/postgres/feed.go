@@ -233,7 +233,14 @@ type reader struct {
 	horizonXmax uint64
 	seen        int64 // the newest seq the last read saw
 	blocked     bool  // the last read stopped at a seq that may still commit
+
+	heldSince  time.Time // when the missing seq at the cursor was first met
+	heldWarned bool
 }
+
+// heldWarn is how long a missing seq may hold a reader up before it says
+// so: a transaction that drew it is still running.
+const heldWarn = time.Second
 
 // read hands fn the entries after the cursor that one read of the log
 // can prove complete up to; more is true when the read was full.
@@ -291,6 +298,11 @@ func (r *reader) read(ctx context.Context) (more bool, err error) {
 		r.seen = max(r.seen, batch[len(batch)-1].Seq)
 	}
 	r.blocked = false
+	defer func() {
+		if !r.blocked {
+			r.heldSince, r.heldWarned = time.Time{}, false
+		}
+	}()
 	for _, c := range batch {
 		for c.Seq > *r.cursor+1 {
 			missing := *r.cursor + 1
@@ -311,6 +323,13 @@ func (r *reader) read(ctx context.Context) (more bool, err error) {
 			}
 			if xmin < r.horizonXmax {
 				r.blocked = true // its transaction may still commit it
+				if r.heldSince.IsZero() {
+					r.heldSince = time.Now()
+				} else if !r.heldWarned && time.Since(r.heldSince) > heldWarn {
+					r.heldWarned = true
+					r.s.log.Warn("the change log's reader waits for a transaction still running: the oldest running transaction of the database server is older than a missing entry",
+						"missing", missing, "waiting", time.Since(r.heldSince).Round(time.Millisecond), "xmin", xmin, "needed", r.horizonXmax)
+				}
 				if r.s.readHook != nil {
 					r.s.readHook(r.seen, *r.cursor)
 				}

@@ -102,8 +102,9 @@ func TestFollow_TwoInstancesSurviveAKilledConnection(t *testing.T) {
 	}
 }
 
-// Only real changes are logged: a delete of a missing event, a duplicate
-// and a replacement that lost log nothing; a delete logs the stored event.
+// Only real changes are logged with an event: a delete of a missing event
+// and a duplicate log nothing; a replacement that lost logs the seq it
+// drew as unused, without an event; a delete logs the stored event.
 func TestFollow_LogsOnlyChanges(t *testing.T) {
 	ctx := context.Background()
 	s := open(t, "")
@@ -121,14 +122,16 @@ func TestFollow_LogsOnlyChanges(t *testing.T) {
 	for i, want := range []struct {
 		op      store.Op
 		content string
-	}{{store.Saved, "note"}, {store.Saved, "profile"}, {store.Deleted, "note"}} {
+	}{{store.Saved, "note"}, {store.Saved, "profile"}, {store.Unused, ""}, {store.Deleted, "note"}} {
 		last = next(t, changes)
-		if last.Op != want.op || last.Event.Content != want.content {
-			t.Fatalf("change %d: %s %q, want %s %q", i, last.Op, last.Event.Content, want.op, want.content)
+		if last.Op != want.op || (last.Event == nil) != (want.op == store.Unused) ||
+			last.Event != nil && last.Event.Content != want.content {
+			t.Fatalf("change %d: %s %v, want %s %q", i, last.Op, last.Event, want.op, want.content)
+		}
+		if last.Seq != int64(i+1) {
+			t.Fatalf("change %d has seq %d: the log has a gap", i, last.Seq)
 		}
 	}
-	// the losing replacement drew a seq it never committed: the log has
-	// a gap there, and nothing after the deletion
 	if h, _ := s.Head(ctx); h != last.Seq {
 		t.Fatalf("head %d, want the deletion's %d", h, last.Seq)
 	}

@@ -145,14 +145,21 @@ func address(evt *nostr.Event) *string {
 }
 
 // replaceEvent is ReplaceEvent's one statement: the row and its change
-// log entry in one implicit transaction (one round trip, one commit).
-const replaceEvent = `WITH ins AS (
+// log entry in one implicit transaction (one round trip, one commit). The
+// seq is drawn before PostgreSQL knows whether the version wins, so a
+// losing one logs it as unused (op 3): readers need not wait to learn it
+// will never hold anything.
+const replaceEvent = `WITH s AS MATERIALIZED (SELECT ` + nextSeq + ` AS seq),
+	ins AS (
 		INSERT INTO events (id, pubkey, created_at, kind, tags, content, sig, tagvalues, addr, seq)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, ` + nextSeq + `)` + replaceClause + `
-		RETURNING seq)
-	INSERT INTO changes (seq, op, origin, event)
-	SELECT seq, 1, $10, $11::jsonb FROM ins
-	RETURNING seq`
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, (SELECT seq FROM s))` + replaceClause + `
+		RETURNING seq),
+	logged AS (
+		INSERT INTO changes (seq, op, origin, event)
+		SELECT s.seq, CASE WHEN ins.seq IS NULL THEN 3 ELSE 1 END, $10,
+			CASE WHEN ins.seq IS NULL THEN NULL ELSE $11::jsonb END
+		FROM s LEFT JOIN ins ON true)
+	SELECT s.seq, ins.seq IS NOT NULL FROM s LEFT JOIN ins ON true`
 
 // ReplaceEvent settles NIP-01 replacement in one statement: evt takes its
 // address's row only if it is newer (later created_at, or the same and a
@@ -173,16 +180,18 @@ func (s *Store) ReplaceEvent(ctx context.Context, evt *nostr.Event) error {
 		return err
 	}
 	var seq int64
-	err = s.pool.QueryRow(ctx, replaceEvent, append(args, s.opts.Origin, string(body))...).Scan(&seq)
+	var won bool
+	err = s.pool.QueryRow(ctx, replaceEvent, append(args, s.opts.Origin, string(body))...).Scan(&seq, &won)
 	switch {
 	case isUniqueViolation(err):
 		// the id is stored under no address of its own (it cannot be:
 		// the id covers kind and pubkey), or as a version
 		return store.ErrNotNewer
-	case errors.Is(err, pgx.ErrNoRows):
-		return store.ErrNotNewer
 	case err != nil:
 		return err
+	case !won:
+		s.committed(store.Unused, seq)
+		return store.ErrNotNewer
 	}
 	s.committed(store.Saved, seq)
 	return nil
