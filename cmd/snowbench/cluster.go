@@ -28,6 +28,7 @@ type clusterOpts struct {
 	postgres, instances, snowclaw, dir string
 	events, publishers, memories       int
 	queries, probes                    int
+	badger, cpuprofile                 bool
 }
 
 // clusterResult is one setup's figures.
@@ -59,6 +60,8 @@ func runCluster(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.postgres, "postgres", "", "PostgreSQL URL of a role that may CREATE DATABASE (a fresh database per setup is made there and dropped)")
 	fs.StringVar(&o.instances, "instances", "1,2", "instance counts to run over PostgreSQL, comma-separated")
+	fs.BoolVar(&o.badger, "badger", true, "also run one instance over badger, first")
+	fs.BoolVar(&o.cpuprofile, "cpuprofile", false, "write each relay's CPU profile (start to stop) to <dir>/<setup>/instance-<i>.pprof (set --dir to keep them)")
 	fs.IntVar(&o.events, "events", 10000, "kind 1 notes published per setup")
 	fs.IntVar(&o.publishers, "publishers", 8, "authenticated publishing connections")
 	fs.IntVar(&o.memories, "memories", 5000, "public memories stored before the searches")
@@ -116,7 +119,10 @@ func runCluster(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		fmt.Fprintln(stderr, "cluster: PostgreSQL's postmaster.pid is not readable here (another machine?): its CPU is not measured")
 	}
 	fmt.Fprintf(stdout, "cluster: load average %s at the start\n", loadAverage())
-	setups := []string{"badger"}
+	var setups []string
+	if o.badger {
+		setups = append(setups, "badger")
+	}
 	for _, n := range counts {
 		setups = append(setups, fmt.Sprintf("postgres×%d", n))
 	}
@@ -125,12 +131,12 @@ func runCluster(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		n, url, db := 1, "", ""
 		var srv *pgServer
 		if setup != "badger" {
-			n, srv = counts[i-1], server
+			n, srv = counts[i-len(setups)+len(counts)], server
 			if url, db, err = freshDatabase(ctx, o.postgres); err != nil {
 				return err
 			}
 		}
-		r, err := runSetup(ctx, bin, filepath.Join(dir, strconv.Itoa(i)), setup, n, url, db, srv, sks, notes, memEvs, queries, o.probes)
+		r, err := runSetup(ctx, bin, filepath.Join(dir, strconv.Itoa(i)), setup, n, url, db, srv, sks, notes, memEvs, queries, o.probes, o.cpuprofile)
 		if db != "" {
 			// the relays have stopped: nothing uses it any more
 			if derr := dropDatabase(context.WithoutCancel(ctx), o.postgres, db); derr != nil {
@@ -231,7 +237,7 @@ func freshDatabase(ctx context.Context, admin string) (string, string, error) {
 
 // runSetup starts n instances (sharing url, or one over badger), loads
 // them and measures.
-func runSetup(ctx context.Context, bin, dir, setup string, n int, dbURL, db string, srv *pgServer, sks []string, notes, mems []nostr.Event, queries []benchcorpus.Query, probes int) (clusterResult, error) {
+func runSetup(ctx context.Context, bin, dir, setup string, n int, dbURL, db string, srv *pgServer, sks []string, notes, mems []nostr.Event, queries []benchcorpus.Query, probes int, cpuprofile bool) (clusterResult, error) {
 	r := clusterResult{setup: setup, pgCPU: -1, walSyncs: -1, lock: -1, lwlock: -1}
 	keys := filepath.Join(dir, "keys")
 	if _, err := relay.LoadKeys(keys, true); err != nil {
@@ -252,6 +258,9 @@ func runSetup(ctx context.Context, bin, dir, setup string, n int, dbURL, db stri
 		args := []string{"serve", "--addr", "127.0.0.1:0", "--data", data, "--owner", ownerPK}
 		if dbURL != "" {
 			args = append(args, "--store-url", dbURL)
+		}
+		if cpuprofile {
+			args = append(args, "--cpuprofile", data+".pprof")
 		}
 		p, err := startProc(ctx, fmt.Sprintf("%s-%d", setup, i), bin, args, snowclawEnv(), data+".log", 5*time.Minute)
 		if err != nil {
@@ -344,11 +353,12 @@ func (r *clusterResult) ingest(ctx context.Context, procs []*proc, srv *pgServer
 	if srv == nil {
 		return nil
 	}
-	if pg1, ok := srv.cpu(); ok && pgOK {
-		r.pgCPU = float64(pg1-pg0) / float64(time.Microsecond) / events
-	}
+	pg1, ok := srv.cpu()
 	if r.lock, r.lwlock, err = waits.shares(); err != nil {
 		return fmt.Errorf("sampling pg_stat_activity: %w", err)
+	}
+	if ok && pgOK {
+		r.pgCPU = float64(pg1-pg0-waits.cpu) / float64(time.Microsecond) / events
 	}
 	wal1, err := srv.walSyncs(ctx)
 	if err != nil {

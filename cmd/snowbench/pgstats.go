@@ -123,7 +123,7 @@ func (s *pgServer) walSyncs(ctx context.Context) (int64, error) {
 	return last, nil
 }
 
-// waitSampler counts, every few milliseconds, the active backends of one
+// waitSampler counts, every 20 ms, the active backends of one
 // database and those of them waiting on a lock: a heavyweight lock
 // (wait_event_type Lock: row locks, advisory locks, the commit-time
 // NOTIFY lock) or a lightweight one (LWLock: WAL insertion and flush,
@@ -133,6 +133,7 @@ type waitSampler struct {
 	done sync.WaitGroup
 
 	active, lock, lwlock int64
+	cpu                  time.Duration // the sampling backend's own CPU, not the relays'
 	err                  error
 }
 
@@ -148,7 +149,21 @@ func (s *pgServer) sampleWaits(ctx context.Context, db string) *waitSampler {
 			return
 		}
 		defer conn.Close(context.Background())
-		t := time.NewTicker(5 * time.Millisecond)
+		var pid int
+		if err := conn.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&pid); err != nil {
+			w.err = err
+			return
+		}
+		backendCPU := func() time.Duration {
+			f, err := statFields(pid)
+			if err != nil {
+				return 0
+			}
+			return time.Duration(f.num(11)+f.num(12)) * (time.Second / 100)
+		}
+		cpu0 := backendCPU()
+		defer func() { w.cpu = backendCPU() - cpu0 }()
+		t := time.NewTicker(20 * time.Millisecond)
 		defer t.Stop()
 		for {
 			select {

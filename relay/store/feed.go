@@ -62,7 +62,34 @@ type Change struct {
 // no longer catch up change by change and must rebuild from the store.
 var ErrFeedTruncated = errors.New("store: the change log no longer holds the entries after this position; rebuild from the store")
 
-// Feed is a store's change log.
+// A write decided by rules must have seen every change other instances
+// committed before it arrived. The instance can make sure of it before
+// deciding (Feed.Pending, one read of the log), or, for a save, let the
+// store check it in the save's own statement: WithDecidedAt says which
+// position of the log the decision saw, and SaveSequenced then stores
+// nothing and returns ErrStale if the log holds a change by another
+// instance after it. The instance decides again, on current state.
+
+// ErrStale: another instance's change that the decision did not see had
+// been committed when the store came to save; nothing was stored.
+var ErrStale = errors.New("store: the decision missed a change another instance had committed")
+
+type decidedAtKey struct{}
+
+// WithDecidedAt is ctx for a SaveSequenced whose decision saw the log up
+// to pos (every entry up to it applied); pos < 0 removes the check.
+func WithDecidedAt(ctx context.Context, pos int64) context.Context {
+	return context.WithValue(ctx, decidedAtKey{}, pos)
+}
+
+// DecidedAt is the position WithDecidedAt put in ctx; false when none.
+func DecidedAt(ctx context.Context) (int64, bool) {
+	pos, ok := ctx.Value(decidedAtKey{}).(int64)
+	return pos, ok && pos >= 0
+}
+
+// Feed is a store's change log. A store with a Feed checks the position
+// WithDecidedAt gives its SaveSequenced.
 type Feed interface {
 	// Origin is this process's own id in the log: the changes it made
 	// itself carry it.

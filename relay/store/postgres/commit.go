@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -33,40 +35,54 @@ const (
 
 // saveBatch stores the events of $1 (a JSON array of element()s) that are
 // not stored yet, logs each with its own seq in the same statement and
-// returns id, seq and whether it was stored for each seq it drew. A
-// stored id, or a replaceable address already holding a version, is
-// skipped, never an error: one duplicate must not fail the others. One
-// racing in from another statement (ON CONFLICT) has drawn a seq already:
-// that seq is logged as unused (op 3), so readers need not wait to learn
-// it will never hold anything. The rows are inserted in id order, so two
+// returns, for each seq it drew, the event's id, the seq and whether it
+// was stored. A stored id, or a replaceable address already holding a
+// version, is skipped, never an error: one duplicate must not fail the
+// others. One racing in from another statement (ON CONFLICT) has drawn a
+// seq already: that seq is logged as unused (op 3), so readers need not
+// wait to learn it will never hold anything. An element with a pos (the
+// log position its decision saw, store.WithDecidedAt) is stored only if
+// no change by another instance ($2 is this one) came after it; $3 is
+// the lowest such pos. Those that did come after are returned with a
+// NULL seq, and draw none. The rows are inserted in id order, so two
 // statements holding the same ids wait for each other in one order and
 // never deadlock. nextSeq draws each seq after the transaction has its
 // xid.
 const saveBatch = `WITH input AS (
-		SELECT j.e, x.*
+		SELECT x.*
 		FROM jsonb_array_elements($1::jsonb) AS j(e)
 		CROSS JOIN LATERAL jsonb_to_record(j.e) AS x(id text, pubkey text, created_at bigint,
-			kind integer, tags jsonb, content text, sig text, tv text[], addr text)),
+			kind integer, tags jsonb, content text, sig text, tv text[], addr text, pos bigint)),
+	other AS (
+		SELECT max(seq) AS seq FROM changes WHERE seq > $3 AND origin <> $2),
 	fresh AS MATERIALIZED (
 		SELECT input.*, ` + nextSeq + ` AS seq FROM input
-		WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.id = input.id)),
+		-- a subquery per row: an index lookup, never a join the planner
+		-- could make a scan of the whole table
+		WHERE (SELECT true FROM events e WHERE e.id = input.id) IS NULL
+		AND (input.pos IS NULL OR input.pos >= coalesce((SELECT seq FROM other), 0))),
 	ins AS (
 		INSERT INTO events (id, pubkey, created_at, kind, tags, content, sig, tagvalues, addr, seq)
 		SELECT id, pubkey, created_at, kind, tags, content, sig, tv, addr, seq FROM fresh
 		ORDER BY id
 		ON CONFLICT DO NOTHING
-		RETURNING id),
+		RETURNING id, seq, jsonb_build_object('id', id, 'pubkey', pubkey, 'created_at', created_at,
+			'kind', kind, 'tags', tags, 'content', content, 'sig', sig) AS body),
+	unused AS (
+		SELECT id, seq FROM fresh WHERE seq NOT IN (SELECT seq FROM ins)),
 	logged AS (
 		INSERT INTO changes (seq, op, origin, event)
-		SELECT f.seq, CASE WHEN ins.id IS NULL THEN 3 ELSE 1 END, $2,
-			CASE WHEN ins.id IS NULL THEN NULL ELSE f.e - 'tv' - 'addr' END
-		FROM fresh f LEFT JOIN ins USING (id))
-	SELECT f.id, f.seq, ins.id IS NOT NULL FROM fresh f LEFT JOIN ins USING (id)`
+		SELECT seq, 1, $2, body FROM ins
+		UNION ALL SELECT seq, 3, $2, NULL FROM unused)
+	SELECT id, seq, true FROM ins
+	UNION ALL SELECT id, seq, false FROM unused
+	UNION ALL SELECT id, NULL, NULL FROM input WHERE input.pos < (SELECT seq FROM other)`
 
 // saveReq is one save waiting for its statement.
 type saveReq struct {
 	id    string
 	el    []byte
+	pos   int64        // the position its decision saw; -1 for none
 	state atomic.Int32 // reqQueued, reqTaken or reqAbandoned
 	seq   int64
 	err   error
@@ -108,8 +124,8 @@ func (c *committer) signal() {
 
 // save queues one element and waits for its statement's outcome. A save
 // whose ctx ends before a statement took it is dropped, stored nowhere.
-func (c *committer) save(ctx context.Context, id string, el []byte) (int64, error) {
-	r := &saveReq{id: id, el: el, done: make(chan struct{})}
+func (c *committer) save(ctx context.Context, id string, el []byte, pos int64) (int64, error) {
+	r := &saveReq{id: id, el: el, pos: pos, done: make(chan struct{})}
 	c.mu.Lock()
 	if c.ctx.Err() != nil {
 		c.mu.Unlock()
@@ -242,11 +258,13 @@ func (c *committer) commit(batch []*saveReq) {
 
 // statement stores batch in one statement and sets each save's seq, or
 // ErrDupEvent for a save whose id was stored already (by an earlier
-// statement, or earlier in this batch). The error is the statement's.
+// statement, or earlier in this batch), or store.ErrStale. The error is
+// the statement's.
 func (c *committer) statement(batch []*saveReq) error {
 	arr := make([]byte, 0, 1024*len(batch))
 	arr = append(arr, '[')
 	first := make(map[string]*saveReq, len(batch))
+	var from int64 = math.MaxInt64
 	for _, r := range batch {
 		if first[r.id] != nil {
 			continue
@@ -255,46 +273,65 @@ func (c *committer) statement(batch []*saveReq) error {
 		if len(arr) > 1 {
 			arr = append(arr, ',')
 		}
-		arr = append(arr, r.el...)
+		if r.pos >= 0 {
+			from = min(from, r.pos)
+			arr = append(append(append(arr, r.el[:len(r.el)-1]...), `,"pos":`...), strconv.AppendInt(nil, r.pos, 10)...)
+			arr = append(arr, '}')
+		} else {
+			arr = append(arr, r.el...)
+		}
 	}
 	arr = append(arr, ']')
 	ctx, cancel := context.WithTimeout(context.Background(), commitTimeout)
 	defer cancel()
-	rows, err := c.s.pool.Query(ctx, saveBatch, string(arr), c.s.opts.Origin)
+	rows, err := c.s.pool.Query(ctx, saveBatch, string(arr), c.s.opts.Origin, from)
 	if err != nil {
 		return fmt.Errorf("storing events: %w", err)
 	}
 	stored := make(map[string]int64, len(batch))
+	stale := make(map[string]bool)
 	var seqs, unused []int64
 	for rows.Next() {
 		var id string
-		var seq int64
-		var ok bool
+		var seq *int64
+		var ok *bool
 		if err := rows.Scan(&id, &seq, &ok); err != nil {
 			rows.Close()
 			return fmt.Errorf("storing events: %w", err)
 		}
-		if ok {
-			stored[id] = seq
-			seqs = append(seqs, seq)
-		} else {
-			unused = append(unused, seq)
+		switch {
+		case seq == nil:
+			stale[id] = true
+		case *ok:
+			stored[id] = *seq
+			seqs = append(seqs, *seq)
+		default:
+			unused = append(unused, *seq)
 		}
 	}
 	// Err is known only after the commit (rows read to ReadyForQuery)
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("storing events: %w", err)
 	}
+	c.s.committed(store.Saved, seqs...)
+	c.s.committed(store.Unused, unused...)
 	for _, r := range batch {
 		seq, ok := stored[r.id]
-		if ok && first[r.id] == r {
+		switch {
+		case ok && first[r.id] == r:
 			r.seq = seq
-		} else {
+		case stale[r.id] && (first[r.id] == r || r.pos >= 0):
+			r.err = store.ErrStale
+		case stale[r.id]:
+			// the same event, sent again meanwhile without a position
+			// to check, shared the other's fate: try it alone
+			if err := c.statement([]*saveReq{r}); err != nil {
+				r.err = err
+			}
+		default:
 			r.err = eventstore.ErrDupEvent
 		}
 	}
-	c.s.committed(store.Saved, seqs...)
-	c.s.committed(store.Unused, unused...)
 	return nil
 }
 

@@ -410,3 +410,61 @@ func TestSave_GroupCommitSharesStatementsAndIsolatesRefusals(t *testing.T) {
 	}
 	t.Logf("%d concurrent saves in %d insert statements", n, statements)
 }
+
+// A save whose decision saw the log up to a position (WithDecidedAt) is
+// refused with ErrStale, storing nothing and drawing no seq, when another
+// instance's change came after that position; this instance's own later
+// changes do not count. In one statement, the refused and the accepted
+// are told apart.
+func TestSave_DecidedAtRefusesWhatMissedAnotherInstancesChange(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.New(t)
+	a, b := open(t, url), open(t, url)
+	pk := newKey()
+	save(t, a, ev(pk, 1, 1, nil, "a's own"))
+	theirs, err := b.SaveSequenced(ctx, ev(pk, 1, 2, nil, "b's"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	missed := ev(pk, 1, 3, nil, "decided before b's")
+	if _, err := a.SaveSequenced(store.WithDecidedAt(ctx, theirs-1), missed); !errors.Is(err, store.ErrStale) {
+		t.Fatalf("a save decided before another instance's change: %v, want ErrStale", err)
+	}
+	if got := query(t, a, nostr.Filter{IDs: []string{missed.ID}}); len(got) != 0 {
+		t.Fatal("the refused save was stored")
+	}
+	if _, err := a.SaveSequenced(store.WithDecidedAt(ctx, theirs), missed); err != nil {
+		t.Fatalf("decided after it: %v", err)
+	}
+	save(t, a, ev(pk, 1, 4, nil, "a's own, later"))
+	if _, err := a.SaveSequenced(store.WithDecidedAt(ctx, theirs), ev(pk, 1, 5, nil, "after a's own")); err != nil {
+		t.Fatalf("a's own later change made a save stale: %v", err)
+	}
+
+	const n = 40
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		pos := theirs - 1 // stale
+		if i%2 == 0 {
+			pos = theirs
+		}
+		wg.Go(func() {
+			<-start
+			_, errs[i] = a.SaveSequenced(store.WithDecidedAt(ctx, pos), ev(pk, 1, nostr.Timestamp(100+i), nil, fmt.Sprint(i)))
+		})
+	}
+	close(start)
+	wg.Wait()
+	for i, err := range errs {
+		if (i%2 == 0) != (err == nil) || err != nil && !errors.Is(err, store.ErrStale) {
+			t.Fatalf("save %d (stale: %v): %v", i, i%2 == 1, err)
+		}
+	}
+	for i, e := range readLog(t, url) {
+		if e.seq != int64(i+1) || e.op != store.Saved {
+			t.Fatalf("log entry %d: seq %d %s; a refused save drew a seq", i, e.seq, e.op)
+		}
+	}
+}

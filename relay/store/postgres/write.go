@@ -93,13 +93,19 @@ func (s *Store) SaveEvent(ctx context.Context, evt *nostr.Event) error {
 
 // SaveSequenced is store.Sequencer's: the position is the seq of the
 // event's entry in the change log. Concurrent saves share one statement
-// and one commit (commit.go); the answer comes after that commit.
+// and one commit (commit.go); the answer comes after that commit. With a
+// position from store.WithDecidedAt it stores nothing, and returns
+// store.ErrStale, when the log holds another instance's change after it.
 func (s *Store) SaveSequenced(ctx context.Context, evt *nostr.Event) (int64, error) {
 	el, err := element(evt)
 	if err != nil {
 		return 0, err
 	}
-	return s.commits.save(ctx, evt.ID, el)
+	pos, ok := store.DecidedAt(ctx)
+	if !ok {
+		pos = -1
+	}
+	return s.commits.save(ctx, evt.ID, el, pos)
 }
 
 // element is evt as one element of a batch's JSON array: the event's own
