@@ -15,7 +15,11 @@ func (r *Relay) registerFeedMetrics() {
 		Name: "snowclaw_feed_refusals_total",
 		Help: "Reads and writes refused because this instance could not apply the shared store's newer changes in time.",
 	})
-	r.met.behind = behind
+	again := prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "snowclaw_feed_saves_decided_again_total",
+		Help: "Saves decided without reading the shared store's change log first that the store refused, another instance's change having come meanwhile, and that were decided again.",
+	})
+	r.met.behind, r.met.again = behind, again
 	if r.follow == nil {
 		return
 	}
@@ -25,7 +29,7 @@ func (r *Relay) registerFeedMetrics() {
 		l, _, _ := r.FeedLag(ctx)
 		return l
 	}
-	r.met.reg.MustRegister(behind,
+	r.met.reg.MustRegister(behind, again,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "snowclaw_feed_lag_entries",
 			Help: "Entries of the shared store's change log not yet applied by this instance.",

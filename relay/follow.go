@@ -48,7 +48,12 @@ type follower struct {
 	dead  atomic.Bool   // stopped for good (the log was pruned past pos)
 	stop  context.CancelFunc
 	done  chan struct{}
+
+	othersAt atomic.Int64 // when another instance's change was last met (unix ns)
 }
+
+// metOthers notes that another instance writes to the store.
+func (f *follower) metOthers() { f.othersAt.Store(time.Now().UnixNano()) }
 
 // openFeed notes the store's change log, if it has one, and where it ends
 // now: New calls it before loading anything from the store, so that a
@@ -94,7 +99,10 @@ func (r *Relay) FollowPeers() {
 	go func() {
 		defer close(f.done)
 		for ctx.Err() == nil {
-			err := f.feed.Follow(ctx, f.pos.Load(), func(c store.Change) error {
+			err := f.feed.Tail(ctx, f.pos.Load(), func(c store.Change) error {
+				if c.Origin != f.feed.Origin() {
+					f.metOthers()
+				}
 				f.saw(c.Seq)
 				r.applyChange(ctx, c)
 				f.advance(c.Seq)
@@ -170,6 +178,9 @@ func (r *Relay) caughtUp(ctx context.Context) error {
 		r.log.Warn("reading the change log's head", "err", err)
 		return errBehind("cannot read the shared store's change log")
 	}
+	if head > 0 {
+		f.metOthers()
+	}
 	f.saw(head)
 	timeout := time.NewTimer(maxCatchUpWait)
 	defer timeout.Stop()
@@ -190,6 +201,30 @@ func (r *Relay) caughtUp(ctx context.Context) error {
 			return errBehind(fmt.Sprintf("is %d changes behind the shared store", head-pos))
 		}
 	}
+}
+
+// quietFor is how long after it last met another instance's change an
+// instance decides saves at once, leaving the proof to the store.
+const quietFor = time.Second
+
+// decideSave is caughtUp for a save, without its read of the log while
+// no other instance has written lately (only this one writes, as when it
+// runs alone): the rules decide on what this instance has applied, and
+// the save carries that position (store.WithDecidedAt). The store's
+// statement then checks, against a snapshot taken after the write
+// arrived, that no other instance's change came after it, and refuses
+// the save (store.ErrStale) otherwise: the write is decided again after
+// caughtUp. So the guarantee is caughtUp's, and running alone costs no
+// read. ok false: decide after caughtUp.
+func (r *Relay) decideSave(ctx context.Context) (context.Context, bool) {
+	f := r.follow
+	if f == nil || FromPeer(ctx) || f.done == nil || f.dead.Load() {
+		return ctx, false
+	}
+	if time.Since(time.Unix(0, f.othersAt.Load())) < quietFor {
+		return ctx, false
+	}
+	return store.WithDecidedAt(ctx, f.pos.Load()), true
 }
 
 // errBehind is the refusal of a read or write this instance cannot decide

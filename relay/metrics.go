@@ -27,6 +27,7 @@ type metrics struct {
 	queries  [numQueryTypes]prometheus.Counter
 	search   timer
 	behind   prometheus.Counter // feedmetrics.go
+	again    prometheus.Counter // feedmetrics.go
 }
 
 // newMetrics makes the registry with the standard go_* and process_*

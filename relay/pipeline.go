@@ -58,10 +58,27 @@ func (r *Relay) write(ctx context.Context, evt *nostr.Event) (stored bool, err e
 	if err := r.disk.check(); err != nil {
 		return false, err
 	}
-	// the rules decide on the state every instance has, or not at all
+	// the rules decide on the state every instance has, or not at all: a
+	// save may leave the proof to the store (follow.go)
+	if nostr.IsRegularKind(evt.Kind) {
+		if dctx, ok := r.decideSave(ctx); ok {
+			stored, err := r.decide(dctx, evt)
+			if !errors.Is(err, store.ErrStale) {
+				return stored, err
+			}
+			r.follow.metOthers() // and decide again on current state
+			r.met.again.Inc()
+		}
+	}
 	if err := r.caughtUp(ctx); err != nil {
 		return false, err
 	}
+	return r.decide(store.WithDecidedAt(ctx, -1), evt)
+}
+
+// decide runs the rules on evt and, if they accept it, stores it and
+// runs the saved hooks.
+func (r *Relay) decide(ctx context.Context, evt *nostr.Event) (stored bool, err error) {
 	for _, reject := range r.RejectEvent {
 		if err := reject(ctx, evt); err != nil {
 			return false, err
@@ -78,7 +95,8 @@ func (r *Relay) write(ctx context.Context, evt *nostr.Event) (stored bool, err e
 	if err != nil || pos < 0 {
 		return false, err
 	}
-	ctx = WithPosition(ctx, pos)
+	// the hooks' own writes decide for themselves
+	ctx = WithPosition(store.WithDecidedAt(ctx, -1), pos)
 	for _, on := range r.OnEventSaved {
 		on(ctx, evt)
 	}
@@ -98,6 +116,9 @@ func (r *Relay) save(ctx context.Context, evt *nostr.Event) (int64, error) {
 		pos, err := r.store.SaveSequenced(ctx, evt)
 		if errors.Is(err, eventstore.ErrDupEvent) {
 			return -1, errAlreadyStored
+		}
+		if errors.Is(err, store.ErrStale) {
+			return -1, err
 		}
 		if err != nil {
 			return -1, storeFailed(err)

@@ -28,28 +28,40 @@ type clusterOpts struct {
 	postgres, instances, snowclaw, dir string
 	events, publishers, memories       int
 	queries, probes                    int
+	badger, cpuprofile                 bool
 }
 
 // clusterResult is one setup's figures.
 type clusterResult struct {
 	setup          string
 	evps           float64
-	p50, p95       float64 // search REQ → EOSE, ms
-	live50, live95 float64 // OK on one instance → EVENT on another, ms
-	rss            []int64 // per instance, after, bytes
+	ok50, ok99     float64   // EVENT → OK during the ingest, ms
+	relayCPU       []float64 // per instance, µs of CPU per ingested event
+	pgCPU          float64   // µs of PostgreSQL's CPU per ingested event; -1 unknown or none
+	walSyncs       float64   // WAL flushes per ingested event; -1 none
+	lock, lwlock   float64   // share of active backend samples waiting on a lock; -1 none
+	p50, p95       float64   // search REQ → EOSE, ms
+	live50, live95 float64   // OK on one instance → EVENT on another, ms
+	rss            []int64   // per instance, after, bytes
+	load           string    // the load average when the ingest ended
 }
 
 // runCluster measures snowclaw over badger and over one PostgreSQL with 1,
 // 2, … instances: ingest events/s (8 authenticated publishers spread over
-// the instances), NIP-50 search p50/p95 over websocket (queries spread too),
-// how long an event accepted by one instance takes to reach a live
-// subscriber on another, and each instance's RSS.
+// the instances) with the EVENT → OK latency, the CPU each relay and
+// PostgreSQL spent per event (/proc), PostgreSQL's WAL flushes per event
+// (pg_stat_wal) and the share of its busy backends waiting on locks
+// (pg_stat_activity, sampled); NIP-50 search p50/p95 over websocket
+// (queries spread too), how long an event accepted by one instance takes
+// to reach a live subscriber on another, and each instance's RSS.
 func runCluster(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var o clusterOpts
 	fs := flag.NewFlagSet("cluster", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.postgres, "postgres", "", "PostgreSQL URL of a role that may CREATE DATABASE (a fresh database per setup is made there and dropped)")
 	fs.StringVar(&o.instances, "instances", "1,2", "instance counts to run over PostgreSQL, comma-separated")
+	fs.BoolVar(&o.badger, "badger", true, "also run one instance over badger, first")
+	fs.BoolVar(&o.cpuprofile, "cpuprofile", false, "write each relay's CPU profile (start to stop) to <dir>/<setup>/instance-<i>.pprof (set --dir to keep them)")
 	fs.IntVar(&o.events, "events", 10000, "kind 1 notes published per setup")
 	fs.IntVar(&o.publishers, "publishers", 8, "authenticated publishing connections")
 	fs.IntVar(&o.memories, "memories", 5000, "public memories stored before the searches")
@@ -99,30 +111,72 @@ func runCluster(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	fmt.Fprintf(stdout, "cluster: %d notes from %d authenticated connections, %d memories, %d searches, %d cross-instance probes\n",
 		o.events, o.publishers, o.memories, o.queries, o.probes)
-	setups := []string{"badger"}
+	server, err := openServer(ctx, o.postgres)
+	if err != nil {
+		return err
+	}
+	if server.postmaster == 0 {
+		fmt.Fprintln(stderr, "cluster: PostgreSQL's postmaster.pid is not readable here (another machine?): its CPU is not measured")
+	}
+	fmt.Fprintf(stdout, "cluster: load average %s at the start\n", loadAverage())
+	var setups []string
+	if o.badger {
+		setups = append(setups, "badger")
+	}
 	for _, n := range counts {
 		setups = append(setups, fmt.Sprintf("postgres×%d", n))
 	}
 	var results []clusterResult
 	for i, setup := range setups {
-		n, url := 1, ""
+		n, url, db := 1, "", ""
+		var srv *pgServer
 		if setup != "badger" {
-			n = counts[i-1]
-			if url, err = freshDatabase(ctx, o.postgres); err != nil {
+			n, srv = counts[i-len(setups)+len(counts)], server
+			if url, db, err = freshDatabase(ctx, o.postgres); err != nil {
 				return err
 			}
 		}
-		r, err := runSetup(ctx, bin, filepath.Join(dir, strconv.Itoa(i)), setup, n, url, sks, notes, memEvs, queries, o.probes)
+		r, err := runSetup(ctx, bin, filepath.Join(dir, strconv.Itoa(i)), setup, n, url, db, srv, sks, notes, memEvs, queries, o.probes, o.cpuprofile)
+		if db != "" {
+			// the relays have stopped: nothing uses it any more
+			if derr := dropDatabase(context.WithoutCancel(ctx), o.postgres, db); derr != nil {
+				fmt.Fprintf(stderr, "cluster: dropping database %s: %v\n", db, derr)
+			}
+		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", setup, err)
 		}
+		fmt.Fprintf(stdout, "%s: %.0f events/s, load average %s\n", setup, r.evps, r.load)
 		results = append(results, r)
 	}
-	fmt.Fprintf(stdout, "%-12s %10s %9s %9s %10s %10s %s\n", "setup", "events/s", "p50-ms", "p95-ms", "live-p50", "live-p95", "RSS-MB per instance")
+	printCluster(stdout, results)
+	return nil
+}
+
+// printCluster prints the figures of every setup, and the ratios the
+// scaling targets are stated in.
+func printCluster(w io.Writer, results []clusterResult) {
+	num := func(v float64, format string) string {
+		if v < 0 {
+			return "-"
+		}
+		return fmt.Sprintf(format, v)
+	}
+	fmt.Fprintf(w, "\n%-12s %9s %8s %8s %13s %8s %9s %9s %7s %7s %8s %8s %9s %9s %s\n",
+		"setup", "events/s", "ok-p50", "ok-p99", "relay-µs/ev", "pg-µs/ev", "total-µs", "wal/ev", "lock%", "lwlock%",
+		"srch-p50", "srch-p95", "live-p50", "live-p95", "RSS-MB per instance")
 	for _, r := range results {
-		var rss []string
+		var rss, relay []string
+		total := 0.0
 		for _, b := range r.rss {
 			rss = append(rss, strconv.FormatInt(b>>20, 10))
+		}
+		for _, c := range r.relayCPU {
+			relay = append(relay, fmt.Sprintf("%.0f", c))
+			total += c
+		}
+		if r.pgCPU > 0 {
+			total += r.pgCPU
 		}
 		live := func(v float64) string {
 			if r.live95 == 0 {
@@ -130,37 +184,61 @@ func runCluster(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			}
 			return fmt.Sprintf("%.2f", v)
 		}
-		fmt.Fprintf(stdout, "%-12s %10.0f %9.2f %9.2f %10s %10s %s\n", r.setup, r.evps, r.p50, r.p95, live(r.live50), live(r.live95), strings.Join(rss, " "))
+		pct := func(v float64) string { return num(100*v, "%.1f") }
+		if r.lock < 0 {
+			pct = func(float64) string { return "-" }
+		}
+		fmt.Fprintf(w, "%-12s %9.0f %8.2f %8.2f %13s %8s %9.0f %9s %7s %7s %8.2f %8.2f %9s %9s %s\n",
+			r.setup, r.evps, r.ok50, r.ok99, strings.Join(relay, "+"), num(r.pgCPU, "%.0f"), total,
+			num(r.walSyncs, "%.3f"), pct(r.lock), pct(r.lwlock), r.p50, r.p95, live(r.live50), live(r.live95), strings.Join(rss, " "))
 	}
-	return nil
+	var badger, one float64
+	for _, r := range results {
+		switch r.setup {
+		case "badger":
+			badger = r.evps
+		case "postgres×1":
+			one = r.evps
+		}
+	}
+	for _, r := range results {
+		if r.setup == "badger" || badger == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "%s: %.2f× badger's events/s", r.setup, r.evps/badger)
+		if one > 0 && r.setup != "postgres×1" {
+			fmt.Fprintf(w, ", %.2f× one instance's", r.evps/one)
+		}
+		fmt.Fprintln(w)
+	}
 }
 
 // freshDatabase creates an empty database on admin's server and returns
-// its URL.
-func freshDatabase(ctx context.Context, admin string) (string, error) {
+// its URL and name; the caller drops it (dropDatabase).
+func freshDatabase(ctx context.Context, admin string) (string, string, error) {
+	u, err := url.Parse(admin)
+	if err != nil {
+		return "", "", err
+	}
 	conn, err := pgx.Connect(ctx, admin)
 	if err != nil {
-		return "", fmt.Errorf("connecting to --postgres: %w", err)
+		return "", "", fmt.Errorf("connecting to --postgres: %w", err)
 	}
 	defer conn.Close(ctx)
 	var b [4]byte
 	_, _ = rand.Read(b[:])
 	name := "snowbench_" + hex.EncodeToString(b[:])
 	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		return "", err
-	}
-	u, err := url.Parse(admin)
-	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	u.Path = "/" + name
-	return u.String(), nil
+	return u.String(), name, nil
 }
 
 // runSetup starts n instances (sharing url, or one over badger), loads
 // them and measures.
-func runSetup(ctx context.Context, bin, dir, setup string, n int, dbURL string, sks []string, notes, mems []nostr.Event, queries []benchcorpus.Query, probes int) (clusterResult, error) {
-	r := clusterResult{setup: setup}
+func runSetup(ctx context.Context, bin, dir, setup string, n int, dbURL, db string, srv *pgServer, sks []string, notes, mems []nostr.Event, queries []benchcorpus.Query, probes int, cpuprofile bool) (clusterResult, error) {
+	r := clusterResult{setup: setup, pgCPU: -1, walSyncs: -1, lock: -1, lwlock: -1}
 	keys := filepath.Join(dir, "keys")
 	if _, err := relay.LoadKeys(keys, true); err != nil {
 		return r, err
@@ -181,17 +259,20 @@ func runSetup(ctx context.Context, bin, dir, setup string, n int, dbURL string, 
 		if dbURL != "" {
 			args = append(args, "--store-url", dbURL)
 		}
+		if cpuprofile {
+			args = append(args, "--cpuprofile", data+".pprof")
+		}
 		p, err := startProc(ctx, fmt.Sprintf("%s-%d", setup, i), bin, args, snowclawEnv(), data+".log", 5*time.Minute)
 		if err != nil {
 			return r, err
 		}
 		procs = append(procs, p)
 	}
-	var err error
-	if r.evps, err = publishSpread(procs, sks, notes); err != nil {
+	if err := r.ingest(ctx, procs, srv, db, sks, notes); err != nil {
 		return r, err
 	}
-	if _, err := publishSpread(procs, sks, mems); err != nil {
+	var err error
+	if _, _, err := publishSpread(procs, sks, mems); err != nil {
 		return r, err
 	}
 	time.Sleep(2 * time.Second) // every instance indexes within 1 s (docs/design.md)
@@ -229,33 +310,100 @@ func copyKeys(from, to string) error {
 	return nil
 }
 
+// ingest publishes notes and measures what they cost: events/s, OK
+// latency, each relay's CPU and, over PostgreSQL (srv), the server's CPU,
+// its WAL flushes and its lock waits, all per event.
+func (r *clusterResult) ingest(ctx context.Context, procs []*proc, srv *pgServer, db string, sks []string, notes []nostr.Event) error {
+	cpu0 := make([]time.Duration, len(procs))
+	for i, p := range procs {
+		var err error
+		if cpu0[i], err = p.cpu(); err != nil {
+			return err
+		}
+	}
+	var pg0 time.Duration
+	var pgOK bool
+	var wal0 int64
+	var waits *waitSampler
+	if srv != nil {
+		var err error
+		if wal0, err = srv.walSyncs(ctx); err != nil {
+			return fmt.Errorf("reading pg_stat_wal: %w", err)
+		}
+		pg0, pgOK = srv.cpu()
+		waits = srv.sampleWaits(ctx, db)
+	}
+	evps, lat, err := publishSpread(procs, sks, notes)
+	if err != nil {
+		if waits != nil {
+			_, _, _ = waits.shares()
+		}
+		return err
+	}
+	r.evps, r.ok50, r.ok99 = evps, pct(lat, 0.50), pct(lat, 0.99)
+	r.load = loadAverage()
+	events := float64(len(notes))
+	for i, p := range procs {
+		c, err := p.cpu()
+		if err != nil {
+			return err
+		}
+		r.relayCPU = append(r.relayCPU, float64(c-cpu0[i])/float64(time.Microsecond)/events)
+	}
+	if srv == nil {
+		return nil
+	}
+	pg1, ok := srv.cpu()
+	if r.lock, r.lwlock, err = waits.shares(); err != nil {
+		return fmt.Errorf("sampling pg_stat_activity: %w", err)
+	}
+	if ok && pgOK {
+		r.pgCPU = float64(pg1-pg0-waits.cpu) / float64(time.Microsecond) / events
+	}
+	wal1, err := srv.walSyncs(ctx)
+	if err != nil {
+		return fmt.Errorf("reading pg_stat_wal: %w", err)
+	}
+	r.walSyncs = float64(wal1-wal0) / events
+	return nil
+}
+
 // publishSpread has publisher i send evs[i], evs[i+P], … to instance
-// i mod len(procs), each after the previous OK; it returns events/s.
-func publishSpread(procs []*proc, sks []string, evs []nostr.Event) (float64, error) {
+// i mod len(procs), each after the previous OK; it returns events/s and
+// each event's EVENT → OK time.
+func publishSpread(procs []*proc, sks []string, evs []nostr.Event) (float64, []time.Duration, error) {
 	conns := make([]*conn, len(sks))
 	for i, sk := range sks {
 		c, err := dialAuth(procs[i%len(procs)].url, sk)
 		if err != nil {
-			return 0, err
+			return 0, nil, err
 		}
 		defer c.close()
 		conns[i] = c
 	}
 	errs := make([]error, len(conns))
+	lats := make([][]time.Duration, len(conns))
 	start := time.Now()
 	var wg sync.WaitGroup
 	for i, c := range conns {
 		wg.Go(func() {
 			for j := i; j < len(evs); j += len(conns) {
+				t0 := time.Now()
 				if err := c.publish(evs[j]); err != nil {
 					errs[i] = err
 					return
 				}
+				lats[i] = append(lats[i], time.Since(t0))
 			}
 		})
 	}
 	wg.Wait()
-	return float64(len(evs)) / time.Since(start).Seconds(), errors.Join(errs...)
+	took := time.Since(start)
+	var all []time.Duration
+	for _, l := range lats {
+		all = append(all, l...)
+	}
+	return float64(len(evs)) / took.Seconds(), all, errors.Join(errs...)
 }
 
 // crossInstance publishes probes events on a, one at a time, and times

@@ -26,8 +26,9 @@ const (
 // corpusEvents signs the first n memories of the seeded corpus as public
 // kind 30078 snow:memory:<topic> items, in parallel: memory i is by author
 // i mod 4 (fixed keys, so the events are the same on every run) and
-// carries a t tag with its category.
-func corpusEvents(mems []benchcorpus.Memory) ([]nostr.Event, error) {
+// carries a t tag with its category. It stops when ctx ends (a million
+// signatures take a while).
+func corpusEvents(ctx context.Context, mems []benchcorpus.Memory) ([]nostr.Event, error) {
 	sks := make([]string, corpusAuthors)
 	for i := range sks {
 		sks[i] = fmt.Sprintf("%064x", 0x5eed0000+i)
@@ -38,7 +39,11 @@ func corpusEvents(mems []benchcorpus.Memory) ([]nostr.Event, error) {
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
-			for i := w; i < len(mems); i += workers {
+			for i, n := w, 0; i < len(mems); i, n = i+workers, n+1 {
+				if n%128 == 0 && ctx.Err() != nil {
+					errs[w] = ctx.Err()
+					return
+				}
 				m := mems[i]
 				evs[i] = nostr.Event{Kind: 30078, CreatedAt: nostr.Timestamp(m.CreatedAt),
 					Tags: nostr.Tags{{"d", "snow:memory:" + m.Topic}, {"t", category(m.Topic)}}, Content: m.Content}
@@ -81,7 +86,9 @@ func writeCorpus(ctx context.Context, dir string, evs []nostr.Event) (time.Durat
 	for w := range workers {
 		wg.Go(func() {
 			for i := w; i < len(evs) && errs[w] == nil; i += workers {
-				errs[w] = db.SaveEvent(ctx, &evs[i])
+				if errs[w] = ctx.Err(); errs[w] == nil {
+					errs[w] = db.SaveEvent(ctx, &evs[i])
+				}
 			}
 		})
 	}

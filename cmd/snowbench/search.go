@@ -91,7 +91,7 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	mems := benchcorpus.Generate(corpusSeed, o.n)
 	queries := benchcorpus.Queries(mems, corpusQuerySeed, 400)
 	began := time.Now()
-	evs, err := corpusEvents(mems)
+	evs, err := corpusEvents(ctx, mems)
 	if err != nil {
 		return err
 	}

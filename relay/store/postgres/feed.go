@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -26,11 +27,65 @@ const feedAppName = "snowclaw feed "
 // feedBatch is how many entries one read of the log returns.
 const feedBatch = 1000
 
-// Head is the newest entry's seq, 0 for an empty log.
+// The order of the log. Every entry's seq is drawn from one sequence
+// while its transaction runs, and becomes visible when that transaction
+// commits; transactions commit in any order, so a reader can find seq 8
+// committed while 7 is not yet (or never will be: its transaction rolled
+// back). Nothing serializes the writers. A reader instead delivers
+// entries strictly in seq order and moves past a missing seq only once
+// it has proof that no transaction can still commit it:
+//
+//   - a seq is drawn only by a transaction that already has an xid
+//     (nextSeq);
+//   - if a read's snapshot S shows an entry above a missing seq m, m was
+//     drawn before that entry was, so before S was taken, by a
+//     transaction whose xid is below S's xmax (pg_snapshot_xmax: every
+//     xid assigned before S is below it);
+//   - once a later snapshot's xmin (the oldest xid still running) is at
+//     or past S's xmax, every such transaction has ended: m is in that
+//     snapshot if it committed, and never will be if it is not.
+//
+// So every reader delivers the same entries in the same order, each
+// once, whatever order they committed in. A missing seq holds a reader
+// up for as long as the transaction holding it runs (a few milliseconds
+// for this store's own writes; a long transaction of something else
+// writing to the database holds up only a reader that meets an aborted
+// seq behind it).
+
+// Head is the newest entry's seq, 0 for an empty log, once no entry
+// below it can still appear: a follower that has just read the whole
+// store starts there and must not skip one committing late.
 func (s *Store) Head(ctx context.Context) (int64, error) {
 	var head int64
-	err := s.pool.QueryRow(ctx, "SELECT coalesce(max(seq), 0) FROM changes").Scan(&head)
-	return head, err
+	var xmin, xmax string
+	err := s.pool.QueryRow(ctx, `SELECT coalesce(max(seq), 0),
+		pg_snapshot_xmin(pg_current_snapshot())::text, pg_snapshot_xmax(pg_current_snapshot())::text FROM changes`).Scan(&head, &xmin, &xmax)
+	if err != nil {
+		return 0, err
+	}
+	until, err := strconv.ParseUint(xmax, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("reading the snapshot's xmax %q: %w", xmax, err)
+	}
+	wait := time.Millisecond
+	for {
+		low, err := strconv.ParseUint(xmin, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("reading the snapshot's xmin %q: %w", xmin, err)
+		}
+		if low >= until {
+			return head, nil
+		}
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-time.After(wait):
+		}
+		wait = min(wait*2, 100*time.Millisecond)
+		if err := s.pool.QueryRow(ctx, "SELECT pg_snapshot_xmin(pg_current_snapshot())::text").Scan(&xmin); err != nil {
+			return 0, err
+		}
+	}
 }
 
 // Lag is store.Feed's: two index reads of the log.
@@ -46,26 +101,38 @@ func (s *Store) Lag(ctx context.Context, after int64) (int64, time.Time, error) 
 }
 
 // Pending is store.Feed's: one range read of the log's newest entries
-// (those after `after`, which a follower near the head keeps few).
+// (those after `after`, which a follower near the head keeps few),
+// shared by the callers that ask while no read is on its way.
 func (s *Store) Pending(ctx context.Context, after int64) (int64, error) {
-	var seq *int64
-	err := s.pool.QueryRow(ctx, "SELECT max(seq) FROM changes WHERE seq > $1 AND origin <> $2", after, s.opts.Origin).Scan(&seq)
-	if err != nil || seq == nil {
-		return 0, err
-	}
-	return *seq, nil
+	return s.heads.pending(ctx, after)
 }
 
 // Follow is store.Feed's: the entries after `after`, then each new one,
-// in seq (commit) order. It listens on a connection of its own and reads
-// the log when told and every pollEvery; a broken connection is
+// in seq order (see above). It listens on a connection of its own and
+// reads the log when told and every pollEvery; a broken connection is
 // reconnected with backoff, and reading resumes from the last entry fn
 // received, so nothing is skipped or repeated.
 func (s *Store) Follow(ctx context.Context, after int64, fn func(store.Change) error) error {
+	return s.following(ctx, after, fn, false)
+}
+
+// Tail is store.Feed's: Follow for this store handle's own follower.
+// The entries this handle committed come with their Seq, Op and Origin
+// and no Event, and are known without reading the log back. One Tail at
+// a time per handle.
+func (s *Store) Tail(ctx context.Context, after int64, fn func(store.Change) error) error {
+	if !s.own.start() {
+		return errors.New("postgres store: a Tail is already reading this handle's log")
+	}
+	defer s.own.stop()
+	return s.following(ctx, after, fn, true)
+}
+
+func (s *Store) following(ctx context.Context, after int64, fn func(store.Change) error, tail bool) error {
 	cursor := after
 	backoff := 100 * time.Millisecond
 	for {
-		err := s.follow(ctx, &cursor, fn)
+		err := s.follow(ctx, &cursor, fn, tail)
 		var cbErr callbackError
 		switch {
 		case ctx.Err() != nil:
@@ -90,8 +157,12 @@ type callbackError struct{ err error }
 
 func (e callbackError) Error() string { return e.err.Error() }
 
+// gapRecheck is how soon a reader held up by a missing seq reads again
+// when nothing tells it to; it doubles up to pollEvery.
+const gapRecheck = 5 * time.Millisecond
+
 // follow is one connection's worth of Follow.
-func (s *Store) follow(ctx context.Context, cursor *int64, fn func(store.Change) error) error {
+func (s *Store) follow(ctx context.Context, cursor *int64, fn func(store.Change) error, tail bool) error {
 	cfg := s.pool.Config().ConnConfig.Copy()
 	// named, so an operator can tell the followers in pg_stat_activity
 	cfg.RuntimeParams["application_name"] = feedAppName + s.opts.Origin
@@ -105,74 +176,253 @@ func (s *Store) follow(ctx context.Context, cursor *int64, fn func(store.Change)
 	if _, err := conn.Exec(ctx, "LISTEN "+channel); err != nil {
 		return err
 	}
-	if err := s.truncated(ctx, conn, *cursor); err != nil {
-		return err
-	}
+	r := &reader{s: s, conn: conn, cursor: cursor, fn: fn, tail: tail}
+	read, recheck := true, gapRecheck
+	var lastRead, recheckAt time.Time
 	for {
-		if err := s.catchUp(ctx, conn, cursor, fn); err != nil {
-			return err
+		if read {
+			more, err := r.read(ctx)
+			if err != nil {
+				return err
+			}
+			lastRead = time.Now()
+			if more {
+				continue
+			}
 		}
-		wctx, cancel := context.WithTimeout(ctx, pollEvery)
-		_, err := conn.WaitForNotification(wctx)
-		cancel()
-		if err != nil && ctx.Err() == nil && !errors.Is(err, context.DeadlineExceeded) && !pgconn.Timeout(err) {
-			return err
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if conn.IsClosed() {
-			return errors.New("listen connection closed")
-		}
-	}
-}
-
-// truncated is ErrFeedTruncated when entries right after `after` were
-// pruned.
-func (s *Store) truncated(ctx context.Context, conn *pgx.Conn, after int64) error {
-	var through int64
-	if err := conn.QueryRow(ctx, "SELECT through FROM changes_pruned").Scan(&through); err != nil {
-		return err
-	}
-	if after < through {
-		return fmt.Errorf("%w (asked for entries after %d, pruned through %d)", store.ErrFeedTruncated, after, through)
-	}
-	return nil
-}
-
-// catchUp hands fn every entry after *cursor, batch by batch.
-func (s *Store) catchUp(ctx context.Context, conn *pgx.Conn, cursor *int64, fn func(store.Change) error) error {
-	for {
-		rows, err := conn.Query(ctx, "SELECT seq, op, origin, at, event FROM changes WHERE seq > $1 ORDER BY seq LIMIT $2", *cursor, feedBatch)
-		if err != nil {
-			return err
-		}
-		batch, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.Change, error) {
-			var c store.Change
-			var op int16
-			evt := &nostr.Event{}
-			err := r.Scan(&c.Seq, &op, &c.Origin, &c.At, evt)
-			c.Op, c.Event = store.Op(op), evt
-			return c, err
-		})
-		if err != nil {
-			return err
-		}
-		if len(batch) > 0 && batch[0].Seq > *cursor+1 {
-			// a gap: a rolled-back seq, or pruning overtook a slow follower
-			if err := s.truncated(ctx, conn, *cursor); err != nil {
+		if tail {
+			if err := r.ownEntries(); err != nil {
 				return err
 			}
 		}
-		for _, c := range batch {
-			if err := fn(c); err != nil {
-				return callbackError{err}
+		// held up by a missing seq: read again soon, even if our own
+		// commits keep waking us meanwhile
+		if r.blocked || (tail && s.own.any(*cursor)) {
+			if recheckAt.IsZero() {
+				recheckAt, recheck = time.Now().Add(recheck), min(recheck*2, pollEvery)
 			}
-			*cursor = c.Seq
+		} else {
+			recheckAt, recheck = time.Time{}, gapRecheck
 		}
-		if len(batch) < feedBatch {
+		deadline := lastRead.Add(pollEvery)
+		if !recheckAt.IsZero() && recheckAt.Before(deadline) {
+			deadline = recheckAt
+		}
+		read, err = r.wait(ctx, time.Until(deadline))
+		if err != nil {
+			return err
+		}
+		if !time.Now().Before(deadline) {
+			read, recheckAt = true, time.Time{}
+		}
+	}
+}
+
+// reader is one follower's position and the proof it holds about the
+// seqs it has not seen.
+type reader struct {
+	s      *Store
+	conn   *pgx.Conn
+	cursor *int64 // every entry up to it has been handed to fn or proven never to exist
+	fn     func(store.Change) error
+	tail   bool // this handle's own entries come from s.own, without events
+
+	// every seq below horizon that was missing in the snapshot whose
+	// xmax is horizonXmax is final once a snapshot's xmin reaches it
+	horizon     int64
+	horizonXmax uint64
+	seen        int64 // the newest seq the last read saw
+	blocked     bool  // the last read stopped at a seq that may still commit
+
+	heldSince  time.Time // when the missing seq at the cursor was first met
+	heldWarned bool
+}
+
+// heldWarn is how long a missing seq may hold a reader up before it says
+// so: a transaction that drew it is still running.
+const heldWarn = time.Second
+
+// read hands fn the entries after the cursor that one read of the log
+// can prove complete up to; more is true when the read was full.
+func (r *reader) read(ctx context.Context) (more bool, err error) {
+	rows, err := r.conn.Query(ctx, `SELECT snap.xmin, snap.xmax, snap.through, c.seq, c.op, c.origin, c.at, c.event
+		FROM (SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin,
+				pg_snapshot_xmax(pg_current_snapshot())::text AS xmax,
+				(SELECT through FROM changes_pruned) AS through) snap
+		LEFT JOIN LATERAL (
+			SELECT seq, op, origin, at, CASE WHEN origin = $3 THEN NULL ELSE event END AS event
+			FROM changes WHERE seq > $1 ORDER BY seq LIMIT $2) c ON true
+		ORDER BY c.seq`, *r.cursor, feedBatch, r.ownOrigin())
+	if err != nil {
+		return false, err
+	}
+	var (
+		xminS, xmaxS string
+		through      int64
+		batch        []store.Change
+	)
+	for rows.Next() {
+		var (
+			seq    *int64
+			op     *int16
+			origin *string
+			at     *time.Time
+			body   []byte
+		)
+		if err := rows.Scan(&xminS, &xmaxS, &through, &seq, &op, &origin, &at, &body); err != nil {
+			rows.Close()
+			return false, err
+		}
+		if seq == nil {
+			continue
+		}
+		c := store.Change{Seq: *seq, Op: store.Op(*op), Origin: *origin, At: *at}
+		if body != nil {
+			c.Event = &nostr.Event{}
+			if err := c.Event.UnmarshalJSON(body); err != nil {
+				rows.Close()
+				return false, fmt.Errorf("change %d: %w", c.Seq, err)
+			}
+		}
+		batch = append(batch, c)
+	}
+	if err := rows.Err(); err != nil {
+		return false, err
+	}
+	xmin, err1 := strconv.ParseUint(xminS, 10, 64)
+	xmax, err2 := strconv.ParseUint(xmaxS, 10, 64)
+	if err := errors.Join(err1, err2); err != nil {
+		return false, fmt.Errorf("reading the snapshot: %w", err)
+	}
+	if len(batch) > 0 {
+		r.seen = max(r.seen, batch[len(batch)-1].Seq)
+	}
+	r.blocked = false
+	defer func() {
+		if !r.blocked {
+			r.heldSince, r.heldWarned = time.Time{}, false
+		}
+	}()
+	for _, c := range batch {
+		for c.Seq > *r.cursor+1 {
+			missing := *r.cursor + 1
+			if r.tail {
+				// committed here after the snapshot was taken
+				if op, ok := r.s.own.take(missing); ok {
+					if err := r.deliver(store.Change{Seq: missing, Op: op, Origin: r.s.opts.Origin, At: time.Now()}); err != nil {
+						return false, err
+					}
+					continue
+				}
+			}
+			if missing <= through {
+				return false, fmt.Errorf("%w (entries after %d, pruned through %d)", store.ErrFeedTruncated, *r.cursor, through)
+			}
+			if r.horizon <= missing {
+				r.horizon, r.horizonXmax = c.Seq, xmax
+			}
+			if xmin < r.horizonXmax {
+				r.blocked = true // its transaction may still commit it
+				if r.heldSince.IsZero() {
+					r.heldSince = time.Now()
+				} else if !r.heldWarned && time.Since(r.heldSince) > heldWarn {
+					r.heldWarned = true
+					r.s.log.Warn("the change log's reader waits for a transaction still running: the oldest running transaction of the database server is older than a missing entry",
+						"missing", missing, "waiting", time.Since(r.heldSince).Round(time.Millisecond), "xmin", xmin, "needed", r.horizonXmax)
+				}
+				if r.s.readHook != nil {
+					r.s.readHook(r.seen, *r.cursor)
+				}
+				return false, nil
+			}
+			*r.cursor = c.Seq - 1 // rolled back: never to be committed
+		}
+		if c.Seq <= *r.cursor {
+			continue
+		}
+		if r.tail && c.Origin == r.s.opts.Origin {
+			r.s.own.take(c.Seq)
+		}
+		if err := r.deliver(c); err != nil {
+			return false, err
+		}
+	}
+	if r.s.readHook != nil {
+		r.s.readHook(r.seen, *r.cursor)
+	}
+	return len(batch) == feedBatch, nil
+}
+
+// ownOrigin is the origin whose bodies a read leaves out: this handle's
+// for a Tail, none for Follow.
+func (r *reader) ownOrigin() string {
+	if r.tail {
+		return r.s.opts.Origin
+	}
+	return ""
+}
+
+func (r *reader) deliver(c store.Change) error {
+	if err := r.fn(c); err != nil {
+		return callbackError{err}
+	}
+	*r.cursor = c.Seq
+	return nil
+}
+
+// ownEntries hands fn the entries this handle committed that follow the
+// cursor without a gap.
+func (r *reader) ownEntries() error {
+	for {
+		op, ok := r.s.own.take(*r.cursor + 1)
+		if !ok {
 			return nil
 		}
+		if err := r.deliver(store.Change{Seq: *r.cursor + 1, Op: op, Origin: r.s.opts.Origin, At: time.Now()}); err != nil {
+			return err
+		}
+	}
+}
+
+// wait returns when there may be something to read (read true), when
+// this handle committed something (a Tail's, read false) or after d.
+func (r *reader) wait(ctx context.Context, d time.Duration) (read bool, err error) {
+	wctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	if r.tail {
+		go func() {
+			select {
+			case <-r.s.own.wake:
+				cancel()
+			case <-wctx.Done():
+			}
+		}()
+	}
+	for {
+		n, err := r.conn.WaitForNotification(wctx)
+		switch {
+		case err == nil:
+		case ctx.Err() != nil:
+			return false, ctx.Err()
+		case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) || pgconn.Timeout(err):
+			if r.conn.IsClosed() {
+				return false, errors.New("listen connection closed")
+			}
+			// timed out: read, unless a commit of ours woke us
+			return !errors.Is(wctx.Err(), context.Canceled), nil
+		default:
+			return false, err
+		}
+		origin, seq, ok := parsePayload(n.Payload)
+		switch {
+		case !ok:
+			return true, nil
+		case r.tail && origin == r.s.opts.Origin:
+			continue // ours: known already
+		case seq > r.seen || r.blocked:
+			return true, nil
+		}
+		// seen in the last read already
 	}
 }
 

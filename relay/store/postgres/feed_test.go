@@ -102,8 +102,9 @@ func TestFollow_TwoInstancesSurviveAKilledConnection(t *testing.T) {
 	}
 }
 
-// Only real changes are logged: a delete of a missing event, a duplicate
-// and a replacement that lost log nothing; a delete logs the stored event.
+// Only real changes are logged with an event: a delete of a missing event
+// and a duplicate log nothing; a replacement that lost logs the seq it
+// drew as unused, without an event; a delete logs the stored event.
 func TestFollow_LogsOnlyChanges(t *testing.T) {
 	ctx := context.Background()
 	s := open(t, "")
@@ -117,17 +118,22 @@ func TestFollow_LogsOnlyChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	changes, _ := follow(t, s, 0)
+	var last store.Change
 	for i, want := range []struct {
 		op      store.Op
 		content string
-	}{{store.Saved, "note"}, {store.Saved, "profile"}, {store.Deleted, "note"}} {
-		c := next(t, changes)
-		if c.Op != want.op || c.Event.Content != want.content {
-			t.Fatalf("change %d: %s %q, want %s %q", i, c.Op, c.Event.Content, want.op, want.content)
+	}{{store.Saved, "note"}, {store.Saved, "profile"}, {store.Unused, ""}, {store.Deleted, "note"}} {
+		last = next(t, changes)
+		if last.Op != want.op || (last.Event == nil) != (want.op == store.Unused) ||
+			last.Event != nil && last.Event.Content != want.content {
+			t.Fatalf("change %d: %s %v, want %s %q", i, last.Op, last.Event, want.op, want.content)
+		}
+		if last.Seq != int64(i+1) {
+			t.Fatalf("change %d has seq %d: the log has a gap", i, last.Seq)
 		}
 	}
-	if h, _ := s.Head(ctx); h != 3 {
-		t.Fatalf("head %d, want 3 entries", h)
+	if h, _ := s.Head(ctx); h != last.Seq {
+		t.Fatalf("head %d, want the deletion's %d", h, last.Seq)
 	}
 }
 

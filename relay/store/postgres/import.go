@@ -23,6 +23,7 @@ func (s *Store) Import(ctx context.Context, evs []*nostr.Event) (int, error) {
 		rows = append(rows, args)
 	}
 	stored := 0
+	var seqs []int64
 	err := s.tx(ctx, func(tx pgx.Tx) error {
 		b := &pgx.Batch{}
 		for _, args := range rows {
@@ -51,8 +52,12 @@ func (s *Store) Import(ctx context.Context, evs []*nostr.Event) (int, error) {
 		if stored == 0 {
 			return nil
 		}
-		_, err := s.logChanges(ctx, tx, store.Saved, saved)
+		var err error
+		seqs, err = s.logChanges(ctx, tx, store.Saved, saved)
 		return err
 	})
+	if err == nil {
+		s.committed(store.Saved, seqs...)
+	}
 	return stored, err
 }

@@ -129,7 +129,9 @@ func TestReplace_Races(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	head, _ := a.Head(ctx)
 	err := b.Follow(ctx, 0, func(c store.Change) error {
-		saves = append(saves, c)
+		if c.Op == store.Saved {
+			saves = append(saves, c)
+		}
 		if c.Seq == head {
 			cancel()
 		}

@@ -54,12 +54,18 @@ type Options struct {
 
 // Store is a PostgreSQL event store.
 type Store struct {
-	pool   *pgxpool.Pool
-	where  string // the URL without its password, for messages
-	opts   Options
-	log    *slog.Logger
-	stop   context.CancelFunc
-	pruned sync.WaitGroup
+	pool    *pgxpool.Pool
+	where   string // the URL without its password, for messages
+	opts    Options
+	log     *slog.Logger
+	stop    context.CancelFunc
+	pruned  sync.WaitGroup // the pruning and notifying goroutines
+	commits *committer
+	heads   *headReads
+	note    *notifier
+	own     ownLog
+
+	readHook func(seen, cursor int64) // tests: after each read of the log by a follower
 }
 
 // ErrOpen wraps every failure to reach or prepare the database.
@@ -106,8 +112,16 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	s := &Store{pool: pool, where: where, opts: opts, log: opts.Logger}
 	pctx, stop := context.WithCancel(context.Background())
 	s.stop = stop
-	s.pruned.Add(1)
+	s.own.wake = make(chan struct{}, 1)
+	s.heads = &headReads{s: s}
+	s.note = &notifier{s: s, kick: make(chan struct{}, 1)}
+	s.commits = newCommitter(s, pctx)
+	s.pruned.Add(2)
 	go s.pruneLoop(pctx)
+	go func() {
+		defer s.pruned.Done()
+		s.note.run(pctx)
+	}()
 	return s, nil
 }
 
@@ -152,9 +166,11 @@ func Describe(rawURL string) string {
 // Init is eventstore.Store's: Open has done the work.
 func (s *Store) Init() error { return nil }
 
-// Close stops pruning and closes the connections.
+// Close stops pruning and writing (saves still waiting for a statement
+// fail) and closes the connections.
 func (s *Store) Close() {
 	s.stop()
+	s.commits.wait()
 	s.pruned.Wait()
 	s.pool.Close()
 }

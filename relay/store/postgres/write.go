@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/fiatjaf/eventstore"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/nbd-wtf/go-nostr"
@@ -29,7 +29,7 @@ const insertEvent = `INSERT INTO events (id, pubkey, created_at, kind, tags, con
 const replaceClause = ` ON CONFLICT (addr) DO UPDATE SET
 	id = excluded.id, pubkey = excluded.pubkey, created_at = excluded.created_at,
 	kind = excluded.kind, tags = excluded.tags, content = excluded.content,
-	sig = excluded.sig, tagvalues = excluded.tagvalues
+	sig = excluded.sig, tagvalues = excluded.tagvalues, seq = excluded.seq
 	WHERE excluded.created_at > events.created_at
 	   OR (excluded.created_at = events.created_at AND excluded.id < events.id)`
 
@@ -46,16 +46,7 @@ func row(evt *nostr.Event) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var addr *string
-	if nostr.IsReplaceableKind(evt.Kind) || nostr.IsAddressableKind(evt.Kind) {
-		d := ""
-		if nostr.IsAddressableKind(evt.Kind) {
-			d = evt.Tags.GetD()
-		}
-		a := snowclaw.Address(evt.Kind, evt.PubKey, d)
-		addr = &a
-	}
-	return []any{evt.ID, evt.PubKey, int64(evt.CreatedAt), evt.Kind, string(tagsJSON), evt.Content, evt.Sig, tagValues(evt), addr}, nil
+	return []any{evt.ID, evt.PubKey, int64(evt.CreatedAt), evt.Kind, string(tagsJSON), evt.Content, evt.Sig, tagValues(evt), address(evt)}, nil
 }
 
 // tagValues is the tagvalues column: name:value of each tag with a
@@ -85,6 +76,13 @@ func storable(evt *nostr.Event) error {
 	return nil
 }
 
+// nextSeq draws an entry's seq from the change log's sequence, after
+// making sure the transaction has an xid: a follower proves a missing
+// seq will never be committed by waiting out every transaction that had
+// an xid when it saw the gap (feed.go), so a seq must never be held by a
+// transaction without one. CASE evaluates its condition first.
+const nextSeq = `CASE WHEN pg_current_xact_id() IS NOT NULL THEN nextval('changes_seq_seq') END`
+
 // SaveEvent stores evt; eventstore.ErrDupEvent when it is stored already
 // (or, for a replaceable kind, when its address holds a version: use
 // ReplaceEvent to replace).
@@ -94,33 +92,87 @@ func (s *Store) SaveEvent(ctx context.Context, evt *nostr.Event) error {
 }
 
 // SaveSequenced is store.Sequencer's: the position is the seq of the
-// event's entry in the change log.
+// event's entry in the change log. Concurrent saves share one statement
+// and one commit (commit.go); the answer comes after that commit. With a
+// position from store.WithDecidedAt it stores nothing, and returns
+// store.ErrStale, when the log holds another instance's change after it.
 func (s *Store) SaveSequenced(ctx context.Context, evt *nostr.Event) (int64, error) {
-	args, err := row(evt)
+	el, err := element(evt)
 	if err != nil {
 		return 0, err
 	}
-	var seq int64
-	err = s.tx(ctx, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, insertEvent+" ON CONFLICT DO NOTHING", args...)
-		if err != nil {
-			return err
-		}
-		if tag.RowsAffected() == 0 {
-			return eventstore.ErrDupEvent
-		}
-		seq, err = s.logChanges(ctx, tx, store.Saved, []*nostr.Event{evt})
-		return err
-	})
-	return seq, err
+	pos, ok := store.DecidedAt(ctx)
+	if !ok {
+		pos = -1
+	}
+	return s.commits.save(ctx, evt.ID, el, pos)
 }
 
-// ReplaceEvent settles NIP-01 replacement in one statement of one
-// transaction: evt takes its address's row only if it is newer (later
-// created_at, or the same and a lower id); otherwise nothing changes and
-// it returns store.ErrNotNewer. The address is a unique column, so two
-// instances racing cannot both win: PostgreSQL makes the second insert
-// wait for the first and then judges it against the row the first left.
+// element is evt as one element of a batch's JSON array: the event's own
+// fields (what the change log keeps) plus tv (its tagvalues) and addr.
+func element(evt *nostr.Event) ([]byte, error) {
+	if err := storable(evt); err != nil {
+		return nil, err
+	}
+	if evt.Kind < math.MinInt32 || evt.Kind > math.MaxInt32 {
+		return nil, errKind
+	}
+	b, err := evt.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	tv, err := json.Marshal(tagValues(evt))
+	if err != nil {
+		return nil, err
+	}
+	b = append(append(b[:len(b)-1], `,"tv":`...), tv...)
+	if a := address(evt); a != nil {
+		q, _ := json.Marshal(*a)
+		b = append(append(b, `,"addr":`...), q...)
+	}
+	return append(b, '}'), nil
+}
+
+// errKind: the kind does not fit the kind column (an integer).
+var errKind = snowclaw.Invalid("the event's kind is out of range")
+
+// address is the addr column: kind:pubkey:d of a replaceable or
+// addressable event, nil otherwise.
+func address(evt *nostr.Event) *string {
+	if !nostr.IsReplaceableKind(evt.Kind) && !nostr.IsAddressableKind(evt.Kind) {
+		return nil
+	}
+	d := ""
+	if nostr.IsAddressableKind(evt.Kind) {
+		d = evt.Tags.GetD()
+	}
+	a := snowclaw.Address(evt.Kind, evt.PubKey, d)
+	return &a
+}
+
+// replaceEvent is ReplaceEvent's one statement: the row and its change
+// log entry in one implicit transaction (one round trip, one commit). The
+// seq is drawn before PostgreSQL knows whether the version wins, so a
+// losing one logs it as unused (op 3): readers need not wait to learn it
+// will never hold anything.
+const replaceEvent = `WITH s AS MATERIALIZED (SELECT ` + nextSeq + ` AS seq),
+	ins AS (
+		INSERT INTO events (id, pubkey, created_at, kind, tags, content, sig, tagvalues, addr, seq)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, (SELECT seq FROM s))` + replaceClause + `
+		RETURNING seq),
+	logged AS (
+		INSERT INTO changes (seq, op, origin, event)
+		SELECT s.seq, CASE WHEN ins.seq IS NULL THEN 3 ELSE 1 END, $10,
+			CASE WHEN ins.seq IS NULL THEN NULL ELSE $11::jsonb END
+		FROM s LEFT JOIN ins ON true)
+	SELECT s.seq, ins.seq IS NOT NULL FROM s LEFT JOIN ins ON true`
+
+// ReplaceEvent settles NIP-01 replacement in one statement: evt takes its
+// address's row only if it is newer (later created_at, or the same and a
+// lower id); otherwise nothing changes and it returns store.ErrNotNewer.
+// The address is a unique column, so two instances racing cannot both
+// win: PostgreSQL makes the second insert wait for the first and then
+// judges it against the row the first left.
 func (s *Store) ReplaceEvent(ctx context.Context, evt *nostr.Event) error {
 	args, err := row(evt)
 	if err != nil {
@@ -129,76 +181,82 @@ func (s *Store) ReplaceEvent(ctx context.Context, evt *nostr.Event) error {
 	if args[8] == nil || args[8].(*string) == nil {
 		return s.SaveEvent(ctx, evt) // a regular kind has nothing to replace
 	}
-	return s.tx(ctx, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, insertEvent+replaceClause, args...)
-		if isUniqueViolation(err) {
-			// the id is stored under no address of its own (it cannot
-			// be: the id covers kind and pubkey), or as a version
-			return store.ErrNotNewer
-		}
-		if err != nil {
-			return err
-		}
-		if tag.RowsAffected() == 0 {
-			return store.ErrNotNewer
-		}
-		_, err = s.logChanges(ctx, tx, store.Saved, []*nostr.Event{evt})
+	body, err := evt.MarshalJSON()
+	if err != nil {
 		return err
-	})
+	}
+	var seq int64
+	var won bool
+	err = s.pool.QueryRow(ctx, replaceEvent, append(args, s.opts.Origin, string(body))...).Scan(&seq, &won)
+	switch {
+	case isUniqueViolation(err):
+		// the id is stored under no address of its own (it cannot be:
+		// the id covers kind and pubkey), or as a version
+		return store.ErrNotNewer
+	case err != nil:
+		return err
+	case !won:
+		s.committed(store.Unused, seq)
+		return store.ErrNotNewer
+	}
+	s.committed(store.Saved, seq)
+	return nil
 }
+
+// deleteEvent is DeleteEvent's one statement. The entry's seq is drawn
+// for a row the DELETE returned, so after the row's deletion gave the
+// transaction its xid (nextSeq's rule).
+const deleteEvent = `WITH gone AS (
+		DELETE FROM events WHERE id = $1 RETURNING ` + columns + `)
+	INSERT INTO changes (op, origin, event)
+	SELECT 2, $2, jsonb_build_object('id', id, 'pubkey', pubkey, 'created_at', created_at,
+		'kind', kind, 'tags', tags, 'content', content, 'sig', sig) FROM gone
+	RETURNING seq`
 
 // DeleteEvent removes evt by id and logs what it removed; deleting an
 // event that is not stored changes nothing and logs nothing.
 func (s *Store) DeleteEvent(ctx context.Context, evt *nostr.Event) error {
-	return s.tx(ctx, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, "DELETE FROM events WHERE id = $1 RETURNING "+columns, evt.ID)
-		if err != nil {
-			return err
-		}
-		gone, err := pgx.CollectRows(rows, scanEvent)
-		if err != nil || len(gone) == 0 {
-			return err
-		}
-		_, err = s.logChanges(ctx, tx, store.Deleted, gone)
+	var seq int64
+	err := s.pool.QueryRow(ctx, deleteEvent, evt.ID, s.opts.Origin).Scan(&seq)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
 		return err
-	})
+	}
+	s.committed(store.Deleted, seq)
+	return nil
 }
 
 // logChanges appends one entry per event, in order, in one statement,
-// inside the change's transaction, notifies once with the last seq and
-// returns it. A saved event's row takes its entry's seq as its position
-// (store.Sequencer). Sequence numbers are drawn when the row is inserted
-// but become visible at commit, and two transactions can commit in the
-// other order: a follower that had read seq 8 would move past a 7
-// committed after it and never see it. The advisory lock, held from here
-// to the commit, makes appends take turns, so seq order is commit order.
-// It is the last step before the commit, so the turn is short. The
-// notification carries the seq; followers read the entries themselves (a
-// notification can be lost, the log cannot).
-func (s *Store) logChanges(ctx context.Context, tx pgx.Tx, op store.Op, evs []*nostr.Event) (int64, error) {
+// inside tx, after tx's own writes (which gave it its xid: nextSeq's
+// rule), and returns the entries' seqs. A saved event's row takes its
+// entry's seq as its position (store.Sequencer). The caller reports the
+// seqs once tx has committed (Store.committed).
+func (s *Store) logChanges(ctx context.Context, tx pgx.Tx, op store.Op, evs []*nostr.Event) ([]int64, error) {
 	bodies := make([]string, len(evs))
 	for i, evt := range evs {
 		b, err := json.Marshal(evt)
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
 		bodies[i] = string(b)
 	}
-	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", lockLog); err != nil {
-		return 0, err
-	}
-	var seq int64
-	err := tx.QueryRow(ctx, `WITH c AS (
+	rows, err := tx.Query(ctx, `WITH c AS (
 			INSERT INTO changes (op, origin, event)
 			SELECT $1, $2, u.e::jsonb FROM unnest($3::text[]) WITH ORDINALITY AS u(e, n) ORDER BY u.n
 			RETURNING seq, event->>'id' AS id),
 		positioned AS (
 			UPDATE events SET seq = c.seq FROM c WHERE $1 = 1 AND events.id = c.id)
-		SELECT max(seq), pg_notify('`+channel+`', max(seq)::text) FROM c`, int16(op), s.opts.Origin, bodies).Scan(&seq, nil)
+		SELECT seq FROM c`, int16(op), s.opts.Origin, bodies)
 	if err != nil {
-		return 0, fmt.Errorf("writing the change log: %w", err)
+		return nil, fmt.Errorf("writing the change log: %w", err)
 	}
-	return seq, nil
+	seqs, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return nil, fmt.Errorf("writing the change log: %w", err)
+	}
+	return seqs, nil
 }
 
 func isUniqueViolation(err error) bool {

@@ -1,0 +1,74 @@
+package node_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// A member removed on B posts on A at once. A has not applied the removal
+// (its follower is held up behind a transaction of the log still running)
+// and has not heard from B before, so it decides the post without reading
+// the log first: the store's statement finds B's removal after the
+// position A decided on and stores nothing, and A decides again once it
+// has caught up: restricted, as on B.
+func TestShared_SaveDecidedBeforeAPeersChangeIsDecidedAgain(t *testing.T) {
+	ctx := context.Background()
+	envs := startCluster(t, 2, withMetrics)
+	a, b := envs[0], envs[1]
+	owner, member := a.owner, newUser()
+	oa, ma := a.connect(&owner), a.connect(&member)
+	a.mustPublish(oa, mkEvent(owner, 9007, nostr.Tags{{"h", "held"}, {"private"}, {"closed"}}, ""))
+	a.mustPublish(oa, mkEvent(owner, 9000, nostr.Tags{{"h", "held"}, {"p", member.pk}}, ""))
+	a.mustPublish(ma, mkEvent(member, 9, nostr.Tags{{"h", "held"}}, "still a member"))
+	ob := b.connect(&owner)
+
+	db, err := pgx.Connect(ctx, a.opts.PostgresURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close(ctx)
+	var origins int
+	if err := db.QueryRow(ctx, "SELECT count(DISTINCT origin) FROM changes").Scan(&origins); err != nil || origins != 1 {
+		t.Fatalf("%d origins in the log (%v): B has written, so A would read the log before deciding", origins, err)
+	}
+	// a writer's transaction takes the next seq and stays open: every
+	// follower waits at it
+	tx, err := db.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, `SELECT pg_current_xact_id()`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO changes (seq, op, origin) VALUES (nextval('changes_seq_seq'), 3, 'held by the test')`); err != nil {
+		t.Fatal(err)
+	}
+	b.mustPublish(ob, mkEvent(owner, 9001, nostr.Tags{{"h", "held"}, {"p", member.pk}}, ""))
+
+	post := make(chan error, 1)
+	go func() { post <- publish(ma, mkEvent(member, 9, nostr.Tags{{"h", "held"}}, "after my removal on B")) }()
+	waitFor(t, func() bool { return a.scrape()["snowclaw_feed_saves_decided_again_total"] >= 1 },
+		"A's store refusing a save decided before B's removal")
+	// let the followers go on: A catches up and decides again
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-post:
+		if err == nil || !strings.Contains(err.Error(), "restricted:") {
+			t.Fatalf("the member removed on B posted on A: %v, want restricted:", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no answer to the post")
+	}
+	evs, _ := fetch(t, oa, nostr.Filter{Kinds: []int{9}, Tags: nostr.TagMap{"h": {"held"}}})
+	if len(evs) != 1 {
+		t.Fatalf("the group holds %d messages, want only the one sent before the removal", len(evs))
+	}
+}

@@ -1,0 +1,340 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/fiatjaf/eventstore"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/snowclaw/snowclaw/relay/store"
+)
+
+// Group commit. Every commit costs a WAL flush (synchronous_commit is on,
+// so an OK means the event is on disk) and a round trip; saves arriving
+// together therefore share one statement, one implicit transaction and
+// one flush. No save waits for a batch to fill: the first statement goes
+// out at once, and only while one is already in flight does the next
+// wait, at most batchWindow, for more saves to join it. Each save's
+// answer comes after the commit of its own statement.
+const (
+	// commitWorkers is how many statements may be in flight at once.
+	commitWorkers = 2
+	// maxBatch bounds the events of one statement.
+	maxBatch = 256
+	// batchWindow is the longest a save waits for others to join it.
+	batchWindow = 500 * time.Microsecond
+	// commitTimeout bounds one statement; the saves in it fail with it.
+	commitTimeout = 30 * time.Second
+)
+
+// saveBatch stores the events of $1 (a JSON array of element()s) that are
+// not stored yet, logs each with its own seq in the same statement and
+// returns, for each seq it drew, the event's id, the seq and whether it
+// was stored. A stored id, or a replaceable address already holding a
+// version, is skipped, never an error: one duplicate must not fail the
+// others. One racing in from another statement (ON CONFLICT) has drawn a
+// seq already: that seq is logged as unused (op 3), so readers need not
+// wait to learn it will never hold anything. An element with a pos (the
+// log position its decision saw, store.WithDecidedAt) is stored only if
+// no change by another instance ($2 is this one) came after it; $3 is
+// the lowest such pos. Those that did come after are returned with a
+// NULL seq, and draw none. The rows are inserted in id order, so two
+// statements holding the same ids wait for each other in one order and
+// never deadlock. nextSeq draws each seq after the transaction has its
+// xid.
+const saveBatch = `WITH input AS (
+		SELECT x.*
+		FROM jsonb_array_elements($1::jsonb) AS j(e)
+		CROSS JOIN LATERAL jsonb_to_record(j.e) AS x(id text, pubkey text, created_at bigint,
+			kind integer, tags jsonb, content text, sig text, tv text[], addr text, pos bigint)),
+	other AS (
+		SELECT max(seq) AS seq FROM changes WHERE seq > $3 AND origin <> $2),
+	fresh AS MATERIALIZED (
+		SELECT input.*, ` + nextSeq + ` AS seq FROM input
+		-- a subquery per row: an index lookup, never a join the planner
+		-- could make a scan of the whole table
+		WHERE (SELECT true FROM events e WHERE e.id = input.id) IS NULL
+		AND (input.pos IS NULL OR input.pos >= coalesce((SELECT seq FROM other), 0))),
+	ins AS (
+		INSERT INTO events (id, pubkey, created_at, kind, tags, content, sig, tagvalues, addr, seq)
+		SELECT id, pubkey, created_at, kind, tags, content, sig, tv, addr, seq FROM fresh
+		ORDER BY id
+		ON CONFLICT DO NOTHING
+		RETURNING id, seq, jsonb_build_object('id', id, 'pubkey', pubkey, 'created_at', created_at,
+			'kind', kind, 'tags', tags, 'content', content, 'sig', sig) AS body),
+	unused AS (
+		SELECT id, seq FROM fresh WHERE seq NOT IN (SELECT seq FROM ins)),
+	logged AS (
+		INSERT INTO changes (seq, op, origin, event)
+		SELECT seq, 1, $2, body FROM ins
+		UNION ALL SELECT seq, 3, $2, NULL FROM unused)
+	SELECT id, seq, true FROM ins
+	UNION ALL SELECT id, seq, false FROM unused
+	UNION ALL SELECT id, NULL, NULL FROM input WHERE input.pos < (SELECT seq FROM other)`
+
+// saveReq is one save waiting for its statement.
+type saveReq struct {
+	id    string
+	el    []byte
+	pos   int64        // the position its decision saw; -1 for none
+	state atomic.Int32 // reqQueued, reqTaken or reqAbandoned
+	seq   int64
+	err   error
+	done  chan struct{}
+}
+
+const (
+	reqQueued int32 = iota
+	reqTaken
+	reqAbandoned
+)
+
+// committer batches saves into statements.
+type committer struct {
+	s     *Store
+	mu    sync.Mutex
+	queue []*saveReq
+	busy  int           // statements in flight
+	wake  chan struct{} // a save was queued or a statement ended
+	ctx   context.Context
+	done  sync.WaitGroup
+}
+
+func newCommitter(s *Store, ctx context.Context) *committer {
+	c := &committer{s: s, wake: make(chan struct{}, 1), ctx: ctx}
+	for range commitWorkers {
+		c.done.Add(1)
+		go c.run()
+	}
+	return c
+}
+
+func (c *committer) signal() {
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// save queues one element and waits for its statement's outcome. A save
+// whose ctx ends before a statement took it is dropped, stored nowhere.
+func (c *committer) save(ctx context.Context, id string, el []byte, pos int64) (int64, error) {
+	r := &saveReq{id: id, el: el, pos: pos, done: make(chan struct{})}
+	c.mu.Lock()
+	if c.ctx.Err() != nil {
+		c.mu.Unlock()
+		return 0, errClosed
+	}
+	c.queue = append(c.queue, r)
+	c.mu.Unlock()
+	c.signal()
+	select {
+	case <-r.done:
+		return r.seq, r.err
+	case <-ctx.Done():
+		if r.state.CompareAndSwap(reqQueued, reqAbandoned) {
+			return 0, ctx.Err()
+		}
+		// taken: the statement decides; its outcome is unknown here
+		return 0, ctx.Err()
+	}
+}
+
+var errClosed = errors.New("postgres store: closed")
+
+func (c *committer) run() {
+	defer c.done.Done()
+	for {
+		batch := c.take()
+		if batch == nil {
+			return
+		}
+		c.commit(batch)
+		c.mu.Lock()
+		c.busy--
+		c.mu.Unlock()
+		c.signal()
+	}
+}
+
+// take waits for saves and returns up to maxBatch of them: at once when
+// no statement is in flight, else once maxBatch are queued or the oldest
+// has waited batchWindow. nil when the store closes.
+func (c *committer) take() []*saveReq {
+	var deadline *time.Timer
+	defer func() {
+		if deadline != nil {
+			deadline.Stop()
+		}
+	}()
+	expired := false
+	for {
+		c.mu.Lock()
+		if c.ctx.Err() != nil {
+			q := c.queue
+			c.queue = nil
+			c.mu.Unlock()
+			fail(q, errClosed)
+			return nil
+		}
+		n := len(c.queue)
+		if n > 0 && (c.busy == 0 || n >= maxBatch || expired) {
+			k := min(n, maxBatch)
+			batch := make([]*saveReq, 0, k)
+			for _, r := range c.queue[:k] {
+				if r.state.CompareAndSwap(reqQueued, reqTaken) {
+					batch = append(batch, r)
+				}
+			}
+			c.queue = append(c.queue[:0:0], c.queue[k:]...)
+			more := len(c.queue) > 0
+			if len(batch) > 0 {
+				c.busy++
+			}
+			c.mu.Unlock()
+			if more {
+				c.signal() // the rest for another worker
+			}
+			if len(batch) == 0 {
+				expired = false
+				continue
+			}
+			return batch
+		}
+		c.mu.Unlock()
+		var timeout <-chan time.Time
+		if n > 0 {
+			if deadline == nil {
+				deadline = time.NewTimer(batchWindow)
+			}
+			timeout = deadline.C
+		}
+		select {
+		case <-c.wake:
+		case <-timeout:
+			expired, deadline = true, nil
+		case <-c.ctx.Done():
+		}
+	}
+}
+
+func fail(rs []*saveReq, err error) {
+	for _, r := range rs {
+		r.err = err
+		close(r.done)
+	}
+}
+
+// commit runs one statement for batch and answers every save in it. When
+// PostgreSQL refuses the statement itself, each save is tried alone, so
+// that what one event holds never fails the others.
+func (c *committer) commit(batch []*saveReq) {
+	err := c.statement(batch)
+	var pe *pgconn.PgError
+	if err != nil && len(batch) > 1 && errors.As(err, &pe) {
+		for _, r := range batch {
+			if err := c.statement([]*saveReq{r}); err != nil {
+				r.err = err
+			}
+			close(r.done)
+		}
+		return
+	}
+	if err != nil {
+		for _, r := range batch {
+			r.err = err
+		}
+	}
+	for _, r := range batch {
+		close(r.done)
+	}
+}
+
+// statement stores batch in one statement and sets each save's seq, or
+// ErrDupEvent for a save whose id was stored already (by an earlier
+// statement, or earlier in this batch), or store.ErrStale. The error is
+// the statement's.
+func (c *committer) statement(batch []*saveReq) error {
+	arr := make([]byte, 0, 1024*len(batch))
+	arr = append(arr, '[')
+	first := make(map[string]*saveReq, len(batch))
+	var from int64 = math.MaxInt64
+	for _, r := range batch {
+		if first[r.id] != nil {
+			continue
+		}
+		first[r.id] = r
+		if len(arr) > 1 {
+			arr = append(arr, ',')
+		}
+		if r.pos >= 0 {
+			from = min(from, r.pos)
+			arr = append(append(append(arr, r.el[:len(r.el)-1]...), `,"pos":`...), strconv.AppendInt(nil, r.pos, 10)...)
+			arr = append(arr, '}')
+		} else {
+			arr = append(arr, r.el...)
+		}
+	}
+	arr = append(arr, ']')
+	ctx, cancel := context.WithTimeout(context.Background(), commitTimeout)
+	defer cancel()
+	rows, err := c.s.pool.Query(ctx, saveBatch, string(arr), c.s.opts.Origin, from)
+	if err != nil {
+		return fmt.Errorf("storing events: %w", err)
+	}
+	stored := make(map[string]int64, len(batch))
+	stale := make(map[string]bool)
+	var seqs, unused []int64
+	for rows.Next() {
+		var id string
+		var seq *int64
+		var ok *bool
+		if err := rows.Scan(&id, &seq, &ok); err != nil {
+			rows.Close()
+			return fmt.Errorf("storing events: %w", err)
+		}
+		switch {
+		case seq == nil:
+			stale[id] = true
+		case *ok:
+			stored[id] = *seq
+			seqs = append(seqs, *seq)
+		default:
+			unused = append(unused, *seq)
+		}
+	}
+	// Err is known only after the commit (rows read to ReadyForQuery)
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("storing events: %w", err)
+	}
+	c.s.committed(store.Saved, seqs...)
+	c.s.committed(store.Unused, unused...)
+	for _, r := range batch {
+		seq, ok := stored[r.id]
+		switch {
+		case ok && first[r.id] == r:
+			r.seq = seq
+		case stale[r.id] && (first[r.id] == r || r.pos >= 0):
+			r.err = store.ErrStale
+		case stale[r.id]:
+			// the same event, sent again meanwhile without a position
+			// to check, shared the other's fate: try it alone
+			if err := c.statement([]*saveReq{r}); err != nil {
+				r.err = err
+			}
+		default:
+			r.err = eventstore.ErrDupEvent
+		}
+	}
+	return nil
+}
+
+// wait returns once the workers have stopped (the store's context
+// ended); saves still queued have failed with errClosed.
+func (c *committer) wait() { c.done.Wait() }
