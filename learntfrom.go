@@ -7,7 +7,8 @@ import "github.com/nbd-wtf/go-nostr"
 // the agent learnt it from, or who asked it to be remembered. It is
 // provenance, not authorship: the signer is the agent, and snow:source
 // is the agent too. Two versions of one memory learnt from different
-// people are a contradiction the conflict dashboard shows (issue 15).
+// people are a contradiction the conflict dashboard shows
+// (docs/api.md#get-apiv1conflictstopic).
 const TagLearntFrom = "snow:learnt-from"
 
 // LearntFrom is the hex key of the person evt says it was learnt from,

@@ -85,7 +85,7 @@ func TestOpen(t *testing.T) {
 		{"its person opens it", byAgent, alice, "", "agent to alice", nil},
 		{"the agent opens a person's own", byAlice, agent, "", "alice to agent", nil},
 		{"the person opens what she wrote", byAlice, alice, "", "alice to agent", nil},
-		{"the agent opens the seed 000 form", legacy, agent, "", "agent to itself about alice", nil},
+		{"the agent opens the older self-encrypted form", legacy, agent, "", "agent to itself about alice", nil},
 		{"the agent opens internal", internal, agent, "", "agent to itself", nil},
 		{"a person cannot open internal", internal, alice, "", "", snowclaw.ErrDecrypt},
 		{"a stranger cannot open a private one", byAgent, bob, "", "", snowclaw.ErrDecrypt},

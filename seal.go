@@ -48,8 +48,8 @@ func Seal(plain, secret, peer string) (string, error) {
 // The holder pairs its secret with the other side of the conversation:
 // the author when someone else wrote it; the agent when a person opens
 // what they wrote; the person, then the holder itself, when the holder
-// wrote it (seed 000 §9 encrypted person records to the agent itself,
-// and such records are still read). A private memory PersonOf refuses is
+// wrote it (records the agent once encrypted to itself are still read:
+// docs/events.md#older-forms-still-read). A private memory PersonOf refuses is
 // ErrForged, and never opened.
 func Open(evt *nostr.Event, secret, agent, person string) (string, error) {
 	if !IsEncrypted(evt) {

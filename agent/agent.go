@@ -68,7 +68,7 @@ type Options struct {
 	// 15); it needs LLM to answer structured JSON (llm.Structured).
 	Learning LearningOptions
 	// Profile is what the agent says of itself in its kind 0 and relay
-	// list (seed 003); published at Start when it changed.
+	// list (docs/agent.md#the-agents-profile); published at Start when it changed.
 	Profile ProfileOptions
 	// Standby: the agent is one of several instances over a shared
 	// store and runs only while it leads (standby.go): until Start,

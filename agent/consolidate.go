@@ -9,8 +9,7 @@ import (
 	"github.com/snowclaw/snowclaw/agent/memory"
 )
 
-// Consolidation ("dreaming", issue 15; seed 002 compaction, seed 004
-// summaries): duplicates merged with their originals kept as history,
+// Consolidation ("dreaming", docs/agent.md#consolidation-dreaming): duplicates merged with their originals kept as history,
 // per-scope caps, weekly summaries of old conversation. It runs every
 // Learning.CompactEvery (compactLoop) and on `snowclaw memory compact`.
 

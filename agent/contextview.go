@@ -7,7 +7,7 @@ import (
 )
 
 // ContextView says what went into the last prompt of a conversation
-// (issue 15, debug view): which memories were recalled and kept within
+// (docs/agent.md#using-it): which memories were recalled and kept within
 // the token budget, and what the budget cut.
 type ContextView struct {
 	Message   string         `json:"message"`    // the event id answered

@@ -194,9 +194,9 @@ func (a *Agent) mentioned(evt *nostr.Event, text string) bool {
 
 func dmKey(pk string) string { return "dm:" + pk }
 
-// decisionRE finds a decision stated in a group (seed 000 §2: the group
-// record keeps key decisions); an LLM-free heuristic on purpose, so the
-// record fills with no model configured.
+// decisionRE finds a decision stated in a group (the group record keeps
+// them: docs/agent.md#records-of-people-and-groups); an LLM-free
+// heuristic on purpose, so the record fills with no model configured.
 var decisionRE = regexp.MustCompile(`(?is)^\s*(?:decision|decided|we decided(?: that| to)?|agreed|we agreed(?: that| to)?|决定)[\s:：,，]+(.{3,300})$`)
 
 // seeGroupTopics updates the group record from a message: its

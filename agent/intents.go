@@ -6,7 +6,7 @@ import (
 )
 
 // intentKind is what a message explicitly asks of the agent's memory
-// (seed 002: explicit intents are written at once).
+// (written at once: docs/agent.md#learning-when-told).
 type intentKind int
 
 const (

@@ -21,7 +21,7 @@ type turn struct {
 	note    string                  // what the agent just learnt, for the prompt
 }
 
-// learn acts on an explicit intent of the message (seed 002): a memory
+// learn acts on an explicit intent (docs/agent.md#learning-when-told): a memory
 // item written at once, items forgotten at once, or a lesson. It returns
 // a line for the reply prompt saying what was done.
 func (a *Agent) learn(t turn) string {
@@ -76,7 +76,7 @@ func (a *Agent) learn(t turn) string {
 }
 
 // lessonFrom makes a lesson of someone's words with the scope of the place
-// they were said (issue 11): what the owner teaches in private is global;
+// they were said (docs/agent.md#learning-when-told): what the owner teaches in private is global;
 // anything said in a group stays that group's, anything else said in
 // private stays that person's, and either way it remembers whose words
 // it holds, so their forget, export and destroy reach it.
@@ -112,8 +112,8 @@ func (a *Agent) correctsAgent(t turn) bool {
 	return t.history[len(t.history)-1].Self
 }
 
-// llmFailed turns a failed model call into a lesson (seed 002: failures
-// teach too), deduplicated by its text.
+// llmFailed turns a failed model call into a lesson (failures teach too:
+// docs/agent.md#learning-when-told), deduplicated by its text.
 func (a *Agent) llmFailed(err error) {
 	a.llmErr.Add(1)
 	l, fresh := a.mem.Learn(memory.Lesson{Text: "A model call failed: " + shortError(err), Source: "llm_failure", Enabled: true})
@@ -132,14 +132,14 @@ func shortError(err error) string {
 }
 
 // frozen reports whether a person asked that nothing new be remembered
-// about them (seed 004 restrict); the preference lives in their record.
+// about them (docs/privacy.md, "restrict"); the preference lives in their record.
 func (a *Agent) frozen(pk string) bool {
 	n, ok := a.mem.Npub(pk)
 	return ok && n.Preferences["snowclaw.frozen"] == "true"
 }
 
-// flushNow writes dirty records at once (explicit requests: seed 002's
-// stronger durability). It runs on the worker, so the next message is
+// flushNow writes dirty records at once (explicit requests outlive a
+// kill -9: docs/agent.md#persistence). It runs on the worker, so the next message is
 // handled only once the memory is stored.
 func (a *Agent) flushNow() {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -9,8 +9,8 @@ import (
 	"github.com/snowclaw/snowclaw/agent/memory"
 )
 
-// A learnt contradiction of another author's memory (issue 15: "stay
-// visible … in the conflict dashboard when the sources differ"). The
+// A learnt contradiction of another author's memory stays visible in the
+// conflict dashboard (docs/agent.md#add-update-or-nothing). The
 // agent cannot write a new version of someone else's event, and naming it
 // in snow:supersedes would hide it as if the agent had the last word. So
 // the learnt memory is written under the same topic, beside it: both stay

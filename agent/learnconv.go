@@ -193,8 +193,8 @@ func (a *Agent) candidateItem(c extract.Candidate, t turn, m memory.HistoryMessa
 	return it, true
 }
 
-// noteGroup keeps a group's decisions and themes in its record (seed 000
-// §2) from what was learnt there.
+// noteGroup keeps a group's decisions and themes in its record
+// (docs/agent.md#records-of-people-and-groups) from what was learnt there.
 func (a *Agent) noteGroup(c extract.Candidate, it memory.Item, t turn) {
 	if t.private {
 		return

@@ -7,8 +7,8 @@ import (
 	"github.com/snowclaw/snowclaw/agent/prompt"
 )
 
-// Person records from learning (seed 000 §1: "the agent adds notes and
-// preferences as it learns about the user through conversation"). What
+// Person records from learning: notes and preferences learnt in
+// conversation (docs/agent.md#where-it-lives). What
 // is learnt about a person goes into the facet of their record for the
 // scope it was learnt in (memory.Facet): the private facet from a private
 // conversation with them, the group's facet from a group. The prompt

@@ -7,7 +7,7 @@ import (
 	"github.com/snowclaw/snowclaw/agent/memory"
 )
 
-// LearningOptions configure learning from conversation (issue 15). It
+// LearningOptions configure learning from conversation (docs/agent.md). It
 // runs only when Enabled and the model answers structured JSON
 // (llm.Structured); with no model nothing of it runs.
 type LearningOptions struct {
@@ -28,7 +28,7 @@ type LearningOptions struct {
 	SummaryAfter time.Duration
 	// SummaryTokens: when what is not summarized yet of one conversation
 	// passes this many tokens, its oldest SummaryShare is summarized at
-	// once, whatever its age (seed 004); 0 = 150,000.
+	// once, whatever its age (docs/agent.md#consolidation-dreaming); 0 = 150,000.
 	SummaryTokens int
 	// SummaryShare is that oldest share (0–1); 0 = 0.7.
 	SummaryShare float64

@@ -171,7 +171,7 @@ func (a *Agent) publishOwnDeletion(ctx context.Context, del *nostr.Event, batch 
 	return a.o.Publish(ctx, del)
 }
 
-// load fills RAM from the store at start (seed 000 §6): the agent's own
+// load fills RAM from the store at start (docs/agent.md#persistence): the agent's own
 // records, the owner's config, group metadata and the names of the
 // people it knows. Reads on the turn path never touch the store again.
 func (a *Agent) load(ctx context.Context) error {

@@ -9,7 +9,7 @@ import (
 	"github.com/snowclaw/snowclaw/agent/privmsg"
 )
 
-// A person's rights (seed 004) are carried out by the relay's privacy
+// A person's rights (docs/privacy.md) are carried out by the relay's privacy
 // service, which owns the store; these methods are its view of the
 // agent's RAM.
 
@@ -47,7 +47,7 @@ func (a *Agent) Person(pk string) PersonData {
 	return d
 }
 
-// frozenPref is the person's restriction flag (seed 004 restrict). It
+// frozenPref is the person's restriction flag (docs/privacy.md, "restrict"). It
 // lives in their record, so it survives restarts with it.
 const frozenPref = "snowclaw.frozen"
 

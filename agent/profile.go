@@ -9,7 +9,7 @@ import (
 	"github.com/snowclaw/snowclaw"
 )
 
-// ProfileOptions are what the agent says of itself (seed 003).
+// ProfileOptions are what the agent says of itself (docs/agent.md).
 type ProfileOptions struct {
 	About   string   // kind 0 "about"; default a line naming the relay software
 	Version string   // snow:version, the software's version
@@ -20,7 +20,7 @@ type ProfileOptions struct {
 const kindRelayList = 10002
 
 // profileContent is the agent's kind 0: a name ordinary clients show on
-// its replies, and seed 003's agent fields the directory reads.
+// its replies, and the agent fields the directory reads (docs/api.md).
 func (a *Agent) profileContent() string {
 	model := "none"
 	caps := []string{"memory", "nostr", "groups"}

@@ -110,7 +110,7 @@ func (a *Agent) send(ctx context.Context, t turn, text string) error {
 	return nil
 }
 
-// buildPrompt fills seed 000 §4's context from RAM: identity, group
+// buildPrompt fills the context of docs/agent.md#context from RAM: identity, group
 // memory, the sender's record, the last context_history messages,
 // recalled memories and lessons.
 func (a *Agent) buildPrompt(t turn) prompt.Prompt {

@@ -15,12 +15,12 @@ import (
 	"github.com/snowclaw/snowclaw/agent/privmsg"
 )
 
-// Weekly summaries (seed 004 compaction): the conversation of a group, or
+// Weekly summaries (docs/agent.md#consolidation-dreaming): the conversation of a group, or
 // of a person with the agent in private, becomes one memory per week in
 // the tier of that conversation, on two triggers:
 //   - age: weeks that ended more than Learning.SummaryAfter ago;
 //   - size: when what is not summarized yet of one conversation passes
-//     Learning.SummaryTokens (seed 004: 150,000), its oldest
+//     Learning.SummaryTokens (150,000 by default), its oldest
 //     Learning.SummaryShare (70%) is summarized at once, whatever its age;
 //     a week cut short this way gets a summary of its part, and the rest of
 //     it a summary of its own later.

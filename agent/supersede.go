@@ -11,8 +11,8 @@ import (
 )
 
 // Supersede writes next as the new version of the item oldID, whose
-// current event is oldEvent: a person's correction (seed 004 rectify) or
-// a promotion to a wider tier (seed 003). The old event stays on the
+// current event is oldEvent: a person's correction or a promotion to a
+// wider tier (docs/privacy.md#rectify-and-promote). The old event stays on the
 // relay as history; the new one names it in snow:supersedes, which hides
 // it from search and keeps it out of RAM at the next start. The new
 // version is written before Supersede returns, and its event is returned.

@@ -33,7 +33,7 @@ type Doc struct {
 	// Volatile docs (decrypted private and internal memories) are kept in
 	// RAM only and never written to the on-disk index.
 	Volatile bool
-	// KeywordOnly docs (short chat lines, seed 001 §5 "cache only") get no
+	// KeywordOnly docs (short chat lines, docs/design.md#search) get no
 	// embedding: they are found by BM25 alone.
 	KeywordOnly bool
 	// Scope names the partition the doc is ranked in: docs of one scope are

@@ -6,15 +6,15 @@ import (
 	"strings"
 )
 
-// Conflict is a topic on which sources disagree (seed 003's conflict
-// dashboard): the current docs filed under Topic come from more than one
+// Conflict is a topic on which sources disagree (the conflict dashboard,
+// docs/api.md#get-apiv1conflictstopic): the current docs filed under Topic come from more than one
 // source and do not all say the same thing. Docs are ordered by trust, then
 // newest first, so Docs[0] is the one ranking would prefer.
 type Conflict struct {
 	Topic string
 	Docs  []Doc
 	// History are versions that Docs superseded although they were learnt
-	// from someone else (issue 15): alice said the launch is on May 3,
+	// from someone else: alice said the launch is on May 3,
 	// bob that it moved, and the agent wrote bob's as the new version.
 	// Nobody overwrote anyone silently, but the sources differ, so the
 	// pair is listed until the owner rules. Newest first. A conflict with

@@ -6,7 +6,8 @@ import (
 )
 
 // A version learnt from someone else than the version it replaced is a
-// conflict resolved by supersession (issue 15): the current version in
+// conflict resolved by supersession (docs/api.md#get-apiv1conflictstopic):
+// the current version in
 // Docs, the replaced one in History, until something supersedes both.
 func TestConflicts_VersionsLearntFromOthers(t *testing.T) {
 	const agent, mallory = "agent", "mallory"

@@ -10,7 +10,7 @@ import (
 	"github.com/snowclaw/snowclaw/search/vector"
 )
 
-// The relevance floor (issue 14): fusion ranks whatever the two lists
+// The relevance floor (docs/search.md#relevant-or-nothing): fusion ranks whatever the two lists
 // hold, and the vector side of an embedder scores every doc, so without a
 // floor a query that matches nothing still returned the least unrelated
 // docs. A result must pass one of:
@@ -53,7 +53,8 @@ const (
 	floorQueryWords = 3
 	minFloorDocs    = 64 // fewer vectors than this: the embedder's default
 	// builtinFloor is the built-in embedder's floor on an index too small
-	// to calibrate: the calibrated floor of LoCoMo dev's turns.
+	// to calibrate: the floor calibrated on the LoCoMo conversations' turns
+	// (docs/search.md#relevant-or-nothing).
 	builtinFloor = 0.40
 	// otherFloor is the default of any other embedder: neural embedders
 	// put unrelated texts at 0.2-0.5 cosine, related ones above.

@@ -38,7 +38,7 @@ type tuning struct {
 	// dateBoost lifts docs written in a month the query names (search/querydate).
 	dateBoost float64
 	// speakerBoost (search/speaker), sessWeight (search/session),
-	// prfWeight 1 (was 0.5) and vecFeedback: README "Measuring".
+	// prfWeight 1 and vecFeedback: docs/search-tuning.md.
 	speakerBoost, sessWeight float64
 	// vecFeedback moves the query vector toward the mean vector of the
 	// first prfDocs keyword hits (vector.Toward) before the vector side
@@ -54,9 +54,9 @@ type tuning struct {
 // 0.5 kept less of the multi-hop gain, and 0.7-0.8 gained no more but cost
 // single-hop questions, whose answer is more often a short reply.
 //
-// Pseudo-relevance feedback (issue 14) was tuned on the even-numbered
-// conversations of LoCoMo dev (eval locomo --split tune) and confirmed on
-// the odd ones (--split holdout), turns published as memories: recall@10
+// Pseudo-relevance feedback was tuned on the LoCoMo tuning split (eval
+// locomo --split tune) and confirmed on the holdout split (--split
+// holdout; docs/search-tuning.md), turns published as memories: recall@10
 // 63.2 → 64.3 (tune) and 62.6 → 63.1 (holdout); 5 docs and 10 terms gave
 // 63.9 and 63.4. Letting docs found by the expansion alone in gained
 // more (64.0 and 64.0) but they hold no query term, so it was left out.

@@ -9,10 +9,11 @@ import (
 
 const defaultRRFK = 60
 
-// trust is the source × model-tier factor of seed 003: a mediocre match
-// from a trusted source can outrank a strong one from an untrusted source.
-// A listed source wins over its group, as the first match in the seed's
-// preference list would.
+// trust is the source × model-tier factor (docs/design.md#search): a
+// mediocre match from a trusted source can outrank a strong one from an
+// untrusted source. A listed source wins over its group, as the first
+// match in the owner's preference list would
+// (docs/api.md#the-source-preference-list-owner-config).
 func (ix *Index) trust(d *Doc) float64 {
 	t := ix.opts.DefaultTrust
 	src := d.Source

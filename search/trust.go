@@ -10,7 +10,8 @@ import (
 	"github.com/snowclaw/snowclaw"
 )
 
-// Live trust (seed 003's preference-sorted source list): the owner can
+// Live trust (the owner's source preference list,
+// docs/api.md#the-source-preference-list-owner-config): the owner can
 // reorder sources at run time, while the file-configured weights in
 // Options.Sources stay the base. A source named in the live map takes its
 // weight from there; every other source keeps its file weight, or

@@ -45,7 +45,7 @@ func (ix *Index) prepare(ctx context.Context, docs []Doc) (batch []*Doc, vecs []
 		pos[d.ID] = len(batch)
 		batch = append(batch, d)
 	}
-	// keyword-only docs (seed 001 §5 "cache only") get no vector
+	// keyword-only docs (docs/design.md#search) get no vector
 	var texts []string
 	var embedded []int
 	for i, d := range batch {

@@ -1,5 +1,5 @@
-// Package dynconfig holds the agent's dynamic configuration (seed 000 §5,
-// docs/events.md): kind 30078 events that the owner publishes under
+// Package dynconfig holds the agent's dynamic configuration
+// (docs/events.md#dynamic-config): kind 30078 events that the owner publishes under
 // snowclaw:config:global, snowclaw:config:group:<id> and
 // snowclaw:config:npub:<npub>, layered per field over the config file and the
 // built-in defaults. The relay is the store; this package only keeps the

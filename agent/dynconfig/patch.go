@@ -128,7 +128,7 @@ func (p *Patch) set(key, value string) error {
 }
 
 // Event builds the unsigned config event that sets this patch on a scope.
-// A group scope also gets the group's h tag, as seed 000 §5 shows, so the
+// A group scope also gets the group's h tag (docs/events.md#dynamic-config), so the
 // relay scopes it like other group data.
 func (p Patch) Event(s Scope, now nostr.Timestamp) nostr.Event {
 	tags := nostr.Tags{{"d", s.DTag()}}

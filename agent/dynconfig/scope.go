@@ -119,7 +119,8 @@ func (s Scope) String() string {
 }
 
 // DTag is the d tag of the config event for this scope; npub scopes are
-// written with the bech32 npub (seed 001's decision).
+// written with the bech32 npub
+// (docs/events.md#d-tag-namespaces-of-kind-30078).
 func (s Scope) DTag() string {
 	switch s.Kind {
 	case Group:

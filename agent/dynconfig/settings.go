@@ -8,7 +8,7 @@ import (
 // RespondMode says which messages the agent answers.
 type RespondMode string
 
-// Respond modes (seed 000 §5).
+// Respond modes (docs/agent.md#respond-modes).
 const (
 	All     RespondMode = "all"     // every message
 	Mention RespondMode = "mention" // messages that mention or reply to the agent

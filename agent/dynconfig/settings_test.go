@@ -28,8 +28,8 @@ func TestParseRespondMode(t *testing.T) {
 	}
 }
 
-func TestDefaults_MatchSeed(t *testing.T) {
+func TestDefaults_AsDocumented(t *testing.T) {
 	if Defaults != (Settings{RespondMode: Mention, ContextHistory: 20}) {
-		t.Errorf("Defaults = %+v, want mention/20 (seed 000 §5)", Defaults)
+		t.Errorf("Defaults = %+v, want mention/20 (docs/events.md#dynamic-config)", Defaults)
 	}
 }

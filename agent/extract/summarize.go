@@ -15,7 +15,7 @@ var summarySchema = newSchema(`{
   "required": ["summary"]
 }`)
 
-const summarySystem = `You write the weekly summary of a conversation for an assistant's long-term memory (seed: compaction).
+const summarySystem = `You write the weekly summary of a conversation for an assistant's long-term memory.
 In at most eight sentences keep what matters later: facts learnt about the people, their patterns of work, preference changes, and decisions or outcomes, with absolute dates.
 Name people as in the transcript. Answer with JSON only: {"summary": "..."}.`
 

@@ -9,7 +9,7 @@ import (
 )
 
 // Weeks cut a conversation into the stretches weekly summaries cover
-// (seed 004 compaction): ISO weeks in UTC, and for the size trigger the
+// (docs/agent.md#consolidation-dreaming): ISO weeks in UTC, and for the size trigger the
 // time before which the oldest share of a conversation lies.
 
 // Week is one ISO week of a conversation, or the first part of one.

@@ -211,7 +211,7 @@ func (c *Codec) encodeLesson(l *Lesson) (nostr.Event, error) {
 	return c.memoryEvent(LessonTopic(l.ID), l.LessonTier(), l.Group, subject, 1, body)
 }
 
-// memoryEvent builds a seed 003 memory event with the tier markers the
+// memoryEvent builds a memory event with the tier markers the
 // relay enforces (docs/events.md): h for group, p plus encryption for
 // private, encryption to the agent itself for internal.
 func (c *Codec) memoryEvent(topic string, tier snowclaw.Tier, group, subject string, confidence float64, body snowclaw.MemoryContent) (nostr.Event, error) {

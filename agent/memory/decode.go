@@ -28,8 +28,8 @@ var (
 // Decode reads a record back from a kind 30078 event: the reverse of
 // Encode, and lenient about older writers. It accepts the legacy d forms of
 // a person's record (64 hex and the 32-hex prefix, completed from the p
-// tag), plain JSON person records of seed 000, and plain-text memory items,
-// taken as the summary (docs/events.md). The event's created_at is noted so a
+// tag), plain JSON person records, and plain-text memory items, taken as
+// the summary (docs/events.md#older-forms-still-read). The event's created_at is noted so a
 // later Encode of the same d tag is newer.
 func (c *Codec) Decode(evt *nostr.Event) (Record, error) {
 	ns, rest := snowclaw.NamespaceOf(evt)

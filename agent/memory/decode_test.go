@@ -20,7 +20,7 @@ func TestCodec_DecodeLegacyAndForeign(t *testing.T) {
 		check   func(Record) bool
 		wantErr error // nil: must succeed; errAny: any error
 	}{
-		{"seed 000 plain record, 64-hex d", nostr.Event{Kind: 30078, PubKey: p.agentPK,
+		{"older plain record, 64-hex d", nostr.Event{Kind: 30078, PubKey: p.agentPK,
 			Content: `{"display_names":[["k0",1739800000]],"first_seen":1739800000,"notes":["Project lead"],"preferences":{"language":"en"},"is_owner":true}`,
 			Tags:    nostr.Tags{{"d", "snowclaw:memory:npub:" + p.person}, {"h", "inner-circle"}}},
 			func(r Record) bool { return r.Npub.Pubkey == p.person && r.Npub.Name() == "k0" && r.Npub.IsOwner }, nil},
@@ -31,7 +31,7 @@ func TestCodec_DecodeLegacyAndForeign(t *testing.T) {
 			Tags: nostr.Tags{{"d", "snowclaw:memory:npub:" + p.person[:32]}}}, nil, errAny},
 		{"p disagreeing with d", nostr.Event{Kind: 30078, PubKey: p.agentPK, Content: `{}`,
 			Tags: nostr.Tags{{"d", "snowclaw:memory:npub:" + p.person}, {"p", p.other}}}, nil, errAny},
-		{"seed 000 §9 self-encrypted record", nostr.Event{Kind: 30078, PubKey: p.agentPK, Content: selfEnc,
+		{"older self-encrypted record", nostr.Event{Kind: 30078, PubKey: p.agentPK, Content: selfEnc,
 			Tags: nostr.Tags{{"d", "snowclaw:memory:npub:" + p.person}, {"encrypted", "nip44"}}},
 			func(r Record) bool { return r.Npub.Notes[0] == "old secret" }, nil},
 		{"plain-text item is the summary", nostr.Event{Kind: 30078, PubKey: p.other, CreatedAt: 77, Content: "  Use badger by default ",

@@ -1,5 +1,5 @@
 // Package memory holds what the agent remembers, in RAM, and the kind 30078
-// event form of each record (docs/events.md, docs/design.md; seeds 000, 002, 003).
+// event form of each record (docs/events.md, docs/agent.md).
 //
 // The Store is the turn-time source of truth: reads never touch disk or the
 // relay. Every change marks its record dirty; a flusher elsewhere takes the
@@ -9,12 +9,12 @@
 // so it stays testable without a relay.
 //
 // Four record kinds live here:
-//   - Npub: the agent's record of one person (seed 000 §1), stored private:
+//   - Npub: the agent's record of one person, stored private:
 //     NIP-44 between the agent and that person, so the person can read it.
-//   - Group: the agent's record of one group (seed 000 §2), plain, h-tagged.
-//   - Item: a long-term memory (seed 002 item, seed 003 event), in the tier
+//   - Group: the agent's record of one group, plain, h-tagged.
+//   - Item: a long-term memory (a snow:memory:<topic> event), in the tier
 //     the conversation it came from allows.
-//   - Lesson: a self-improvement lesson (seed 002), internal to the agent.
+//   - Lesson: a self-improvement lesson, internal to the agent.
 //
 // The per-group conversation Ring lives here too; it is never persisted.
 package memory

@@ -6,7 +6,7 @@ import (
 	"github.com/snowclaw/snowclaw"
 )
 
-// The operations here serve a person's rights (seed 004): forgetting
+// The operations here serve a person's rights (docs/privacy.md): forgetting
 // parts of what is known about them and erasing them entirely. Unlike
 // Forget and DropNpub they leave nothing in Removed: whoever erases
 // hard-deletes the events itself, and a NIP-09 request naming the

@@ -56,7 +56,8 @@ func (d *Decision) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Group is the agent's record of one NIP-29 group (seed 000 §2).
+// Group is the agent's record of one NIP-29 group
+// (docs/agent.md#records-of-people-and-groups).
 type Group struct {
 	ID           string     `json:"-"` // carried by the d and h tags
 	Name         string     `json:"name,omitempty"`

@@ -12,7 +12,7 @@ import (
 	"github.com/snowclaw/snowclaw"
 )
 
-// Item sources (seed 002's "source"), in increasing authority.
+// Item sources, in increasing authority (docs/agent.md#learning-when-told).
 const (
 	SourceAgent    = "agent"         // the agent decided this was worth keeping
 	SourceExplicit = "explicit_user" // someone said "remember …"
@@ -26,8 +26,8 @@ const (
 	maxDetailBytes = 24 * 1024
 )
 
-// Item is a long-term memory: a seed 002 snapshot item written as a seed 003
-// memory event (d tag snow:memory:<Topic>).
+// Item is a long-term memory, stored as a memory event (d tag
+// snow:memory:<Topic>; docs/events.md#memory-items-snowmemorytopic).
 type Item struct {
 	ID      string `json:"id"`
 	Topic   string `json:"topic"` // d tag after "snow:memory:"; unique per item (ends in ID)
@@ -132,7 +132,7 @@ func DefaultTopic(it Item) string {
 	return "fact/general/" + it.ID
 }
 
-// Lesson is a self-improvement lesson (seed 002): learned from corrections
+// Lesson is a self-improvement lesson (docs/agent.md#learning-when-told): learned from corrections
 // and failures, shown to the model while enabled.
 //
 // A lesson is made of someone's words, so it keeps the tier and scope of
@@ -181,7 +181,8 @@ func (l Lesson) Valid() error {
 	return fmt.Errorf("lesson has tier %q: want internal, group or private", l.Tier)
 }
 
-// Unscoped reports a lesson stored before lessons had a scope (issue 11):
+// Unscoped reports a lesson stored before lessons had a scope
+// (docs/agent.md#learning-when-told):
 // a correction with no tier and no person recorded. Whose words it holds
 // is unknown, so it cannot be shown anywhere safely; the store drops it
 // on load and deletes its event.

@@ -217,7 +217,7 @@ func (s *Store) Item(id string) (Item, bool) {
 	return Item{}, false
 }
 
-// Compact applies seed 002's compaction: duplicates (same tier, scope and
+// Compact applies compaction (docs/agent.md#learning-when-told): duplicates (same tier, scope and
 // normalized text, e.g. loaded from events written under other ids) keep
 // only the newest, then only the limit newest items stay. It returns what it
 // removed, which also goes to Removed. max <= 0 means Options.MaxItems.

@@ -36,10 +36,10 @@ func TestNpub_JSONShape(t *testing.T) {
 	}
 }
 
-func TestNpub_ParseSeedExample(t *testing.T) {
-	seed := `{"display_names":[["k0",1739800000]],"first_seen":1739800000,"notes":["Project lead","Prefers concise responses"],"preferences":{"language":"en"},"is_owner":true}`
+func TestNpub_ParseDocumentedExample(t *testing.T) {
+	example := `{"display_names":[["k0",1739800000]],"first_seen":1739800000,"notes":["Project lead","Prefers concise responses"],"preferences":{"language":"en"},"is_owner":true}`
 	var n Npub
-	if err := json.Unmarshal([]byte(seed), &n); err != nil {
+	if err := json.Unmarshal([]byte(example), &n); err != nil {
 		t.Fatal(err)
 	}
 	if n.Name() != "k0" || n.DisplayNames[0].At != 1739800000 || len(n.Notes) != 2 || n.Preferences["language"] != "en" || !n.IsOwner {
@@ -47,10 +47,10 @@ func TestNpub_ParseSeedExample(t *testing.T) {
 	}
 }
 
-func TestGroup_ParseSeedExample(t *testing.T) {
-	seed := `{"purpose":"Core team coordination","members":[["npub1abc","k0"],["npub1def","Clarity"]],"themes":["nostr","agents"],"decisions":[["Use NIP-78 for memory",1739800000],"undated"]}`
+func TestGroup_ParseDocumentedExample(t *testing.T) {
+	example := `{"purpose":"Core team coordination","members":[["npub1abc","k0"],["npub1def","Clarity"]],"themes":["nostr","agents"],"decisions":[["Use NIP-78 for memory",1739800000],"undated"]}`
 	var g Group
-	if err := json.Unmarshal([]byte(seed), &g); err != nil {
+	if err := json.Unmarshal([]byte(example), &g); err != nil {
 		t.Fatal(err)
 	}
 	if g.Purpose != "Core team coordination" || g.Members[1] != (Member{"npub1def", "Clarity"}) ||

@@ -116,8 +116,8 @@ func (s *Store) Lesson(id string) (Lesson, bool) {
 	return Lesson{}, false
 }
 
-// SetLessonEnabled switches a lesson on or off (seed 002's lessons
-// enable/disable).
+// SetLessonEnabled switches a lesson on or off (`snowclaw memory lessons
+// enable|disable`, docs/agent.md#the-owners-cli).
 func (s *Store) SetLessonEnabled(id string, on bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -8,8 +8,8 @@ const DefaultNameCache = 4096
 
 // nameCache is a bounded LRU of display names seen in kind 0 profiles of
 // people the agent has no record of. Anyone can publish a profile from a
-// fresh key, so a profile alone never creates a record (issue 11: 12k
-// profiles became 10.5k persisted records); the name waits here, in RAM
+// fresh key, so a profile alone never creates a record
+// (docs/agent.md#records-of-people-and-groups); the name waits here, in RAM
 // only and never persisted, until the person interacts with the agent,
 // and the least recently seen names are dropped beyond the cap.
 type nameCache struct {

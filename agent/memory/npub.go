@@ -11,7 +11,7 @@ import (
 )
 
 // DisplayName is one name a person went by and when it was first seen. It
-// marshals as the tuple ["name", ts] of seed 000 §1.
+// marshals as the pair ["name", ts] (docs/events.md#d-tag-namespaces-of-kind-30078).
 type DisplayName struct {
 	Name string
 	At   int64
@@ -43,7 +43,8 @@ func (d *DisplayName) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Npub is the agent's record of one person (seed 000 §1).
+// Npub is the agent's record of one person
+// (docs/agent.md#records-of-people-and-groups).
 type Npub struct {
 	Pubkey          string            `json:"-"` // hex; carried by the d and p tags
 	DisplayNames    []DisplayName     `json:"display_names"`
@@ -63,7 +64,7 @@ type Npub struct {
 }
 
 // MarshalJSON writes empty lists and maps as [] and {} rather than null, the
-// shape seed 000 shows and other readers of the record expect.
+// shape docs/events.md gives and other readers of the record expect.
 func (n Npub) MarshalJSON() ([]byte, error) {
 	type plain Npub
 	p := plain(n.clone())

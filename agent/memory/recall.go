@@ -11,7 +11,8 @@ import (
 // recallDefault is how many items Recall returns when asked for n <= 0.
 const recallDefault = 10
 
-// Recall is seed 002's read path, used when the search index is off:
+// Recall is the read path used when the search index is off
+// (docs/agent.md#context):
 // items that filter accepts (nil: all), scored by normalized word overlap
 // with the query plus a recency bonus, best first, at most n. An item that
 // shares no word with the query is left out; a query of only stop words

@@ -2,11 +2,12 @@ package memory
 
 import "sync"
 
-// DefaultHistory is seed 000 §3's default ring size (context_history).
+// DefaultHistory is the default ring size, context_history
+// (docs/events.md#dynamic-config).
 const DefaultHistory = 20
 
 // HistoryMessage is one message of a group's recent conversation
-// (seed 000 §3). Content is expected to be sanitized already.
+// (docs/agent.md#records-of-people-and-groups). Content is expected to be sanitized already.
 type HistoryMessage struct {
 	Sender    string `json:"sender"` // display name
 	Npub      string `json:"npub"`   // bech32

@@ -10,7 +10,7 @@ import (
 var ErrNoItem = errors.New("memory: no such item")
 
 // Replace puts next in the place of the item oldID: a correction of its
-// text (seed 004 rectify) or a move to a wider tier (seed 003 promotion).
+// text or a move to a wider tier (docs/privacy.md#rectify-and-promote).
 // The old item leaves RAM but nothing is queued for deletion: its event
 // stays on the relay as the superseded version, and the new event names it
 // in snow:supersedes (the caller sets next.Supersedes to its event id).

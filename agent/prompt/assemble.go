@@ -58,7 +58,7 @@ type Trimmed struct {
 // Assemble builds the prompt for one turn and trims it to in.Budget tokens as
 // counted by c.
 //
-// Trimming priority (seed 000 §4), from never dropped to dropped first:
+// Trimming priority (docs/agent.md#context), from never dropped to dropped first:
 //   - never: the system prompt (identity, owner, conversation,
 //     instructions), the current message, and the sender's name, npub,
 //     owner flag and preferences: without them the model cannot answer the

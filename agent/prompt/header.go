@@ -18,7 +18,7 @@ type Line struct {
 }
 
 // Header renders the compact header that precedes a message in the prompt,
-// matching the Nostr channel format of seed 000 §4:
+// in the Nostr channel format of docs/agent.md#context:
 //
 //	[nostr:group=#techteam from=k0 kind=9 id=abc12345 owner=true]
 //	[nostr:dm from=k0 kind=14 id=abc12345]

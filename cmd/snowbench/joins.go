@@ -135,11 +135,10 @@ func runJoins(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 // freshDatabaseDropped is freshDatabase and the function that drops it.
 func freshDatabaseDropped(ctx context.Context, admin string) (string, func(), error) {
-	u, err := freshDatabase(ctx, admin)
+	u, name, err := freshDatabase(ctx, admin)
 	if err != nil {
 		return "", nil, err
 	}
-	name := u[strings.LastIndex(u, "/")+1:]
 	return u, func() { dropBenchDatabase(admin, name) }, nil
 }
 

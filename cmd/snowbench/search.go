@@ -66,7 +66,8 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.BoolVar(&o.cpuprofile, "cpuprofile", false, "write each relay's CPU profile (first start to stop) to <dir>/<relay>-<n>.pprof")
 	fs.BoolVar(&o.restart, "restart", true, "also time a second start on the built index")
 	fs.StringVar(&o.relays, "relays", "snowclaw,bare", `relays to measure, in order ("": only write the corpus store)`)
-	// the issue 14 target is 1M memories in 3 GB (3e9 bytes) of RSS: the
+	// the target is 1M memories in 3 GB (3e9 bytes) of RSS (docs/benchmarks.md,
+	// "1M memories within 3 GB"): the
 	// relay runs as one deployed in that budget is configured (GOMEMLIMIT
 	// still wins). The limit is on the Go heap; badger's memory-mapped
 	// tables add their pages on top (about 330 MiB at 1M), hence 2,400.

@@ -67,7 +67,7 @@ type HTTPConfig struct {
 	MCPIdentity  string `toml:"mcp_identity"`
 }
 
-// AgentConfig is the resident agent (docs/design.md "The agent", seed 000).
+// AgentConfig is the resident agent (docs/agent.md).
 type AgentConfig struct {
 	Enabled        bool     `toml:"enabled"`
 	Name           string   `toml:"name"`
@@ -85,7 +85,8 @@ type AgentConfig struct {
 	MaxItems       int      `toml:"max_items"`
 	MaxLessons     int      `toml:"max_lessons"`
 	// Learning is [agent.learning]: learning from conversation and
-	// consolidation (issue 15), when a model is configured.
+	// consolidation (docs/agent.md#what-the-agent-learns-from-conversation),
+	// when a model is configured.
 	Learning LearningConfig `toml:"learning"`
 }
 
@@ -97,7 +98,8 @@ type LearningConfig struct {
 	CallsPerHour int      `toml:"calls_per_hour"`
 	CompactEvery Duration `toml:"compact_every"`
 	SummaryAfter Duration `toml:"summary_after"`
-	// SummaryTokens and SummaryShare are seed 004's size trigger: past
+	// SummaryTokens and SummaryShare are the size trigger of
+	// docs/agent.md#consolidation-dreaming: past
 	// that many tokens not yet summarized, the oldest share is.
 	SummaryTokens int     `toml:"summary_tokens"`
 	SummaryShare  float64 `toml:"summary_share"`
@@ -118,7 +120,7 @@ type SearchConfig struct {
 	RecencyHalfLife Duration `toml:"recency_half_life"`
 }
 
-// MemoryConfig is seed 003's trust configuration.
+// MemoryConfig is the trust configuration (docs/design.md#search).
 type MemoryConfig struct {
 	// Sources: npub/hex of an agent, or "group:<id>", to a trust weight.
 	Sources WeightMap `toml:"sources"`
@@ -126,7 +128,7 @@ type MemoryConfig struct {
 	// specific (longest) matching pattern wins.
 	ModelTiers   WeightMap `toml:"model_tiers"`
 	DefaultTrust float64   `toml:"default_trust"`
-	// Workspace files to index (seed 001 §6), globs relative to
+	// Workspace files to index (docs/design.md#search), globs relative to
 	// WorkspaceDir ("" = the working directory); ** spans folders.
 	IndexedPaths  []string     `toml:"indexed_paths"`
 	WorkspaceDir  string       `toml:"workspace_dir"`
@@ -260,7 +262,7 @@ func DefaultConfig() Config {
 			Embedder:    "builtin",
 			OllamaHost:  "http://127.0.0.1:11434",
 			OllamaModel: "nomic-embed-text",
-			// tuned on LoCoMo with the built-in embedder (see README)
+			// tuned on LoCoMo with the built-in embedder (docs/search-tuning.md)
 			BM25Weight:   1,
 			VectorWeight: 0.25,
 			RRFK:         10,

@@ -28,6 +28,9 @@ var (
 // snowclawBin builds the real binary once per test run.
 func snowclawBin(t *testing.T) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs the binary; go test without -short runs it")
+	}
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "snowclaw-bin-")
 		if err != nil {

@@ -8,8 +8,8 @@ import (
 	"github.com/snowclaw/snowclaw/plugins/remotesearch"
 )
 
-// RemoteConfig is [memory.remote]: seed 003's layered search across
-// relays (plugins/remotesearch). Nothing is asked of a remote unless a
+// RemoteConfig is [memory.remote]: the layered search across relays
+// (docs/remote.md, plugins/remotesearch). Nothing is asked of a remote unless a
 // search says include:remote (or agent_default for the agent's public
 // replies).
 type RemoteConfig struct {

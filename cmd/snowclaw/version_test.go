@@ -26,6 +26,9 @@ var (
 // it (-buildvcs=auto, whatever GOFLAGS says).
 func releaseBuild(t *testing.T) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs the binary; go test without -short runs it")
+	}
 	releaseOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "snowclaw-release-")
 		if err != nil {

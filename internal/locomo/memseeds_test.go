@@ -17,11 +17,11 @@ import (
 // turns of a session that borrow its score tie, and the ids break the
 // ties, so one run of `snowclaw eval locomo --as memories` (fresh keys,
 // fresh ids) moves by about ±0.5; the mean of five is what the ranking
-// knobs were chosen on (README "Measuring"). The docs mirror what the
+// knobs were chosen on (docs/search-tuning.md). The docs mirror what the
 // relay indexes for eval's memory items (one author per conversation,
 // dated by session, opaque topic); the relay command stays the reference.
 //
-//	SNOWCLAW_LOCOMO=../shared/eval/locomo-dev.json SNOWCLAW_SPLIT=tune go test -run Eval_MemoryPathSeeds -v ./internal/locomo/
+//	SNOWCLAW_LOCOMO=/path/to/locomo.json SNOWCLAW_SPLIT=tune go test -run Eval_MemoryPathSeeds -v ./internal/locomo/
 //
 // SNOWCLAW_RI=0.5 blends the built-in embedder with a random-indexing
 // embedder learnt from the split's turns (riEmbedder, an experiment).

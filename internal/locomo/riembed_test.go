@@ -9,15 +9,15 @@ import (
 	"github.com/snowclaw/snowclaw/search"
 )
 
-// riEmbedder is an experiment (issue 14): random indexing learnt from the
+// riEmbedder is an experiment: random indexing learnt from the
 // turns themselves, blended with the built-in embedder. Each word gets a
 // fixed sparse random vector (8 signed entries of 512, from its hash); a
 // word's context vector sums the random vectors of the words it shares a
 // turn with, weighted by their idf; a text is the idf-weighted sum of its
 // words' context vectors, so two turns about the same thing in different
 // words come out alike. It is trained once on every turn before indexing,
-// which a relay could not do: see README "Measuring" for what it gained
-// and what keeping it would take.
+// which a relay could not do: see docs/search-tuning.md for what it
+// gained and what keeping it would take.
 type riEmbedder struct {
 	base  search.Embedder
 	ctxv  map[string][]float32

@@ -121,6 +121,13 @@ func (c *Client) WaitFor(label, id string, timeout time.Duration) ([]json.RawMes
 	return c.waitFrom(0, label, id, timeout)
 }
 
+// WaitAny returns the first frame about id (any id when id is "") that
+// carries one of labels, waiting up to timeout: an EOSE or a CLOSED, for
+// one, without waiting out the one that never comes.
+func (c *Client) WaitAny(id string, timeout time.Duration, labels ...string) ([]json.RawMessage, bool) {
+	return c.waitAny(0, id, timeout, labels...)
+}
+
 // mark is the number of frames received so far; waitFrom(mark, …) ignores
 // older frames, such as the OK of an earlier publish of the same event.
 func (c *Client) mark() int {

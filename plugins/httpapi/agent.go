@@ -238,7 +238,7 @@ func (a *API) apiConfig(w http.ResponseWriter, req *http.Request) {
 }
 
 // apiContext is the debug view of the last prompt of a conversation: the
-// memory ids recalled into it (issue 15).
+// memory ids recalled into it (docs/agent.md#using-it).
 func (a *API) apiContext(w http.ResponseWriter, req *http.Request) {
 	s, err := agent.ParseSubject(req.PathValue("subject"))
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 )
 
 // The agent directory, trust and conflict dashboard routes of the web UI
-// (seed 003 "Memory UI"; docs/api.md "Directory, trust and conflicts").
+// (docs/api.md#directory-trust-and-conflicts).
 func (a *API) memoryRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /api/v1/trust", a.v1(a.v1Trust))
 	mux.HandleFunc("GET /api/v1/agents", a.v1(a.v1Agents))

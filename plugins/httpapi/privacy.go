@@ -9,7 +9,7 @@ import (
 	"github.com/snowclaw/snowclaw/plugins/rights"
 )
 
-// Each person's rights over HTTP (seed 004), NIP-98 authenticated. A
+// Each person's rights over HTTP (docs/privacy.md), NIP-98 authenticated. A
 // person acts on their own data; the owner may name anyone with "npub".
 // The export is GET /api/v1/export (v1.go).
 func (a *API) privacyRoutes(mux *http.ServeMux) {

@@ -6,7 +6,7 @@ import (
 	"net/http"
 )
 
-// The web UI (seed 003 "Memory UI") is static files embedded in the
+// The web UI (docs/api.md#web-ui) is static files embedded in the
 // binary: plain ES modules that talk to this relay only, over its
 // websocket (NIP-42) and its HTTP API (NIP-98). No build step.
 //

@@ -217,7 +217,7 @@ func (a *API) v1Forget(w http.ResponseWriter, req *http.Request, reader string) 
 	writeJSON(w, http.StatusOK, res)
 }
 
-// v1Export is the privacy export (seed 004) under the v1 path; the
+// v1Export is the privacy export (docs/privacy.md) under the v1 path; the
 // personal wrapper authenticates and lets the owner name a person.
 func (a *API) v1Export(w http.ResponseWriter, req *http.Request, who rights.Request, b privacyBody) {
 	switch req.URL.Query().Get("format") {

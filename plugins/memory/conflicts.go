@@ -9,11 +9,11 @@ import (
 	"github.com/snowclaw/snowclaw"
 )
 
-// The conflict dashboard (seed 003 "Conflict Resolution" step 4): topics
+// The conflict dashboard (docs/api.md#get-apiv1conflictstopic): topics
 // on which sources disagree, as the search index finds them, shown to each
 // reader with only the memories that reader may read: current memories
 // from different sources, and new versions of memories learnt from
-// someone else than the version they replaced (issue 15).
+// someone else than the version they replaced.
 
 // NIP-32 label namespace and value the agent flags conflicts with.
 const (
@@ -31,7 +31,7 @@ type ConflictView struct {
 	Flagged  bool                  `json:"flagged"`
 	// ResolvedBySupersession: no current memories disagree, but the
 	// current one is a new version of a memory learnt from someone else
-	// (issue 15). The current memories come first; the versions they
+	// The current memories come first; the versions they
 	// replaced follow, each with superseded_by set: history, listed
 	// until the owner rules.
 	ResolvedBySupersession bool `json:"resolved_by_supersession,omitempty"`

@@ -11,7 +11,7 @@ import (
 )
 
 // AgentEntry is one agent of the directory: a kind 0 profile carrying
-// snow:model (seed 003 "Agent Profile"), with the trust ranking gives it.
+// snow:model (docs/api.md#get-apiv1agents), with the trust ranking gives it.
 type AgentEntry struct {
 	Pubkey       string   `json:"pubkey"`
 	Npub         string   `json:"npub"`
@@ -162,7 +162,7 @@ func (s *Service) selfEntry(a AgentEntry) AgentEntry {
 	return a
 }
 
-// agentProfile reads seed 003's agent fields from a kind 0: JSON content
+// agentProfile reads the agent fields from a kind 0: JSON content
 // keys "snow:model", "snow:version", "snow:capabilities", "snow:operator",
 // or tags of those names (a tag wins). ok is false when the profile names
 // no model, i.e. it is not an agent's.

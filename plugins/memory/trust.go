@@ -13,7 +13,8 @@ import (
 	"github.com/snowclaw/snowclaw/search"
 )
 
-// Live trust: the owner's source preference list (seed 003) is dynamic
+// Live trust: the owner's source preference list
+// (docs/api.md#the-source-preference-list-owner-config) is dynamic
 // config, the key source_preference of snowclaw:config:global. The relay
 // turns it into source weights for the search index whenever a version of
 // that event is stored or deleted, and once at start from the stored one.

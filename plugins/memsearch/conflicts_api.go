@@ -6,8 +6,8 @@ import "github.com/snowclaw/snowclaw/search"
 // conflict dashboard), without handing out the index itself: a caller
 // with the index could search around the read rule.
 
-// SetSources replaces the owner's live source weights (seed 003's
-// preference list) on top of the configured ones; ranking and conflict
+// SetSources replaces the owner's live source weights (the preference
+// list, docs/api.md#the-source-preference-list-owner-config) on top of the configured ones; ranking and conflict
 // order use them from the next search on.
 // While the index loads they are checked and kept, and applied when it
 // is ready.

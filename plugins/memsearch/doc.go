@@ -12,7 +12,7 @@ import (
 	"github.com/snowclaw/snowclaw/search"
 )
 
-// decision is seed 001 §5's rule for group chat: index with an embedding,
+// decision is the rule for group chat (docs/design.md#search): index with an embedding,
 // keep for keyword search only, or leave out.
 type decision int
 
@@ -29,7 +29,7 @@ var chatKinds = map[int]bool{snowclaw.KindChat: true, 11: true, 12: true, 1: tru
 // indexed; short ones are kept for keywords; reactions, reposts, very
 // short messages and the agent's own words are skipped. A kind 1 note
 // outside any group is kept for keywords unless it mentions the agent:
-// seed 001 §5 embeds the conversations the agent takes part in, not the
+// the index embeds the conversations the agent takes part in, not the
 // public timeline, where anyone with a fresh key can post at wire speed.
 // An embedding and its place in the vector graph cost several times what
 // storing the note does (snowbench ingest: with every note embedded the

@@ -1,6 +1,6 @@
 package memsearch
 
-// Workspace file indexing (seed 001 §6, docs/design.md "Search"): files matching the
+// Workspace file indexing (docs/design.md#search): files matching the
 // configured globs under a base directory are cut into chunks of about 512
 // tokens, each chunk is indexed as a search.Doc, and a periodic scan
 // re-indexes changed files and drops deleted ones.
@@ -340,7 +340,7 @@ type fileUpdate struct {
 // change is not embedded again), files deleted or no longer matching lose
 // their chunks, unchanged files are skipped. It does nothing when no paths
 // are indexed. The plugin calls it at Open and every IndexInterval; the
-// agent may call it too (seed 001: "on heartbeat").
+// agent may call it too.
 func (p *Plugin) ScanFiles(ctx context.Context) (FileScan, error) {
 	var sum FileScan
 	fx := p.files

@@ -41,7 +41,7 @@ type Options struct {
 	ForceRebuild bool
 	Logger       *slog.Logger
 
-	// Workspace file indexing (seed 001 §6, files.go), off while
+	// Workspace file indexing (docs/design.md#search, files.go), off while
 	// IndexedPaths is empty. IndexedPaths are globs relative to FilesDir
 	// ("" = the working directory); a "**" segment spans directories.
 	// Changed files are re-indexed every IndexInterval (0: 30 minutes;
@@ -68,8 +68,8 @@ type Plugin struct {
 	stopQ    chan struct{}
 	stopOnce sync.Once
 	files    *fileIndexer // nil when no workspace files are indexed
-	// keys redacts secret keys from text before it is indexed (seed 000
-	// §4): an nsec pasted in a chat must not reach the index on disk.
+	// keys redacts secret keys from text before it is indexed
+	// (docs/design.md#the-agent): an nsec pasted in a chat must not reach the index on disk.
 	keys *policies.KeyFilter
 
 	scopeMu sync.RWMutex

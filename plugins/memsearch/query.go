@@ -14,7 +14,7 @@ type ExplainRow struct {
 	ID string `json:"id"`
 	search.Explain
 	// ConflictsWith lists current memories on the same topic from other
-	// sources that say something else (seed 003), and the version this
+	// sources that say something else (docs/search.md), and the version this
 	// one replaced when the two were learnt from different people, as far
 	// as the reader may see them.
 	ConflictsWith []string `json:"conflicts_with,omitempty"`

@@ -14,8 +14,8 @@ type Found struct {
 	Origin string
 }
 
-// Profiles lists the kind 0 profiles the remotes hold (seed 003's agent
-// directory reads the agents among them: those naming snow:model). Each
+// Profiles lists the kind 0 profiles the remotes hold (the agent
+// directory, docs/api.md#get-apiv1agents, reads the agents among them: those naming snow:model). Each
 // remote is asked for its latest profiles once per cache TTL, under the
 // same timeout, concurrency limit and verification as a search; a remote
 // that fails adds nothing. Where two remotes hold one pubkey's profile

@@ -147,7 +147,8 @@ func isHex(w string) bool {
 }
 
 // filters are the REQ filters for a remote: NIP-50 where the remote
-// lists it, else seed 003's fallback, a tag and kind filter: memory items
+// lists it, else the fallback of docs/remote.md#what-a-layered-search-does,
+// a tag and kind filter: memory items
 // whose t tags name a word of the query or a topic, and the most recent
 // memory items, which are ranked here like any other candidates (the
 // relevance floor drops the unrelated ones).

@@ -1,4 +1,5 @@
-// Package remotesearch is seed 003's layered memory search across relays:
+// Package remotesearch is the layered memory search across relays
+// (docs/remote.md):
 // a search that asks for it (include:remote) is answered from the local
 // index first and from the remote relays of [memory.remote] too, each
 // remote result verified, deduplicated, ranked with the local engine's

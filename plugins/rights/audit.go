@@ -35,8 +35,9 @@ const (
 
 // AuditRecord is one privacy operation. It says who asked, about whom, what
 // kind of selection and which events were touched, and deliberately nothing
-// of what those events said: the log outlives a destroy (seed 004 keeps the
-// audit entry "for compliance"), so it must not keep the erased data.
+// of what those events said: the log outlives a destroy
+// (docs/privacy.md#export-forget-and-destroy), so it must not keep the
+// erased data.
 type AuditRecord struct {
 	ID       string    `json:"id"`
 	Time     time.Time `json:"time"`

@@ -23,7 +23,8 @@ type Change struct {
 	Message string        `json:"message"`
 }
 
-// Rectify corrects a stored fact about the person (seed 004): ref names
+// Rectify corrects a stored fact about the person
+// (docs/privacy.md#rectify-and-promote): ref names
 // the memory (an event or item id, or words that match exactly one of
 // their current memories) and text is what it should say.
 func (s *Service) Rectify(ctx context.Context, r Request, ref, text string) (Change, error) {
@@ -44,8 +45,8 @@ func (s *Service) Rectify(ctx context.Context, r Request, ref, text string) (Cha
 	return c, nil
 }
 
-// Promote moves a memory about the person up one or two tiers (seed 003:
-// private → group → public), only ever on the command of the person or the
+// Promote moves a memory about the person up one or two tiers (private →
+// group → public; docs/privacy.md#rectify-and-promote), only ever on the command of the person or the
 // owner. A group promotion names the group, and a person must belong to it.
 func (s *Service) Promote(ctx context.Context, r Request, ref string, tier snowclaw.Tier, group string) (Change, error) {
 	if tier != snowclaw.TierGroup && tier != snowclaw.TierPublic {

@@ -9,7 +9,7 @@ import (
 	"github.com/snowclaw/snowclaw/relay/store"
 )
 
-// chatKinds are the messages the search index holds (seed 001 §5).
+// chatKinds are the messages the search index holds (docs/design.md#search).
 var chatKinds = []int{1, snowclaw.KindChat, 10, 11, 12, 1111}
 
 // eachChat walks the person's stored messages.

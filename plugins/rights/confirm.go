@@ -26,8 +26,7 @@ var (
 
 // Pending is an operation waiting for its confirmation: the irreversible
 // ones (destroy, forget by query) are previewed first and run only when
-// the person sends the token back (seed 004's confirm_matches and
-// confirmation_token). IDs fixes what was previewed, so the confirmed
+// the person sends the token back (docs/privacy.md). IDs fixes what was previewed, so the confirmed
 // operation removes exactly what the person saw, not what a query matches
 // by the time they answer.
 type Pending struct {

@@ -1,5 +1,5 @@
-// Package rights carries out each person's rights over their data (seed
-// 004): access and export, forget by selector, restriction (freeze),
+// Package rights carries out each person's rights over their data
+// (docs/privacy.md): access and export, forget by selector, restriction (freeze),
 // destroy, rectify and promote, over the event store, the search index
 // and the agent's RAM. The relay exposes it over HTTP (NIP-98), the agent
 // over private messages, and the owner's CLI through the API.

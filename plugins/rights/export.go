@@ -10,10 +10,11 @@ import (
 	"github.com/snowclaw/snowclaw/agent/memory"
 )
 
-// ExportVersion is the version of the export format (seed 004).
+// ExportVersion is the version of the export format (docs/privacy.md).
 const ExportVersion = "1.0"
 
-// Export categories: seed 004's four, plus the agent's record of the person.
+// Export categories (docs/privacy.md#export-forget-and-destroy): four
+// kinds of memory, plus the agent's record of the person.
 const (
 	CategoryConversation   = "conversation"
 	CategoryPreference     = "preference"
@@ -43,8 +44,8 @@ type Category struct {
 	Records []ExportRecord `json:"records"`
 }
 
-// Export is seed 004's export document (Right to Access and to
-// Portability). Build it with NewExport and the Add methods, which keep the
+// Export is the export document (the rights of access and portability,
+// docs/privacy.md#export-forget-and-destroy). Build it with NewExport and the Add methods, which keep the
 // counts right, merge duplicates and keep records sorted; then marshal it
 // as JSON or render it with Markdown. It is not safe for concurrent use.
 //
@@ -110,7 +111,8 @@ func (x *Export) Add(category string, r ExportRecord) bool {
 	return x.put(cmp.Or(category, CategoryLearnedContext), r, "", rankEvent)
 }
 
-// AddNpub adds the agent's record of the person (seed 000 §1): display
+// AddNpub adds the agent's record of the person
+// (docs/events.md#d-tag-namespaces-of-kind-30078): display
 // names, when they were seen, notes and owner notes as "profile" records,
 // preferences as "preference" records. The record carries no time per note,
 // so notes are dated at first sight. Another person's record is refused.

@@ -19,8 +19,7 @@ var categoryTitles = map[string]string{
 	CategoryProfile:        "Profile",
 }
 
-// Markdown renders the export for a person to read (seed 004's markdown
-// format): a heading per category and one bullet per record with its date,
+// Markdown renders the export for a person to read (docs/privacy.md): a heading per category and one bullet per record with its date,
 // where it lives (tier, group, topic), who it came from, its content and
 // its id, which is what "forget id …" takes.
 func (x *Export) Markdown() string {

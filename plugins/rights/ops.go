@@ -12,8 +12,8 @@ import (
 	"github.com/snowclaw/snowclaw/agent/memory"
 )
 
-// Export is everything held about the person (seed 004 access and
-// portability): their memories of every tier they may read, the agent's
+// Export is everything held about the person (access and portability,
+// docs/privacy.md): their memories of every tier they may read, the agent's
 // record of them, and their messages in the agent's buffers and index.
 func (s *Service) Export(ctx context.Context, r Request) (*Export, error) {
 	if err := s.check(r); err != nil {

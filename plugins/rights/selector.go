@@ -21,8 +21,8 @@ const (
 	selectMixed  = "mixed"
 )
 
-// Selector says which of a person's memories a forget targets (seed 004's
-// ForgetMemoryRequest.target). Exactly one field is set. It selects among
+// Selector says which of a person's memories a forget targets
+// (docs/privacy.md: by ids, topic, tags, date or query). Exactly one field is set. It selects among
 // events; restricting them to the person's own (their private memories,
 // what they wrote) is the caller's job, so a selector never reaches beyond
 // what the caller hands it.
@@ -109,7 +109,7 @@ func (s Selector) Validate() error {
 // For a Query, Match is the simple fallback: every query word appears in the
 // text as a word, ignoring case. Callers normally resolve a query with the
 // search index instead, and show the matches for confirmation before
-// forgetting anything (seed 004). An invalid selector matches nothing, so an
+// forgetting anything (docs/privacy.md). An invalid selector matches nothing, so an
 // empty forget can never mean "everything".
 func (s Selector) Match(evt *nostr.Event, text string) bool {
 	if evt == nil || s.Validate() != nil {

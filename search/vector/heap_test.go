@@ -58,7 +58,7 @@ func liveHeap() uint64 {
 // (the half-precision one took 1,024 B more, 2,142 B in all).
 func TestHNSW_HeapPerVector(t *testing.T) {
 	if testing.Short() || raceEnabled {
-		t.Skip("links 8k vectors")
+		t.Skip("links 8k vectors: go test ./search/vector/ without -short and -race")
 	}
 	const dim, n = 512, 2 * tableRows // whole chunks, so no chunk is mostly empty
 	rng := rand.New(rand.NewSource(2))

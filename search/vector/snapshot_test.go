@@ -17,7 +17,12 @@ import (
 // a graph at threshold, removes every seventh when remove is set, and
 // waits for the graph.
 func buildAuto(rng *rand.Rand, dim, threshold, n int, remove bool) *Auto {
-	x := NewAuto(dim, threshold, DefaultParams)
+	return buildAutoWith(DefaultParams, rng, dim, threshold, n, remove)
+}
+
+// buildAutoWith is buildAuto with the graph's parameters p.
+func buildAutoWith(p Params, rng *rand.Rand, dim, threshold, n int, remove bool) *Auto {
+	x := NewAuto(dim, threshold, p)
 	for i := range n {
 		x.Add(strconv.Itoa(i), randomUnit(rng, dim))
 		if remove && i%7 == 3 {
@@ -60,15 +65,19 @@ func TestSnapshot_LoadContinuesTheSameGraph(t *testing.T) {
 }
 
 func loadContinues(t *testing.T, remove bool) {
-	const dim, threshold, n = 32, 100, 5000
-	saved := buildAuto(rand.New(rand.NewSource(9)), dim, threshold, n, remove)
-	twin := buildAuto(rand.New(rand.NewSource(9)), dim, threshold, n, remove)
+	// Past hnswSerialBelow, so that the graph goes on linking in batches;
+	// the cheap parameters of smallHNSW make the same point as the
+	// defaults at a third of the cost.
+	const dim, threshold, n = 16, 100, hnswSerialBelow + 904
+	p := smallHNSW
+	saved := buildAutoWith(p, rand.New(rand.NewSource(9)), dim, threshold, n, remove)
+	twin := buildAutoWith(p, rand.New(rand.NewSource(9)), dim, threshold, n, remove)
 	var buf bytes.Buffer
 	ok, err := saved.Save(&buf, all, []byte("tag1"))
 	if err != nil || !ok {
 		t.Fatalf("Save: %v %v", ok, err)
 	}
-	loaded, tag, err := Load(bytes.NewReader(buf.Bytes()), int64(buf.Len()), dim, threshold, DefaultParams)
+	loaded, tag, err := Load(bytes.NewReader(buf.Bytes()), int64(buf.Len()), dim, threshold, p)
 	if err != nil || string(tag) != "tag1" {
 		t.Fatal(err, string(tag))
 	}

@@ -63,7 +63,7 @@ describe('snowclaw web UI in Chromium', { timeout: 600000 }, () => {
     await publish(ownerWS, sign(owner.sk, 9007, [['h', group], ['name', 'Core team']]), 'create group')
     await publish(aliceWS, sign(alice.sk, 9021, [['h', group]]), 'alice joins')
 
-    // two agent profiles (seed 003) and their memories
+    // two agent profiles and their memories
     for (const [who, ws, name] of [[agentA, aWS, 'snow-studio'], [agentB, bWS, 'snow-laptop']]) {
       const profile = { name, about: `Snowclaw instance on ${name}`, 'snow:model': model, 'snow:version': '0.1.0', 'snow:capabilities': ['memory', 'code'], 'snow:operator': owner.npub }
       await publish(ws, sign(who.sk, 0, [], JSON.stringify(profile)), `${name} profile`)

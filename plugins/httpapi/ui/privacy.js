@@ -1,4 +1,4 @@
-// The person's own page (seed 004): their private memories, export as JSON
+// The person's own page (docs/privacy.md): their private memories, export as JSON
 // or markdown, forget by id or by query (preview, then confirm with the
 // relay's token), freeze, the audit trail, and destroy (confirmed with its
 // token). The relay acts on the logged-in key's own data only.

@@ -194,18 +194,27 @@ func TestAccess_Filters(t *testing.T) {
 				rc.auth(w.url, *tc.reader)
 			}
 			rc.send("REQ", "s", tc.filter)
-			closed, isClosed := rc.waitFor("CLOSED", "s", 1500*time.Millisecond)
+			answer, ok := rc.waitAny("s", 5*time.Second, "EOSE", "CLOSED")
+			if !ok {
+				t.Fatalf("neither EOSE nor CLOSED; got:\n%s", rc.all())
+			}
 			if tc.closed == "" {
-				if isClosed {
+				// A connection's messages are answered in order, so once
+				// a later REQ has its EOSE, nothing more comes for "s".
+				rc.send("REQ", "barrier", nostr.Filter{Kinds: []int{1}, Limit: 1})
+				if _, ok := rc.waitFor("EOSE", "barrier", 5*time.Second); !ok {
+					t.Fatalf("no EOSE for the barrier; got:\n%s", rc.all())
+				}
+				if closed, isClosed := rc.waitFor("CLOSED", "s", 0); isClosed {
 					t.Fatalf("CLOSED %s, want events", closed[2])
 				}
 				return
 			}
-			if !isClosed {
-				t.Fatalf("no CLOSED, want %q; got:\n%s", tc.closed, rc.all())
+			if label := string(answer[0]); label != `"CLOSED"` {
+				t.Fatalf("%s, want CLOSED %q; got:\n%s", label, tc.closed, rc.all())
 			}
-			if !strings.Contains(string(closed[2]), `"`+tc.closed) {
-				t.Fatalf("CLOSED %s, want prefix %q", closed[2], tc.closed)
+			if !strings.Contains(string(answer[2]), `"`+tc.closed) {
+				t.Fatalf("CLOSED %s, want prefix %q", answer[2], tc.closed)
 			}
 			if evs := rc.eventIDs("s"); len(evs) > 0 {
 				t.Fatalf("CLOSED but %d events sent first", len(evs))

@@ -14,7 +14,8 @@ import (
 	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
 )
 
-// Scope audit (issue 11, "every reader of scope uses the same parser"):
+// Scope audit (every reader of scope uses the same parser:
+// docs/security.md#one-rule-per-question):
 // paths that hand events, or text taken from them, to readers decide
 // through policies.Visibility, never through a rule of their own.
 

@@ -170,7 +170,7 @@ func TestAttack_SearchConflictsLeakUnreadableDocs(t *testing.T) {
 	}
 }
 
-// Issue 14, item 4: a search whose extensions ask for scoped data (a
+// A search whose extensions ask for scoped data (a
 // private group, group, private or internal memories) from an anonymous
 // connection got a silently public-only answer, so clients that
 // authenticate on demand never did. It is now CLOSED with auth-required:

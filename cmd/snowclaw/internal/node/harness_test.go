@@ -240,6 +240,11 @@ func (rc *rawConn) waitFor(label, id string, timeout time.Duration) ([]json.RawM
 	return rc.WaitFor(label, id, timeout)
 }
 
+// waitAny is the first frame about id carrying one of labels.
+func (rc *rawConn) waitAny(id string, timeout time.Duration, labels ...string) ([]json.RawMessage, bool) {
+	return rc.WaitAny(id, timeout, labels...)
+}
+
 func (rc *rawConn) all() string { return rc.All() }
 
 func (rc *rawConn) eventIDs(sub string) map[string]bool { return rc.EventIDs(sub) }

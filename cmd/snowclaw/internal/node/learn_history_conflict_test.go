@@ -69,7 +69,7 @@ func (e *testEnv) explainConflicts(u user, q string) map[string][]string {
 	return out
 }
 
-// Issue 15: a new version learnt from bob of a memory the agent learnt
+// A new version learnt from bob of a memory the agent learnt
 // from alice is no silent overwrite. The conflict dashboard lists it, over
 // the HTTP API and in a search's explain, with both sources: the current
 // version first, the replaced one as history, until the owner rules.

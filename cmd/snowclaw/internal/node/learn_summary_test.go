@@ -10,7 +10,7 @@ import (
 	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
 )
 
-// Seed 004's size trigger: a conversation whose unsummarized part passes
+// The size trigger (docs/agent.md#consolidation-dreaming): a conversation whose unsummarized part passes
 // summary_tokens has its oldest summary_share summarized at once, though
 // it is days too young for the age trigger; the rest stays raw, and the
 // summarized messages leave the prompt's history.

@@ -33,8 +33,8 @@ func TestMemoryViews_OneReading(t *testing.T) {
 	sealed := e.mustPublish(e.ac, memory(e.alice, "user/alice/sealed", seal(e.alice.sk, e.agent.pk, `{"detail":"wombat habits"}`), private...))
 	// an empty summary beside a context: readable, just without a summary
 	ctx := e.mustPublish(e.ac, memory(e.alice, "user/alice/ctx", seal(e.alice.sk, e.agent.pk, `{"summary":"","context":"numbat burrow"}`), private...))
-	// the agent's private record of alice in the seed 000 §9 form, encrypted
-	// to the agent itself: the list decrypts it for alice, so search must
+	// the agent's private record of alice in the older form, encrypted to
+	// the agent itself (docs/events.md#older-forms-still-read): the list decrypts it for alice, so search must
 	// find it for her too
 	ag := e.connect(&e.agent)
 	legacy := e.mustPublish(ag, memory(e.agent, "user/alice/legacy", seal(e.agent.sk, e.agent.pk, `{"summary":"platypus lore"}`), private...))

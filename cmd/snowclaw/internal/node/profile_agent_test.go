@@ -10,7 +10,7 @@ import (
 	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
 )
 
-// The agent publishes who it is (seed 003): a kind 0 clients show on its
+// The agent publishes who it is (docs/agent.md#the-agents-profile): a kind 0 clients show on its
 // replies, with the model, version, capabilities and operator the
 // directory reads, and a NIP-65 relay list; a restart with nothing changed
 // writes nothing new.

@@ -7,7 +7,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 )
 
-// Issue 14, item 2: conversation memories ("<Name>: <text>", one per
+// Conversation memories ("<Name>: <text>", one per
 // turn) rank by who said them and by the session they were written in.
 
 // dated is evt by u, re-signed with created_at at.

@@ -10,9 +10,9 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 )
 
-// Issue 14, item 1: relevant or nothing. Fusion used to rank whatever
-// the vector side scored, so a query matching nothing returned the least
-// unrelated memories. A result now passes a relevance floor (a query term
+// Relevant or nothing (docs/search.md#relevant-or-nothing): without a
+// floor fusion ranks whatever the vector side scored, so a query matching
+// nothing would return the least unrelated memories. A result passes a relevance floor (a query term
 // after analysis, or vector similarity at least the index's calibrated
 // floor; search/floor.go) and the explain row names the floor it passed.
 

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -44,8 +45,7 @@ func startCluster(t *testing.T, n int, mods ...func(*node.Options)) []*testEnv {
 // live subscribes c to f, waits for its EOSE and returns its id.
 func live(t *testing.T, c *wsclient.Client, f nostr.Filter) string {
 	t.Helper()
-	liveSeq++
-	sub := fmt.Sprintf("live%d", liveSeq)
+	sub := fmt.Sprintf("live%d", liveSeq.Add(1))
 	if err := c.Send("REQ", sub, f); err != nil {
 		t.Fatal(err)
 	}
@@ -55,11 +55,12 @@ func live(t *testing.T, c *wsclient.Client, f nostr.Filter) string {
 	return sub
 }
 
-var liveSeq int
+var liveSeq atomic.Int64 // tests run in parallel
 
 // An event accepted by A reaches a live subscriber on B, under B's own
 // read rule: a group's member gets it, a stranger does not.
 func TestShared_LiveAcrossInstances(t *testing.T) {
+	t.Parallel() // its own database and instances
 	envs := startCluster(t, 2)
 	a, b := envs[0], envs[1]
 	alice, stranger := newUser(), newUser()
@@ -88,6 +89,7 @@ func TestShared_LiveAcrossInstances(t *testing.T) {
 
 // A memory stored on A is found by NIP-50 on B.
 func TestShared_SearchOnBFindsMemoryFromA(t *testing.T) {
+	t.Parallel() // its own database and instances
 	envs := startCluster(t, 2, withSearch)
 	a, b := envs[0], envs[1]
 	alice := newUser()
@@ -126,6 +128,7 @@ func TestShared_SearchOnBFindsMemoryFromA(t *testing.T) {
 // A member removed on A can no longer read the group on B, and a deletion
 // made on B holds on A (it cannot be published again there).
 func TestShared_RemovalAndDeletionHoldEverywhere(t *testing.T) {
+	t.Parallel() // its own database and instances
 	envs := startCluster(t, 2)
 	a, b := envs[0], envs[1]
 	alice, bob := newUser(), newUser()
@@ -220,6 +223,7 @@ func replies(t *testing.T, e *testEnv, u *user, msg nostr.Event) []*nostr.Event 
 // leader shuts down, the other takes over, answers the mention made while
 // nobody led, and does not answer the first one again.
 func TestShared_AgentRunsOnOneNode(t *testing.T) {
+	t.Parallel() // its own database and instances
 	envs, _, alice := startAgentCluster(t)
 	li := leaderOf(t, envs...)
 	lead, standby := envs[li], envs[1-li]
@@ -272,6 +276,7 @@ func TestShared_AgentRunsOnOneNode(t *testing.T) {
 // captured header cannot be replayed against another instance behind the
 // same public URL.
 func TestAttack_NIP98ReplayAcrossInstances(t *testing.T) {
+	t.Parallel() // its own database and instances
 	envs := startCluster(t, 2, func(o *node.Options) { o.ServiceURL = "wss://relay.example.com" })
 	const path = "/api/v1/memories"
 	header := nip98Header(envs[0].owner, "https://relay.example.com"+path, "GET")
@@ -300,6 +305,7 @@ func TestAttack_NIP98ReplayAcrossInstances(t *testing.T) {
 // the group from the shared store, not from the order it heard of the
 // changes.
 func TestShared_RacingModerationConverges(t *testing.T) {
+	t.Parallel() // its own database and instances
 	envs := startCluster(t, 2)
 	a, b := envs[0], envs[1]
 	oa, ob := a.connect(&a.owner), b.connect(&b.owner)
@@ -334,6 +340,7 @@ func TestShared_RacingModerationConverges(t *testing.T) {
 // The owner's agent routes answer on the leader and say 503 "retry" on a
 // node whose agent stands by (it holds nothing to show).
 func TestShared_AgentRoutesOnTheLeaderOnly(t *testing.T) {
+	t.Parallel() // its own database and instances
 	envs, _, _ := startAgentCluster(t)
 	li := leaderOf(t, envs...)
 	lead, standby := envs[li], envs[1-li]
@@ -349,6 +356,7 @@ func TestShared_AgentRoutesOnTheLeaderOnly(t *testing.T) {
 // Text PostgreSQL cannot hold (a NUL character) is refused as invalid:,
 // the store's own reason, not as the relay's failure (error:).
 func TestShared_UnstorableTextIsInvalid(t *testing.T) {
+	t.Parallel() // its own database and instances
 	e := startCluster(t, 1)[0]
 	alice := newUser()
 	c := e.connect(&alice)
