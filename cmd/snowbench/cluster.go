@@ -39,7 +39,7 @@ type clusterResult struct {
 	relayCPU       []float64 // per instance, µs of CPU per ingested event
 	pgCPU          float64   // µs of PostgreSQL's CPU per ingested event; -1 unknown or none
 	walSyncs       float64   // WAL flushes per ingested event; -1 none
-	lock, lwlock   float64   // share of active backend samples waiting on a lock; -1 none
+	lock, walwait  float64   // share of active backend samples waiting on a heavyweight lock, for the WAL; -1 none
 	p50, p95       float64   // search REQ → EOSE, ms
 	live50, live95 float64   // OK on one instance → EVENT on another, ms
 	rss            []int64   // per instance, after, bytes
@@ -163,7 +163,7 @@ func printCluster(w io.Writer, results []clusterResult) {
 		return fmt.Sprintf(format, v)
 	}
 	fmt.Fprintf(w, "\n%-12s %9s %8s %8s %13s %8s %9s %9s %7s %7s %8s %8s %9s %9s %s\n",
-		"setup", "events/s", "ok-p50", "ok-p99", "relay-µs/ev", "pg-µs/ev", "total-µs", "wal/ev", "lock%", "lwlock%",
+		"setup", "events/s", "ok-p50", "ok-p99", "relay-µs/ev", "pg-µs/ev", "total-µs", "wal/ev", "lock%", "walwait%",
 		"srch-p50", "srch-p95", "live-p50", "live-p95", "RSS-MB per instance")
 	for _, r := range results {
 		var rss, relay []string
@@ -190,7 +190,7 @@ func printCluster(w io.Writer, results []clusterResult) {
 		}
 		fmt.Fprintf(w, "%-12s %9.0f %8.2f %8.2f %13s %8s %9.0f %9s %7s %7s %8.2f %8.2f %9s %9s %s\n",
 			r.setup, r.evps, r.ok50, r.ok99, strings.Join(relay, "+"), num(r.pgCPU, "%.0f"), total,
-			num(r.walSyncs, "%.3f"), pct(r.lock), pct(r.lwlock), r.p50, r.p95, live(r.live50), live(r.live95), strings.Join(rss, " "))
+			num(r.walSyncs, "%.3f"), pct(r.lock), pct(r.walwait), r.p50, r.p95, live(r.live50), live(r.live95), strings.Join(rss, " "))
 	}
 	var badger, one float64
 	for _, r := range results {
@@ -238,7 +238,7 @@ func freshDatabase(ctx context.Context, admin string) (string, string, error) {
 // runSetup starts n instances (sharing url, or one over badger), loads
 // them and measures.
 func runSetup(ctx context.Context, bin, dir, setup string, n int, dbURL, db string, srv *pgServer, sks []string, notes, mems []nostr.Event, queries []benchcorpus.Query, probes int, cpuprofile bool) (clusterResult, error) {
-	r := clusterResult{setup: setup, pgCPU: -1, walSyncs: -1, lock: -1, lwlock: -1}
+	r := clusterResult{setup: setup, pgCPU: -1, walSyncs: -1, lock: -1, walwait: -1}
 	keys := filepath.Join(dir, "keys")
 	if _, err := relay.LoadKeys(keys, true); err != nil {
 		return r, err
@@ -354,7 +354,7 @@ func (r *clusterResult) ingest(ctx context.Context, procs []*proc, srv *pgServer
 		return nil
 	}
 	pg1, ok := srv.cpu()
-	if r.lock, r.lwlock, err = waits.shares(); err != nil {
+	if r.lock, r.walwait, err = waits.shares(); err != nil {
 		return fmt.Errorf("sampling pg_stat_activity: %w", err)
 	}
 	if ok && pgOK {

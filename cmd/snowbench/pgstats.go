@@ -124,17 +124,17 @@ func (s *pgServer) walSyncs(ctx context.Context) (int64, error) {
 }
 
 // waitSampler counts, every 20 ms, the active backends of one
-// database and those of them waiting on a lock: a heavyweight lock
-// (wait_event_type Lock: row locks, advisory locks, the commit-time
-// NOTIFY lock) or a lightweight one (LWLock: WAL insertion and flush,
-// buffer mappings…).
+// database, those of them waiting on a heavyweight lock (wait_event_type
+// Lock: row locks, advisory locks, the commit-time NOTIFY lock) and
+// those waiting for the WAL to be written or flushed (their own flush,
+// or another backend's that will cover their commit: group commit).
 type waitSampler struct {
 	stop context.CancelFunc
 	done sync.WaitGroup
 
-	active, lock, lwlock int64
-	cpu                  time.Duration // the sampling backend's own CPU, not the relays'
-	err                  error
+	active, lock, wal int64
+	cpu               time.Duration // the sampling backend's own CPU, not the relays'
+	err               error
 }
 
 func (s *pgServer) sampleWaits(ctx context.Context, db string) *waitSampler {
@@ -171,10 +171,10 @@ func (s *pgServer) sampleWaits(ctx context.Context, db string) *waitSampler {
 				return
 			case <-t.C:
 			}
-			var active, lock, lwlock int64
+			var active, lock, wal int64
 			err := conn.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE wait_event_type = 'Lock'),
-					count(*) FILTER (WHERE wait_event_type = 'LWLock')
-				FROM pg_stat_activity WHERE datname = $1 AND state = 'active' AND pid <> pg_backend_pid()`, db).Scan(&active, &lock, &lwlock)
+					count(*) FILTER (WHERE wait_event IN ('WALSync', 'WALWrite', 'WALInsert', 'WALBufMapping'))
+				FROM pg_stat_activity WHERE datname = $1 AND state = 'active' AND pid <> pg_backend_pid()`, db).Scan(&active, &lock, &wal)
 			if err != nil {
 				if ctx.Err() == nil {
 					w.err = err
@@ -183,21 +183,21 @@ func (s *pgServer) sampleWaits(ctx context.Context, db string) *waitSampler {
 			}
 			w.active += active
 			w.lock += lock
-			w.lwlock += lwlock
+			w.wal += wal
 		}
 	}()
 	return w
 }
 
 // shares stops sampling and returns the share of active samples waiting
-// on a heavyweight and on a lightweight lock.
-func (w *waitSampler) shares() (lock, lwlock float64, err error) {
+// on a heavyweight lock and for the WAL.
+func (w *waitSampler) shares() (lock, wal float64, err error) {
 	w.stop()
 	w.done.Wait()
 	if w.active == 0 {
 		return 0, 0, w.err
 	}
-	return float64(w.lock) / float64(w.active), float64(w.lwlock) / float64(w.active), w.err
+	return float64(w.lock) / float64(w.active), float64(w.wal) / float64(w.active), w.err
 }
 
 // dropDatabase drops a database freshDatabase made, closing whatever

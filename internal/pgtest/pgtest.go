@@ -25,6 +25,7 @@ import (
 	"os/user"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -48,6 +49,9 @@ var (
 // server is the running cluster.
 type server struct {
 	dir  string // the temporary directory holding data, socket and log
+	data string
+	bin  string
+	cred *syscall.Credential
 	port int
 	cmd  *exec.Cmd
 	done chan struct{} // closed when the postgres process has exited
@@ -65,7 +69,7 @@ func Main(m *testing.M) int {
 // starting the cluster on first use. The database is dropped when t ends.
 func New(t testing.TB) string {
 	t.Helper()
-	once.Do(func() { srv, startErr = start() })
+	once.Do(func() { srv, startErr = start(false) })
 	if startErr != nil {
 		if errors.Is(startErr, ErrNoPostgres) && !inCI() {
 			t.Skip(startErr.Error())
@@ -160,7 +164,7 @@ func binDir() (string, error) {
 // is started directly, not through pg_ctl, as a child that the kernel
 // kills when the test binary dies (Pdeathsig): a test run cut short
 // leaves no server behind.
-func start() (*server, error) {
+func start(durable bool) (*server, error) {
 	bin, err := binDir()
 	if err != nil {
 		return nil, err
@@ -183,7 +187,11 @@ func start() (*server, error) {
 	}
 	var lastErr error
 	for range 3 { // a free port can be taken between finding and binding it
-		s, err := run(bin, dir, data, cred)
+		port, err := freePort()
+		if err != nil {
+			return nil, err
+		}
+		s, err := run(bin, dir, data, cred, port, durable)
 		if err == nil {
 			return s, nil
 		}
@@ -211,22 +219,25 @@ func credential(dir string) (*syscall.Credential, error) {
 	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
 }
 
-func run(bin, dir, data string, cred *syscall.Credential) (*server, error) {
-	port, err := freePort()
-	if err != nil {
-		return nil, err
-	}
+func run(bin, dir, data string, cred *syscall.Credential, port int, durable bool) (*server, error) {
 	logPath := filepath.Join(dir, "postgres.log")
-	logf, err := os.Create(logPath)
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
 	}
 	defer logf.Close()
+	// tests throw the data away: durability is not needed, speed is;
+	// except a test that kills the server and counts what survived,
+	// which needs a commit to mean what it means in production (fsync
+	// may stay off: the kernel keeps what a killed process wrote)
+	commit := "off"
+	if durable {
+		commit = "on"
+	}
 	cmd := exec.Command(filepath.Join(bin, "postgres"), "-D", data,
 		"-c", "listen_addresses=127.0.0.1", "-p", strconv.Itoa(port),
 		"-c", "unix_socket_directories="+dir,
-		// tests throw the data away: durability is not needed, speed is
-		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
+		"-c", "fsync=off", "-c", "synchronous_commit="+commit, "-c", "full_page_writes=off",
 		"-c", "shared_buffers=32MB", "-c", "max_connections=300",
 		"-c", "dynamic_shared_memory_type=mmap")
 	cmd.Stdout, cmd.Stderr = logf, logf
@@ -234,7 +245,7 @@ func run(bin, dir, data string, cred *syscall.Credential) (*server, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("pgtest: starting postgres: %w", err)
 	}
-	s := &server{dir: dir, port: port, cmd: cmd, done: make(chan struct{})}
+	s := &server{dir: dir, data: data, bin: bin, cred: cred, port: port, cmd: cmd, done: make(chan struct{})}
 	go func() { _ = cmd.Wait(); close(s.done) }()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
@@ -267,4 +278,97 @@ func freePort() (int, error) {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// Server is a cluster of one test's own, which it may kill and start
+// again (the package's shared cluster must not die under other tests).
+// Its commits are synchronous: what a client was told is committed
+// survives a kill.
+type Server struct {
+	t   testing.TB
+	srv *server
+}
+
+// NewServer starts a cluster for t alone; it is removed when t ends.
+func NewServer(t testing.TB) *Server {
+	t.Helper()
+	s, err := start(true)
+	if errors.Is(err, ErrNoPostgres) && !inCI() {
+		t.Skip(err.Error())
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := &Server{t: t, srv: s}
+	t.Cleanup(func() {
+		ts.Kill()
+		_ = os.RemoveAll(s.dir)
+	})
+	return ts
+}
+
+// URL is the address of the database db (postgres always exists).
+func (s *Server) URL(db string) string { return s.srv.url(db) }
+
+// Kill ends the server at once, every process of it (SIGKILL), as a
+// crash would: nothing is flushed, no client is told.
+func (s *Server) Kill() {
+	if s.srv.cmd == nil {
+		return
+	}
+	// every backend sits in a session of its own (setsid): each is
+	// killed by its pid, before the postmaster can tell them to quit
+	pm := s.srv.cmd.Process.Pid
+	children := childrenOf(pm)
+	for _, pid := range children {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	_ = syscall.Kill(pm, syscall.SIGKILL)
+	<-s.srv.done
+	// a child still attached to the shared memory would stop the restart
+	for _, pid := range children {
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			if err := syscall.Kill(pid, 0); err != nil {
+				break
+			}
+		}
+	}
+	s.srv.cmd = nil
+}
+
+// childrenOf lists the processes whose parent is pid (/proc).
+func childrenOf(pid int) []int {
+	entries, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range entries {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		raw, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		st := string(raw)
+		i := strings.LastIndexByte(st, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(st[i+1:])
+		if len(f) > 1 && f[1] == strconv.Itoa(pid) {
+			out = append(out, child)
+		}
+	}
+	return out
+}
+
+// Start starts a killed server again on the same data and port; it
+// recovers from its WAL first.
+func (s *Server) Start() {
+	s.t.Helper()
+	started, err := run(s.srv.bin, s.srv.dir, s.srv.data, s.srv.cred, s.srv.port, true)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	s.srv.cmd, s.srv.done = started.cmd, started.done
 }
