@@ -162,7 +162,7 @@ const maxCatchUpWait = 2 * time.Second
 // wait: they run on the goroutine that would have to advance.
 func (r *Relay) caughtUp(ctx context.Context) error {
 	f := r.follow
-	if f == nil || FromPeer(ctx) || f.done == nil {
+	if f == nil || FromPeer(ctx) || f.done == nil || ctx.Value(caughtUpKey{}) != nil {
 		return nil
 	}
 	if f.dead.Load() {
@@ -225,6 +225,14 @@ func (r *Relay) decideSave(ctx context.Context) (context.Context, bool) {
 		return ctx, false
 	}
 	return store.WithDecidedAt(ctx, f.pos.Load()), true
+}
+
+type caughtUpKey struct{}
+
+// withCaughtUp marks ctx as that of a write whose outer write (a client's
+// event, whose saved hooks publish) has caught up already.
+func withCaughtUp(ctx context.Context) context.Context {
+	return context.WithValue(ctx, caughtUpKey{}, true)
 }
 
 // errBehind is the refusal of a read or write this instance cannot decide

@@ -95,8 +95,11 @@ func (r *Relay) decide(ctx context.Context, evt *nostr.Event) (stored bool, err 
 	if err != nil || pos < 0 {
 		return false, err
 	}
-	// the hooks' own writes decide for themselves
-	ctx = WithPosition(store.WithDecidedAt(ctx, -1), pos)
+	// the hooks' own writes (a join's answer, the group's metadata)
+	// decide for themselves, on the state this write caught up to: they
+	// do not wait for the change log again, or a client's OK could wait
+	// behind several catch-ups in a row
+	ctx = WithPosition(withCaughtUp(store.WithDecidedAt(ctx, -1)), pos)
 	for _, on := range r.OnEventSaved {
 		on(ctx, evt)
 	}

@@ -13,6 +13,10 @@ import (
 	"github.com/snowclaw/snowclaw/relay"
 )
 
+// These tests do not run in parallel: each runs two instances and a
+// burst or a flood against them, and on a small machine side by side they
+// would measure the machine, not the relay (a publish waits 5 s for OK).
+
 // Moderation over two instances of one relay on a shared PostgreSQL
 // database, attacked from outside: an acknowledged removal or metadata
 // change holds on both instances whatever the other instance was doing,
@@ -77,7 +81,6 @@ func notMember(t *testing.T, envs []*testEnv, u user, g string, private bool, wh
 // both, in closed and in open groups, and when only outsiders (joins)
 // make the burst.
 func TestModerationOrder_RemovalHoldsAfterBurstElsewhere(t *testing.T) {
-	t.Parallel() // its own database and instances
 	envs := startCluster(t, 2)
 	a, b := envs[0], envs[1]
 	owner := a.owner
@@ -135,7 +138,6 @@ func TestModerationOrder_RemovalHoldsAfterBurstElsewhere(t *testing.T) {
 // A burst of joins on A and a switch to private and closed on B: the
 // switch holds on both (anonymous readers and new joiners are refused).
 func TestModerationOrder_PrivacySwitchHoldsAfterBurstElsewhere(t *testing.T) {
-	t.Parallel() // its own database and instances
 	envs := startCluster(t, 2)
 	a, b := envs[0], envs[1]
 	owner := a.owner
@@ -168,7 +170,6 @@ func TestModerationOrder_PrivacySwitchHoldsAfterBurstElsewhere(t *testing.T) {
 // restarts: they start (none publishes before it is wired) and agree the
 // group is encrypted.
 func TestModerationOrder_EncryptedSwitchSurvivesRestart(t *testing.T) {
-	t.Parallel() // its own database and instances
 	envs := startCluster(t, 2)
 	a, b := envs[0], envs[1]
 	owner := a.owner
@@ -200,7 +201,6 @@ func TestModerationOrder_EncryptedSwitchSurvivesRestart(t *testing.T) {
 // accepted (B caught up with A before deciding) and holds (the member
 // posts on A).
 func TestModerationOrder_CreateThenJoinElsewhere(t *testing.T) {
-	t.Parallel() // its own database and instances
 	envs := startCluster(t, 2, withMetrics)
 	a, b := envs[0], envs[1]
 	owner := a.owner
@@ -229,7 +229,6 @@ func TestModerationOrder_CreateThenJoinElsewhere(t *testing.T) {
 // An instance started on the shared database with keys of its own is
 // refused with a message naming the key file, and serves nothing.
 func TestModerationOrder_OtherKeysRefused(t *testing.T) {
-	t.Parallel() // its own database and instances
 	envs := startCluster(t, 1)
 	o := envs[0].opts
 	other := t.TempDir()
@@ -253,7 +252,6 @@ func TestModerationOrder_OtherKeysRefused(t *testing.T) {
 // correct, never decided on stale membership; B's health reports its lag
 // in the change log.
 func TestModerationOrder_JoinFlood(t *testing.T) {
-	// not in parallel: 16 connections flooding, alone on the machine
 	if testing.Short() || raceEnabled {
 		t.Skip("5,000 joins over two instances: run without -short and the race detector (.ci/run does)")
 	}
