@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 	"testing"
@@ -287,7 +288,7 @@ func TestFollow_LowerSeqCommittedLaterIsNotSkipped(t *testing.T) {
 			var id string
 			var g int64
 			var stored bool
-			if err := tx.QueryRow(ctx, postgres.SaveBatchSQL, "["+string(el)+"]", "another-writer").Scan(&id, &g, &stored); err != nil || !stored {
+			if err := tx.QueryRow(ctx, postgres.SaveBatchSQL, "["+string(el)+"]", "another-writer", int64(math.MaxInt64)).Scan(&id, &g, &stored); err != nil || !stored {
 				t.Fatal(stored, err)
 			}
 			later := ev(pk, 1, 2, nil, "later")
