@@ -213,7 +213,17 @@ func TestFollow_RacingWritersEveryFollowerGetsEveryEntryOnceInOrder(t *testing.T
 	}
 	check := func(name string, got []store.Change, tailOf *postgres.Store) {
 		if len(got) != len(log) {
-			t.Fatalf("%s got %d entries, the log holds %d", name, len(got), len(log))
+			have := map[int64]bool{}
+			for _, c := range got {
+				have[c.Seq] = true
+			}
+			var missing []string
+			for _, e := range log {
+				if !have[e.seq] {
+					missing = append(missing, fmt.Sprintf("%d %s from %s", e.seq, e.op, e.origin))
+				}
+			}
+			t.Fatalf("%s got %d entries, the log holds %d; missing %v", name, len(got), len(log), missing)
 		}
 		for i, c := range got {
 			want := log[i]
