@@ -39,6 +39,8 @@ type clusterResult struct {
 	relayCPU       []float64 // per instance, µs of CPU per ingested event
 	pgCPU          float64   // µs of PostgreSQL's CPU per ingested event; -1 unknown or none
 	walSyncs       float64   // WAL flushes per ingested event; -1 none
+	flushMS        float64   // ms per WAL flush (track_wal_io_timing); -1 unknown
+	walKB          float64   // KB of WAL per ingested event; -1 none
 	lock, walwait  float64   // share of active backend samples waiting on a heavyweight lock, for the WAL; -1 none
 	p50, p95       float64   // search REQ → EOSE, ms
 	live50, live95 float64   // OK on one instance → EVENT on another, ms
@@ -162,8 +164,8 @@ func printCluster(w io.Writer, results []clusterResult) {
 		}
 		return fmt.Sprintf(format, v)
 	}
-	fmt.Fprintf(w, "\n%-12s %9s %8s %8s %13s %8s %9s %9s %7s %7s %8s %8s %9s %9s %s\n",
-		"setup", "events/s", "ok-p50", "ok-p99", "relay-µs/ev", "pg-µs/ev", "total-µs", "wal/ev", "lock%", "walwait%",
+	fmt.Fprintf(w, "\n%-12s %9s %8s %8s %13s %8s %9s %7s %8s %7s %7s %8s %8s %8s %9s %9s %s\n",
+		"setup", "events/s", "ok-p50", "ok-p99", "relay-µs/ev", "pg-µs/ev", "total-µs", "wal/ev", "flush-ms", "walKB/ev", "lock%", "walwait%",
 		"srch-p50", "srch-p95", "live-p50", "live-p95", "RSS-MB per instance")
 	for _, r := range results {
 		var rss, relay []string
@@ -188,9 +190,9 @@ func printCluster(w io.Writer, results []clusterResult) {
 		if r.lock < 0 {
 			pct = func(float64) string { return "-" }
 		}
-		fmt.Fprintf(w, "%-12s %9.0f %8.2f %8.2f %13s %8s %9.0f %9s %7s %7s %8.2f %8.2f %9s %9s %s\n",
+		fmt.Fprintf(w, "%-12s %9.0f %8.2f %8.2f %13s %8s %9.0f %7s %8s %7s %7s %8s %8.2f %8.2f %9s %9s %s\n",
 			r.setup, r.evps, r.ok50, r.ok99, strings.Join(relay, "+"), num(r.pgCPU, "%.0f"), total,
-			num(r.walSyncs, "%.3f"), pct(r.lock), pct(r.walwait), r.p50, r.p95, live(r.live50), live(r.live95), strings.Join(rss, " "))
+			num(r.walSyncs, "%.3f"), num(r.flushMS, "%.2f"), num(r.walKB, "%.2f"), pct(r.lock), pct(r.walwait), r.p50, r.p95, live(r.live50), live(r.live95), strings.Join(rss, " "))
 	}
 	var badger, one float64
 	for _, r := range results {
@@ -238,7 +240,7 @@ func freshDatabase(ctx context.Context, admin string) (string, string, error) {
 // runSetup starts n instances (sharing url, or one over badger), loads
 // them and measures.
 func runSetup(ctx context.Context, bin, dir, setup string, n int, dbURL, db string, srv *pgServer, sks []string, notes, mems []nostr.Event, queries []benchcorpus.Query, probes int, cpuprofile bool) (clusterResult, error) {
-	r := clusterResult{setup: setup, pgCPU: -1, walSyncs: -1, lock: -1, walwait: -1}
+	r := clusterResult{setup: setup, pgCPU: -1, walSyncs: -1, flushMS: -1, walKB: -1, lock: -1, walwait: -1}
 	keys := filepath.Join(dir, "keys")
 	if _, err := relay.LoadKeys(keys, true); err != nil {
 		return r, err
@@ -323,11 +325,11 @@ func (r *clusterResult) ingest(ctx context.Context, procs []*proc, srv *pgServer
 	}
 	var pg0 time.Duration
 	var pgOK bool
-	var wal0 int64
+	var wal0 walStats
 	var waits *waitSampler
 	if srv != nil {
 		var err error
-		if wal0, err = srv.walSyncs(ctx); err != nil {
+		if wal0, err = srv.wal(ctx); err != nil {
 			return fmt.Errorf("reading pg_stat_wal: %w", err)
 		}
 		pg0, pgOK = srv.cpu()
@@ -360,11 +362,15 @@ func (r *clusterResult) ingest(ctx context.Context, procs []*proc, srv *pgServer
 	if ok && pgOK {
 		r.pgCPU = float64(pg1-pg0-waits.cpu) / float64(time.Microsecond) / events
 	}
-	wal1, err := srv.walSyncs(ctx)
+	wal1, err := srv.wal(ctx)
 	if err != nil {
 		return fmt.Errorf("reading pg_stat_wal: %w", err)
 	}
-	r.walSyncs = float64(wal1-wal0) / events
+	r.walSyncs = float64(wal1.syncs-wal0.syncs) / events
+	r.walKB = (wal1.bytes - wal0.bytes) / 1024 / events
+	if n := wal1.syncs - wal0.syncs; n > 0 && wal1.syncMS > wal0.syncMS {
+		r.flushMS = (wal1.syncMS - wal0.syncMS) / float64(n)
+	}
 	return nil
 }
 

@@ -38,7 +38,9 @@ const usage = `usage: snowbench <command> [flags]
   ingest   EVENT → OK throughput, snowclaw (search and agent on) vs bare khatru+badger
   search   NIP-50 latency, start-up and reindex rate, snowclaw vs bare khatru+badger+bluge
   cluster  snowclaw over badger and over one PostgreSQL with 1, 2, … instances:
-           ingest events/s, search p50/p95, cross-instance live latency, RSS
+           ingest events/s and OK latency, CPU per event of each relay and of
+           PostgreSQL, WAL flushes and lock waits per event, search p50/p95,
+           cross-instance live latency, RSS
   joins    NIP-29 joins/s into one group as it grows, badger and PostgreSQL
            (1 and 2 instances), relay CPU per join, the second's lag
   bare     run the bare khatru relay (started by the commands above)

@@ -94,29 +94,37 @@ func statFields(pid int) (fields, error) {
 	return strings.Fields(s[i+1:]), nil
 }
 
-// walSyncs is pg_stat_wal's count of WAL flushes (PostgreSQL 14+). The
-// counters reach the view when a backend flushes its statistics (at the
-// latest some seconds after it goes idle), so it waits until two reads a
-// second apart agree.
-func (s *pgServer) walSyncs(ctx context.Context) (int64, error) {
+// walStats is what pg_stat_wal (PostgreSQL 14+) has counted: WAL
+// flushes, their time (ms; 0 unless track_wal_io_timing is on) and WAL
+// bytes.
+type walStats struct {
+	syncs  int64
+	syncMS float64
+	bytes  float64
+}
+
+// wal reads pg_stat_wal. Its counters reach the view when a backend
+// flushes its statistics (at the latest some seconds after it goes
+// idle), so it waits until two reads a second apart agree.
+func (s *pgServer) wal(ctx context.Context) (walStats, error) {
 	conn, err := pgx.Connect(ctx, s.admin)
 	if err != nil {
-		return 0, err
+		return walStats{}, err
 	}
 	defer conn.Close(ctx)
-	var last int64 = -1
+	last := walStats{syncs: -1}
 	for range 15 {
-		var n int64
-		if err := conn.QueryRow(ctx, "SELECT wal_sync FROM pg_stat_wal").Scan(&n); err != nil {
-			return 0, err
+		var w walStats
+		if err := conn.QueryRow(ctx, "SELECT wal_sync, wal_sync_time, wal_bytes::float8 FROM pg_stat_wal").Scan(&w.syncs, &w.syncMS, &w.bytes); err != nil {
+			return walStats{}, err
 		}
-		if n == last {
-			return n, nil
+		if w == last {
+			return w, nil
 		}
-		last = n
+		last = w
 		select {
 		case <-ctx.Done():
-			return 0, ctx.Err()
+			return walStats{}, ctx.Err()
 		case <-time.After(time.Second):
 		}
 	}

@@ -18,17 +18,25 @@ import (
 // Group commit. Every commit costs a WAL flush (synchronous_commit is on,
 // so an OK means the event is on disk) and a round trip; saves arriving
 // together therefore share one statement, one implicit transaction and
-// one flush. No save waits for a batch to fill: the first statement goes
-// out at once, and only while one is already in flight does the next
-// wait, at most batchWindow, for more saves to join it. Each save's
-// answer comes after the commit of its own statement.
+// one flush, and the answer to each comes after that commit. One
+// statement is in flight at a time per store handle: the next cannot
+// commit before the flush of the one in flight anyway, and the writers
+// answered by that one come back with their next saves soon after, so
+// the next statement waits for them — until as many saves are queued as
+// were waiting at the busiest moment of the last statements, or the
+// oldest has waited half a statement's time (at least batchMin, at most
+// batchWindow), counted from when the statement before was answered. A
+// lone writer is not kept waiting: the estimate is one once the last
+// concurrencyMemory statements held one save each.
 const (
-	// commitWorkers is how many statements may be in flight at once.
-	commitWorkers = 2
 	// maxBatch bounds the events of one statement.
 	maxBatch = 256
-	// batchWindow is the longest a save waits for others to join it.
-	batchWindow = 500 * time.Microsecond
+	// batchMin and batchWindow bound how long a save waits for others.
+	batchMin    = 200 * time.Microsecond
+	batchWindow = 2 * time.Millisecond
+	// concurrencyMemory is how many statements the estimate of the
+	// writers' concurrency looks back on.
+	concurrencyMemory = 4
 	// commitTimeout bounds one statement; the saves in it fail with it.
 	commitTimeout = 30 * time.Second
 )
@@ -46,8 +54,7 @@ const (
 // the lowest such pos. Those that did come after are returned with a
 // NULL seq, and draw none. The rows are inserted in id order, so two
 // statements holding the same ids wait for each other in one order and
-// never deadlock. nextSeq draws each seq after the transaction has its
-// xid.
+// never deadlock.
 const saveBatch = `WITH input AS (
 		SELECT x.*
 		FROM jsonb_array_elements($1::jsonb) AS j(e)
@@ -83,6 +90,7 @@ type saveReq struct {
 	id    string
 	el    []byte
 	pos   int64        // the position its decision saw; -1 for none
+	at    time.Time    // when it was queued
 	state atomic.Int32 // reqQueued, reqTaken or reqAbandoned
 	seq   int64
 	err   error
@@ -100,18 +108,22 @@ type committer struct {
 	s     *Store
 	mu    sync.Mutex
 	queue []*saveReq
-	busy  int           // statements in flight
-	wake  chan struct{} // a save was queued or a statement ended
+	wake  chan struct{} // a save was queued
 	ctx   context.Context
 	done  sync.WaitGroup
+
+	waiting int                    // saves queued or in the statement in flight
+	peak    int                    // the most waiting since the last statement went out
+	peaks   [concurrencyMemory]int // peak of each of the last statements
+	next    int                    // where the next peak goes in peaks
+	latency time.Duration          // the last statement's, send to answer
+	free    time.Time              // when the last statement was answered
 }
 
 func newCommitter(s *Store, ctx context.Context) *committer {
 	c := &committer{s: s, wake: make(chan struct{}, 1), ctx: ctx}
-	for range commitWorkers {
-		c.done.Add(1)
-		go c.run()
-	}
+	c.done.Add(1)
+	go c.run()
 	return c
 }
 
@@ -125,13 +137,15 @@ func (c *committer) signal() {
 // save queues one element and waits for its statement's outcome. A save
 // whose ctx ends before a statement took it is dropped, stored nowhere.
 func (c *committer) save(ctx context.Context, id string, el []byte, pos int64) (int64, error) {
-	r := &saveReq{id: id, el: el, pos: pos, done: make(chan struct{})}
+	r := &saveReq{id: id, el: el, pos: pos, at: time.Now(), done: make(chan struct{})}
 	c.mu.Lock()
 	if c.ctx.Err() != nil {
 		c.mu.Unlock()
 		return 0, errClosed
 	}
 	c.queue = append(c.queue, r)
+	c.waiting++
+	c.peak = max(c.peak, c.waiting)
 	c.mu.Unlock()
 	c.signal()
 	select {
@@ -155,25 +169,27 @@ func (c *committer) run() {
 		if batch == nil {
 			return
 		}
+		began := time.Now()
 		c.commit(batch)
 		c.mu.Lock()
-		c.busy--
+		c.waiting -= len(batch)
+		c.latency = time.Since(began)
+		c.free = time.Now()
 		c.mu.Unlock()
-		c.signal()
 	}
 }
 
-// take waits for saves and returns up to maxBatch of them: at once when
-// no statement is in flight, else once maxBatch are queued or the oldest
-// has waited batchWindow. nil when the store closes.
+// take waits for saves and returns up to maxBatch of them, once as many
+// are queued as the writers' concurrency (the most saves waiting during
+// each of the last statements) or the oldest has waited its window. nil
+// when the store closes.
 func (c *committer) take() []*saveReq {
-	var deadline *time.Timer
+	var timer *time.Timer
 	defer func() {
-		if deadline != nil {
-			deadline.Stop()
+		if timer != nil {
+			timer.Stop()
 		}
 	}()
-	expired := false
 	for {
 		c.mu.Lock()
 		if c.ctx.Err() != nil {
@@ -183,45 +199,60 @@ func (c *committer) take() []*saveReq {
 			fail(q, errClosed)
 			return nil
 		}
-		n := len(c.queue)
-		if n > 0 && (c.busy == 0 || n >= maxBatch || expired) {
-			k := min(n, maxBatch)
-			batch := make([]*saveReq, 0, k)
-			for _, r := range c.queue[:k] {
-				if r.state.CompareAndSwap(reqQueued, reqTaken) {
-					batch = append(batch, r)
+		var wait time.Duration
+		if n := len(c.queue); n > 0 {
+			target := 1
+			for _, p := range c.peaks {
+				target = max(target, p)
+			}
+			window := min(max(c.latency/2, batchMin), batchWindow)
+			// a save that came while a statement was in flight had to
+			// wait anyway: its window starts when the statement is done
+			wait = window - time.Since(later(c.queue[0].at, c.free))
+			if n >= min(target, maxBatch) || wait <= 0 {
+				k := min(n, maxBatch)
+				batch := make([]*saveReq, 0, k)
+				for _, r := range c.queue[:k] {
+					if r.state.CompareAndSwap(reqQueued, reqTaken) {
+						batch = append(batch, r)
+					} else {
+						c.waiting-- // abandoned before it was sent
+					}
 				}
+				c.queue = append(c.queue[:0:0], c.queue[k:]...)
+				c.peaks[c.next] = c.peak
+				c.next = (c.next + 1) % concurrencyMemory
+				c.peak = c.waiting
+				c.mu.Unlock()
+				if len(batch) == 0 {
+					continue
+				}
+				return batch
 			}
-			c.queue = append(c.queue[:0:0], c.queue[k:]...)
-			more := len(c.queue) > 0
-			if len(batch) > 0 {
-				c.busy++
-			}
-			c.mu.Unlock()
-			if more {
-				c.signal() // the rest for another worker
-			}
-			if len(batch) == 0 {
-				expired = false
-				continue
-			}
-			return batch
 		}
 		c.mu.Unlock()
 		var timeout <-chan time.Time
-		if n > 0 {
-			if deadline == nil {
-				deadline = time.NewTimer(batchWindow)
+		if wait > 0 {
+			if timer == nil {
+				timer = time.NewTimer(wait)
+			} else {
+				timer.Reset(wait)
 			}
-			timeout = deadline.C
+			timeout = timer.C
 		}
 		select {
 		case <-c.wake:
 		case <-timeout:
-			expired, deadline = true, nil
 		case <-c.ctx.Done():
 		}
 	}
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 func fail(rs []*saveReq, err error) {
@@ -232,27 +263,28 @@ func fail(rs []*saveReq, err error) {
 }
 
 // commit runs one statement for batch and answers every save in it. When
-// PostgreSQL refuses the statement itself, each save is tried alone, so
-// that what one event holds never fails the others.
+// PostgreSQL refuses the statement itself, each half is tried on its own,
+// and so on down to single saves: what one event holds never fails the
+// others, and finding it costs a few statements, not one per event.
 func (c *committer) commit(batch []*saveReq) {
+	c.settle(batch)
+	for _, r := range batch {
+		close(r.done)
+	}
+}
+
+func (c *committer) settle(batch []*saveReq) {
 	err := c.statement(batch)
 	var pe *pgconn.PgError
-	if err != nil && len(batch) > 1 && errors.As(err, &pe) {
-		for _, r := range batch {
-			if err := c.statement([]*saveReq{r}); err != nil {
-				r.err = err
-			}
-			close(r.done)
-		}
-		return
-	}
-	if err != nil {
+	switch {
+	case err == nil:
+	case len(batch) > 1 && errors.As(err, &pe):
+		c.settle(batch[:len(batch)/2])
+		c.settle(batch[len(batch)/2:])
+	default:
 		for _, r := range batch {
 			r.err = err
 		}
-	}
-	for _, r := range batch {
-		close(r.done)
 	}
 }
 

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -35,57 +35,83 @@ const feedBatch = 1000
 // entries strictly in seq order and moves past a missing seq only once
 // it has proof that no transaction can still commit it:
 //
-//   - a seq is drawn only by a transaction that already has an xid
-//     (nextSeq);
-//   - if a read's snapshot S shows an entry above a missing seq m, m was
-//     drawn before that entry was, so before S was taken, by a
-//     transaction whose xid is below S's xmax (pg_snapshot_xmax: every
-//     xid assigned before S is below it);
-//   - once a later snapshot's xmin (the oldest xid still running) is at
-//     or past S's xmax, every such transaction has ended: m is in that
-//     snapshot if it committed, and never will be if it is not.
+//   - a seq is drawn only by a statement that inserts into changes
+//     (nextSeq), so its transaction holds the lock writers take on
+//     changes (RowExclusiveLock, taken as the statement starts) from
+//     before it draws until it ends;
+//   - if a read shows an entry above a missing seq m, m was drawn before
+//     that entry (the sequence hands numbers out in order), so before
+//     the read began: the transaction that drew it, if it still runs,
+//     holds that lock after the read;
+//   - once every transaction that held the lock after that read has
+//     ended (pg_locks), m is visible to any later read if it committed,
+//     and never will be if it is not.
 //
 // So every reader delivers the same entries in the same order, each
 // once, whatever order they committed in. A missing seq holds a reader
-// up for as long as the transaction holding it runs (a few milliseconds
-// for this store's own writes; a long transaction of something else
-// writing to the database holds up only a reader that meets an aborted
-// seq behind it).
+// up only while a transaction writing to the log runs (a statement of a
+// few milliseconds); transactions that do not write to it, however long,
+// hold up nothing.
+
+// querier runs one query: a pool or a connection.
+type rowQuerier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// logWriters lists the transactions (virtual ids) now holding the
+// writers' lock on changes.
+func logWriters(ctx context.Context, q rowQuerier) ([]string, error) {
+	var ids []string
+	err := q.QueryRow(ctx, `SELECT coalesce(array_agg(virtualtransaction), '{}') FROM pg_locks
+		WHERE locktype = 'relation' AND mode = 'RowExclusiveLock' AND granted
+		AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+		AND relation = 'changes'::regclass`).Scan(&ids)
+	return ids, err
+}
+
+// stillRunning is the transactions of held that are in now.
+func stillRunning(held, now []string) []string {
+	var out []string
+	for _, id := range held {
+		if slices.Contains(now, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
 
 // Head is the newest entry's seq, 0 for an empty log, once no entry
 // below it can still appear: a follower that has just read the whole
 // store starts there and must not skip one committing late.
 func (s *Store) Head(ctx context.Context) (int64, error) {
 	var head int64
-	var xmin, xmax string
-	err := s.pool.QueryRow(ctx, `SELECT coalesce(max(seq), 0),
-		pg_snapshot_xmin(pg_current_snapshot())::text, pg_snapshot_xmax(pg_current_snapshot())::text FROM changes`).Scan(&head, &xmin, &xmax)
+	if err := s.pool.QueryRow(ctx, "SELECT coalesce(max(seq), 0) FROM changes").Scan(&head); err != nil {
+		return 0, err
+	}
+	held, err := logWriters(ctx, s.pool)
 	if err != nil {
 		return 0, err
 	}
-	until, err := strconv.ParseUint(xmax, 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("reading the snapshot's xmax %q: %w", xmax, err)
-	}
-	wait := time.Millisecond
-	for {
-		low, err := strconv.ParseUint(xmin, 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("reading the snapshot's xmin %q: %w", xmin, err)
-		}
-		if low >= until {
-			return head, nil
-		}
+	began, wait := time.Now(), time.Millisecond
+	warned := false
+	for len(held) > 0 {
 		select {
 		case <-ctx.Done():
 			return 0, ctx.Err()
 		case <-time.After(wait):
 		}
 		wait = min(wait*2, 100*time.Millisecond)
-		if err := s.pool.QueryRow(ctx, "SELECT pg_snapshot_xmin(pg_current_snapshot())::text").Scan(&xmin); err != nil {
+		now, err := logWriters(ctx, s.pool)
+		if err != nil {
 			return 0, err
 		}
+		held = stillRunning(held, now)
+		if !warned && len(held) > 0 && time.Since(began) > heldWarn {
+			warned = true
+			s.log.Warn("reading the change log's head waits for transactions writing to it", "transactions", held)
+		}
 	}
+	return head, nil
 }
 
 // Lag is store.Feed's: two index reads of the log.
@@ -181,6 +207,11 @@ func (s *Store) follow(ctx context.Context, cursor *int64, fn func(store.Change)
 	var lastRead, recheckAt time.Time
 	for {
 		if read {
+			if r.blocked && !r.proven {
+				if err := r.prove(ctx); err != nil {
+					return err
+				}
+			}
 			more, err := r.read(ctx)
 			if err != nil {
 				return err
@@ -227,12 +258,14 @@ type reader struct {
 	fn     func(store.Change) error
 	tail   bool // this handle's own entries come from s.own, without events
 
-	// every seq below horizon that was missing in the snapshot whose
-	// xmax is horizonXmax is final once a snapshot's xmin reaches it
-	horizon     int64
-	horizonXmax uint64
-	seen        int64 // the newest seq the last read saw
-	blocked     bool  // the last read stopped at a seq that may still commit
+	// a seq below horizon that a read found missing is proven never to
+	// be committed once every transaction in held (the writers of the
+	// log after that read) has ended: proven
+	horizon int64
+	held    []string // nil: not listed yet
+	proven  bool
+	seen    int64 // the newest seq the last read saw
+	blocked bool  // the last read stopped at a seq that may still commit
 
 	heldSince  time.Time // when the missing seq at the cursor was first met
 	heldWarned bool
@@ -245,10 +278,8 @@ const heldWarn = time.Second
 // read hands fn the entries after the cursor that one read of the log
 // can prove complete up to; more is true when the read was full.
 func (r *reader) read(ctx context.Context) (more bool, err error) {
-	rows, err := r.conn.Query(ctx, `SELECT snap.xmin, snap.xmax, snap.through, c.seq, c.op, c.origin, c.at, c.event
-		FROM (SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin,
-				pg_snapshot_xmax(pg_current_snapshot())::text AS xmax,
-				(SELECT through FROM changes_pruned) AS through) snap
+	rows, err := r.conn.Query(ctx, `SELECT snap.through, c.seq, c.op, c.origin, c.at, c.event
+		FROM (SELECT (SELECT through FROM changes_pruned) AS through) snap
 		LEFT JOIN LATERAL (
 			SELECT seq, op, origin, at, CASE WHEN origin = $3 THEN NULL ELSE event END AS event
 			FROM changes WHERE seq > $1 ORDER BY seq LIMIT $2) c ON true
@@ -257,9 +288,8 @@ func (r *reader) read(ctx context.Context) (more bool, err error) {
 		return false, err
 	}
 	var (
-		xminS, xmaxS string
-		through      int64
-		batch        []store.Change
+		through int64
+		batch   []store.Change
 	)
 	for rows.Next() {
 		var (
@@ -269,7 +299,7 @@ func (r *reader) read(ctx context.Context) (more bool, err error) {
 			at     *time.Time
 			body   []byte
 		)
-		if err := rows.Scan(&xminS, &xmaxS, &through, &seq, &op, &origin, &at, &body); err != nil {
+		if err := rows.Scan(&through, &seq, &op, &origin, &at, &body); err != nil {
 			rows.Close()
 			return false, err
 		}
@@ -288,11 +318,6 @@ func (r *reader) read(ctx context.Context) (more bool, err error) {
 	}
 	if err := rows.Err(); err != nil {
 		return false, err
-	}
-	xmin, err1 := strconv.ParseUint(xminS, 10, 64)
-	xmax, err2 := strconv.ParseUint(xmaxS, 10, 64)
-	if err := errors.Join(err1, err2); err != nil {
-		return false, fmt.Errorf("reading the snapshot: %w", err)
 	}
 	if len(batch) > 0 {
 		r.seen = max(r.seen, batch[len(batch)-1].Seq)
@@ -318,17 +343,18 @@ func (r *reader) read(ctx context.Context) (more bool, err error) {
 			if missing <= through {
 				return false, fmt.Errorf("%w (entries after %d, pruned through %d)", store.ErrFeedTruncated, *r.cursor, through)
 			}
-			if r.horizon <= missing {
-				r.horizon, r.horizonXmax = c.Seq, xmax
+			if missing >= r.horizon {
+				// a gap the proof in hand does not cover: start another
+				r.horizon, r.held, r.proven = c.Seq, nil, false
 			}
-			if xmin < r.horizonXmax {
+			if !r.proven {
 				r.blocked = true // its transaction may still commit it
 				if r.heldSince.IsZero() {
 					r.heldSince = time.Now()
 				} else if !r.heldWarned && time.Since(r.heldSince) > heldWarn {
 					r.heldWarned = true
-					r.s.log.Warn("the change log's reader waits for a transaction still running: the oldest running transaction of the database server is older than a missing entry",
-						"missing", missing, "waiting", time.Since(r.heldSince).Round(time.Millisecond), "xmin", xmin, "needed", r.horizonXmax)
+					r.s.log.Warn("the change log's reader waits for transactions writing to it",
+						"missing", missing, "waiting", time.Since(r.heldSince).Round(time.Millisecond), "transactions", r.held)
 				}
 				if r.s.readHook != nil {
 					r.s.readHook(r.seen, *r.cursor)
@@ -351,6 +377,27 @@ func (r *reader) read(ctx context.Context) (more bool, err error) {
 		r.s.readHook(r.seen, *r.cursor)
 	}
 	return len(batch) == feedBatch, nil
+}
+
+// prove moves the proof about the missing seqs below horizon on: the
+// first call lists the log's writers, which a read has just shown to
+// hold any transaction that drew one of them; a later call finds which
+// of those still run, and when none does, they are proven.
+func (r *reader) prove(ctx context.Context) error {
+	now, err := logWriters(ctx, r.conn)
+	if err != nil {
+		return err
+	}
+	if r.held == nil {
+		r.held = now
+	} else {
+		r.held = stillRunning(r.held, now)
+	}
+	if len(r.held) == 0 {
+		r.held = []string{}
+		r.proven = true
+	}
+	return nil
 }
 
 // ownOrigin is the origin whose bodies a read leaves out: this handle's

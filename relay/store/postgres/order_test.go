@@ -213,7 +213,17 @@ func TestFollow_RacingWritersEveryFollowerGetsEveryEntryOnceInOrder(t *testing.T
 	}
 	check := func(name string, got []store.Change, tailOf *postgres.Store) {
 		if len(got) != len(log) {
-			t.Fatalf("%s got %d entries, the log holds %d", name, len(got), len(log))
+			have := map[int64]bool{}
+			for _, c := range got {
+				have[c.Seq] = true
+			}
+			var missing []string
+			for _, e := range log {
+				if !have[e.seq] {
+					missing = append(missing, fmt.Sprintf("%d %s from %s", e.seq, e.op, e.origin))
+				}
+			}
+			t.Fatalf("%s got %d entries, the log holds %d; missing %v", name, len(got), len(log), missing)
 		}
 		for i, c := range got {
 			want := log[i]
@@ -249,7 +259,9 @@ var sharedKey = func() string {
 // A transaction holds seq g (its event stored, not committed) while
 // another handle commits g+1. A follower that has read the log with
 // g+1 in it hands over neither: g may still commit. When g commits, both
-// come, g first; when g's transaction rolls back, g+1 comes alone.
+// come, g first; when g's transaction rolls back, g+1 comes alone, and
+// Head returns, though another transaction, which writes elsewhere in
+// the database, stays open all along: only writers of the log count.
 func TestFollow_LowerSeqCommittedLaterIsNotSkipped(t *testing.T) {
 	for _, commit := range []bool{true, false} {
 		name := "rolled back"
@@ -269,6 +281,19 @@ func TestFollow_LowerSeqCommittedLaterIsNotSkipped(t *testing.T) {
 			})
 			got := &recorder{}
 			got.run(t, a, true)
+			other, err := pgx.Connect(ctx, url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer other.Close(ctx)
+			elsewhere, err := other.Begin(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer elsewhere.Rollback(ctx)
+			if _, err := elsewhere.Exec(ctx, "CREATE TABLE elsewhere (x int); INSERT INTO elsewhere VALUES (1)"); err != nil {
+				t.Fatal(err)
+			}
 
 			pk := newKey()
 			held := ev(pk, 1, 1, nil, "held")
@@ -330,6 +355,11 @@ func TestFollow_LowerSeqCommittedLaterIsNotSkipped(t *testing.T) {
 			}
 			if commit && got.snapshot()[0].Event.ID != held.ID {
 				t.Fatalf("entry %d is not the held event", g)
+			}
+			hctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			defer cancel()
+			if h, err := b.Head(hctx); err != nil || h != pos {
+				t.Fatalf("Head %d, %v; want %d", h, err, pos)
 			}
 		})
 	}

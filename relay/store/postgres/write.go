@@ -76,12 +76,12 @@ func storable(evt *nostr.Event) error {
 	return nil
 }
 
-// nextSeq draws an entry's seq from the change log's sequence, after
-// making sure the transaction has an xid: a follower proves a missing
-// seq will never be committed by waiting out every transaction that had
-// an xid when it saw the gap (feed.go), so a seq must never be held by a
-// transaction without one. CASE evaluates its condition first.
-const nextSeq = `CASE WHEN pg_current_xact_id() IS NOT NULL THEN nextval('changes_seq_seq') END`
+// nextSeq draws an entry's seq from the change log's sequence. It is
+// only ever evaluated by a statement that inserts into changes, so the
+// transaction holds its lock on changes from before it draws until it
+// ends: a follower proves a missing seq will never be committed by
+// waiting out the transactions that hold that lock (feed.go).
+const nextSeq = `nextval('changes_seq_seq')`
 
 // SaveEvent stores evt; eventstore.ErrDupEvent when it is stored already
 // (or, for a replaceable kind, when its address holds a version: use
@@ -203,9 +203,8 @@ func (s *Store) ReplaceEvent(ctx context.Context, evt *nostr.Event) error {
 	return nil
 }
 
-// deleteEvent is DeleteEvent's one statement. The entry's seq is drawn
-// for a row the DELETE returned, so after the row's deletion gave the
-// transaction its xid (nextSeq's rule).
+// deleteEvent is DeleteEvent's one statement; the entry's seq is drawn
+// only for a row the DELETE removed.
 const deleteEvent = `WITH gone AS (
 		DELETE FROM events WHERE id = $1 RETURNING ` + columns + `)
 	INSERT INTO changes (op, origin, event)
@@ -229,8 +228,7 @@ func (s *Store) DeleteEvent(ctx context.Context, evt *nostr.Event) error {
 }
 
 // logChanges appends one entry per event, in order, in one statement,
-// inside tx, after tx's own writes (which gave it its xid: nextSeq's
-// rule), and returns the entries' seqs. A saved event's row takes its
+// inside tx, and returns the entries' seqs. A saved event's row takes its
 // entry's seq as its position (store.Sequencer). The caller reports the
 // seqs once tx has committed (Store.committed).
 func (s *Store) logChanges(ctx context.Context, tx pgx.Tx, op store.Op, evs []*nostr.Event) ([]int64, error) {
