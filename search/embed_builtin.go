@@ -11,11 +11,9 @@ const builtinDim = hashembed.Dim
 // NewBuiltinEmbedder returns the embedder used when Options.Embedder is nil.
 func NewBuiltinEmbedder() Embedder { return hashembed.Embedder{} }
 
-// The vector floor's calibration and the length prior cut, count and
-// sample words as the embedder does.
+// The vector floor's calibration and the length prior sample and count
+// words as the embedder cuts them.
 var (
-	splitWords = hashembed.Words
 	hashString = hashembed.Hash
-	isStopWord = hashembed.IsStop
 	countWords = hashembed.CountWords
 )

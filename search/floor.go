@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/snowclaw/snowclaw/search/hashembed"
 	"github.com/snowclaw/snowclaw/search/indexdir"
 	"github.com/snowclaw/snowclaw/search/vector"
 )
@@ -101,28 +102,9 @@ func (s *state) floorSamples() ([]floorSample, error) {
 		if err != nil {
 			return nil, err
 		}
-		ss[i].query, ss[i].d = pseudoQuery(f.Text, ss[i].h), nil
+		ss[i].query, ss[i].d = hashembed.QueryOf(f.Text, ss[i].h, floorQueryWords), nil
 	}
 	return ss, nil
-}
-
-// pseudoQuery picks floorQueryWords words of text that are not stop
-// words, as a short query would.
-func pseudoQuery(text string, h uint64) string {
-	var words []string
-	for _, w := range splitWords(text) {
-		if !isStopWord(w) && len(w) > 2 {
-			words = append(words, w)
-		}
-	}
-	if len(words) == 0 {
-		return ""
-	}
-	out := make([]string, 0, floorQueryWords)
-	for i := range floorQueryWords {
-		out = append(out, words[(h>>(8*i))%uint64(len(words))])
-	}
-	return strings.Join(out, " ")
 }
 
 // calibrateFloor computes the vector floor from samples (see above); ok is

@@ -10,6 +10,7 @@ import (
 	"github.com/snowclaw/snowclaw/search/docimage"
 	"github.com/snowclaw/snowclaw/search/doclog"
 	"github.com/snowclaw/snowclaw/search/keyword"
+	"github.com/snowclaw/snowclaw/search/vector"
 )
 
 // Reopening an index used to replay its doc log: decode every doc's JSON
@@ -91,14 +92,18 @@ func (ix *Index) restoreState(m indexMeta) *state {
 	if err != nil {
 		return nil
 	}
+	var snap *vector.Auto
+	var tag []byte
+	loaded := make(chan struct{})
+	go func() { snap, tag = ix.loadVectors(m); close(loaded) }() // on the other core
 	st := ix.newState()
 	st.meta = m
 	withVec, err := st.restore(img, ix.dir, ix.opts.Progress)
+	<-loaded
 	if err != nil {
 		_ = st.close()
 		return nil // not this log's, or damaged: the log says it all
 	}
-	snap, tag := ix.loadVectors(m)
 	_ = os.Remove(m.SnapPath(ix.dir))
 	if snap != nil && bytes.Equal(tag, logTag(m.Gen, st.log)) && snap.Len() == len(withVec) {
 		st.vecs, st.fromSnap = snap, true
@@ -124,6 +129,8 @@ func (ix *Index) restoreState(m indexMeta) *state {
 // have a vector.
 func (s *state) restore(img []byte, dir string, progress func(done, total int64)) (withVec []*Doc, err error) {
 	var docs []*Doc
+	var parts []*part
+	var postings [][]byte
 	h, err := docimage.Read(img, func(r *docimage.Doc) error {
 		docs = append(docs, &Doc{ID: r.ID, Kind: r.Kind, Pubkey: r.Pubkey, CreatedAt: r.CreatedAt, D: r.D, Topic: r.Topic,
 			Tier: r.Tier, Group: r.Group, Source: r.Source, Model: r.Model, Confidence: r.Confidence,
@@ -131,17 +138,30 @@ func (s *state) restore(img []byte, dir string, progress func(done, total int64)
 			Scope: r.Scope, off: r.Off, tagv: r.Tags, spk: r.Speaker, words: r.Words, slot: r.Slot})
 		return nil
 	}, func(r *docimage.Part) error {
-		kw, err := keyword.DecodePostings(r.Postings)
-		if err != nil || kw.Slots() != r.Slots || len(r.VSum) != s.parts.dim || s.parts.byScope[r.Scope] != nil {
+		if len(r.VSum) != s.parts.dim || s.parts.byScope[r.Scope] != nil {
 			return docimage.ErrDamaged
 		}
-		s.parts.byScope[r.Scope] = &part{scope: r.Scope, kw: kw, slots: make([]*Doc, r.Slots),
-			vsum: append([]float64(nil), r.VSum...), vn: r.VN, chatN: r.ChatN, chatW: r.ChatW}
+		p := &part{scope: r.Scope, slots: make([]*Doc, r.Slots), vsum: append([]float64(nil), r.VSum...),
+			vn: r.VN, chatN: r.ChatN, chatW: r.ChatW}
+		s.parts.byScope[r.Scope], postings = p, append(postings, r.Postings)
+		parts = append(parts, p)
 		return nil
 	}, func(done int64) { progress(done, int64(len(img))) })
 	if err != nil || len(h.Tag) != 24 || h.Dim != s.parts.dim || binary.LittleEndian.Uint64(h.Tag) != uint64(s.meta.Gen) {
 		return nil, docimage.ErrDamaged
 	}
+	decoded := make(chan error, 1)
+	go func() { // the postings on the other core while the docs are linked
+		for i, p := range parts {
+			kw, err := keyword.DecodePostings(postings[i])
+			if err != nil || kw.Slots() != len(p.slots) {
+				decoded <- docimage.ErrDamaged
+				return
+			}
+			p.kw = kw
+		}
+		decoded <- nil
+	}()
 	for _, d := range docs {
 		p := s.parts.byScope[d.Scope]
 		if p == nil || int(d.slot) >= len(p.slots) || p.slots[d.slot] != nil || s.docs[d.ID] != nil {
@@ -153,6 +173,9 @@ func (s *state) restore(img []byte, dir string, progress func(done, total int64)
 		if !d.KeywordOnly {
 			withVec = append(withVec, d)
 		}
+	}
+	if err := <-decoded; err != nil {
+		return nil, err
 	}
 	for _, p := range s.parts.byScope {
 		if p.docs != p.kw.Docs() {

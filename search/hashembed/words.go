@@ -122,3 +122,23 @@ func CountWords(s string) int {
 	}
 	return n
 }
+
+// QueryOf picks n words of text that are not stop words, as a short query
+// would, by h (the same h picks the same words): the vector floor's
+// pseudo-queries (search/floor.go).
+func QueryOf(text string, h uint64, n int) string {
+	var words []string
+	for _, w := range Words(text) {
+		if !IsStop(w) && len(w) > 2 {
+			words = append(words, w)
+		}
+	}
+	if len(words) == 0 {
+		return ""
+	}
+	out := make([]string, 0, n)
+	for i := range n {
+		out = append(out, words[(h>>(8*i))%uint64(len(words))])
+	}
+	return strings.Join(out, " ")
+}
