@@ -111,3 +111,18 @@ func TestDocs_ReadmeLinksEveryPage(t *testing.T) {
 		t.Errorf("README.md is %d lines: keep it a five-minute read (≤ 250) and move detail to docs/", n)
 	}
 }
+
+// TestDocs_DataDirIgnored: `go run ./cmd/snowclaw serve`, README's first
+// command, writes ./snowclaw-data in the checkout; git must not offer it.
+func TestDocs_DataDirIgnored(t *testing.T) {
+	b, err := os.ReadFile(".gitignore")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if l = strings.TrimSpace(l); l == "snowclaw-data/" || l == "/snowclaw-data/" || l == "snowclaw-data" {
+			return
+		}
+	}
+	t.Error(".gitignore does not ignore snowclaw-data/, the data directory serve makes by default")
+}
