@@ -3,7 +3,11 @@
 # user, with its data (event store, search index, keys) on a volume.
 #
 #   docker build -t snowclaw --build-arg VERSION=$(git describe --tags --always) .
-#   docker run -d -p 3334:3334 -v snowclaw-data:/data -e SNOWCLAW_OWNER=npub1… snowclaw
+#   docker run -d -p 3334:3334 -v snowclaw-data:/data -e SNOWCLAW_OWNER=npub1… --stop-timeout 180 snowclaw
+#
+# --stop-timeout: a stop writes the search index's image, which the next
+# start reads back instead of rebuilding the index; Docker's default of
+# 10 s cuts that short on a large index.
 #
 # Every setting is an environment variable (SNOWCLAW_*, see
 # config.example.toml); deploy/compose.yaml runs it with PostgreSQL.

@@ -162,9 +162,10 @@ func (s *state) restore(img []byte, dir string, progress func(done, total int64)
 		}
 		decoded <- nil
 	}()
+	s.docs, s.versions.one = make(map[string]*Doc, len(docs)), make(map[uint64]string, len(docs)) // no growing
 	for _, d := range docs {
 		p := s.parts.byScope[d.Scope]
-		if p == nil || int(d.slot) >= len(p.slots) || p.slots[d.slot] != nil || s.docs[d.ID] != nil {
+		if p == nil || int(d.slot) >= len(p.slots) || p.slots[d.slot] != nil {
 			return nil, docimage.ErrDamaged
 		}
 		p.slots[d.slot] = d
@@ -174,8 +175,8 @@ func (s *state) restore(img []byte, dir string, progress func(done, total int64)
 			withVec = append(withVec, d)
 		}
 	}
-	if err := <-decoded; err != nil {
-		return nil, err
+	if err := <-decoded; err != nil || len(s.docs) != len(docs) { // an id twice
+		return nil, docimage.ErrDamaged
 	}
 	for _, p := range s.parts.byScope {
 		if p.docs != p.kw.Docs() {

@@ -13,14 +13,15 @@ import (
 )
 
 // A relay serves from the moment it starts, whatever the size of its
-// index: Start returns at once and the index opens behind it. Until it
-// is ready, a search answers ErrLoading's "error: search index is loading
-// (62% done), try again shortly", which a client retries, and everything
-// else the relay does goes on. Updates from the relay's hooks are held in
-// the queue meanwhile (without back-pressure: a load must not stall every
-// writer) and applied, in the order the relay made them, once the index
-// has caught up with the store; an update for an event the catch-up has
-// already indexed is dropped (flush), so nothing is indexed twice.
+// index: New returns at once and Begin opens the index behind it. Until
+// it is ready, a search answers ErrLoading's "error: search index is
+// loading (62% done), try again shortly", which a client retries, and
+// everything else the relay does goes on. Updates from the relay's hooks
+// are held in the queue meanwhile (without back-pressure up to maxHeld: a
+// load must not stall every writer) and applied, in the order the relay
+// made them, once the index has caught up with the store; an update for
+// an event the catch-up has already indexed is dropped (applyOps), so
+// nothing is indexed twice.
 //
 // An index that its last Close left whole (search.Index.Restored: the
 // docs, postings and vector graph read back without analysing any text)
@@ -74,7 +75,7 @@ func (g *progress) set(step string, done, total int64) {
 }
 
 // New builds the plugin without its index: it takes the relay's updates
-// (held) and answers searches with ErrLoading until Start has loaded the
+// (held) and answers searches with ErrLoading until Begin has loaded the
 // index. Ready, State and Loaded tell how the load goes.
 func New(opts Options) (*Plugin, error) { return newPlugin(opts) }
 
