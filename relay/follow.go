@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/relay/store"
 )
@@ -204,27 +205,63 @@ func (r *Relay) caughtUp(ctx context.Context) error {
 }
 
 // quietFor is how long after it last met another instance's change an
-// instance decides saves at once, leaving the proof to the store.
+// instance decides saves at once, leaving the proof for later.
 const quietFor = time.Second
 
-// decideSave is caughtUp for a save, without its read of the log while
-// no other instance has written lately (only this one writes, as when it
-// runs alone): the rules decide on what this instance has applied, and
-// the save carries that position (store.WithDecidedAt). The store's
-// statement then checks, against a snapshot taken after the write
-// arrived, that no other instance's change came after it, and refuses
-// the save (store.ErrStale) otherwise: the write is decided again after
-// caughtUp. So the guarantee is caughtUp's, and running alone costs no
-// read. ok false: decide after caughtUp.
-func (r *Relay) decideSave(ctx context.Context) (context.Context, bool) {
+// onCurrentState runs decide on state that includes every change other
+// instances committed before the call: after caughtUp, or — for a save,
+// while no other instance has written lately (only this one writes, as
+// when it runs alone) — at once, proving it afterwards:
+//
+//   - an acceptance: the save carries the position the rules decided on
+//     (store.WithDecidedAt), and the store's statement checks, against a
+//     snapshot taken after the write arrived, that no other instance's
+//     change came after it; otherwise it stores nothing (store.ErrStale);
+//   - a refusal by the rules, which the store never sees: caughtUp, and
+//     it stands if that met no other instance's change.
+//
+// Either way a write that fails the proof is decided again after
+// caughtUp, so the guarantee is caughtUp's, and running alone costs no
+// read of the log.
+func (r *Relay) onCurrentState(ctx context.Context, evt *nostr.Event, decide func(context.Context, *nostr.Event) (stored, byRules bool, err error)) (bool, error) {
+	if dctx, f, ok := r.decideAtOnce(ctx, evt); ok {
+		met := f.othersAt.Load()
+		stored, byRules, err := decide(dctx, evt)
+		switch {
+		case errors.Is(err, store.ErrStale):
+			f.metOthers()
+		case byRules:
+			if cerr := r.caughtUp(ctx); cerr != nil {
+				return false, cerr
+			}
+			if f.othersAt.Load() == met {
+				return false, err
+			}
+			r.met.again.Inc()
+			stored, _, err := decide(store.WithDecidedAt(ctx, -1), evt)
+			return stored, err
+		default:
+			return stored, err
+		}
+		r.met.again.Inc()
+	}
+	if err := r.caughtUp(ctx); err != nil {
+		return false, err
+	}
+	stored, _, err := decide(store.WithDecidedAt(ctx, -1), evt)
+	return stored, err
+}
+
+// decideAtOnce is ctx for deciding evt at once (onCurrentState), and ok.
+func (r *Relay) decideAtOnce(ctx context.Context, evt *nostr.Event) (context.Context, *follower, bool) {
 	f := r.follow
-	if f == nil || FromPeer(ctx) || f.done == nil || f.dead.Load() {
-		return ctx, false
+	if f == nil || !nostr.IsRegularKind(evt.Kind) || FromPeer(ctx) || f.done == nil || f.dead.Load() {
+		return ctx, nil, false
 	}
 	if time.Since(time.Unix(0, f.othersAt.Load())) < quietFor {
-		return ctx, false
+		return ctx, nil, false
 	}
-	return store.WithDecidedAt(ctx, f.pos.Load()), true
+	return store.WithDecidedAt(ctx, f.pos.Load()), f, true
 }
 
 type caughtUpKey struct{}

@@ -58,30 +58,16 @@ func (r *Relay) write(ctx context.Context, evt *nostr.Event) (stored bool, err e
 	if err := r.disk.check(); err != nil {
 		return false, err
 	}
-	// the rules decide on the state every instance has, or not at all: a
-	// save may leave the proof to the store (follow.go)
-	if nostr.IsRegularKind(evt.Kind) {
-		if dctx, ok := r.decideSave(ctx); ok {
-			stored, err := r.decide(dctx, evt)
-			if !errors.Is(err, store.ErrStale) {
-				return stored, err
-			}
-			r.follow.metOthers() // and decide again on current state
-			r.met.again.Inc()
-		}
-	}
-	if err := r.caughtUp(ctx); err != nil {
-		return false, err
-	}
-	return r.decide(store.WithDecidedAt(ctx, -1), evt)
+	// the rules decide on the state every instance has, or not at all
+	return r.onCurrentState(ctx, evt, r.decide)
 }
 
 // decide runs the rules on evt and, if they accept it, stores it and
-// runs the saved hooks.
-func (r *Relay) decide(ctx context.Context, evt *nostr.Event) (stored bool, err error) {
+// runs the saved hooks; byRules: a rule refused it.
+func (r *Relay) decide(ctx context.Context, evt *nostr.Event) (stored, byRules bool, err error) {
 	for _, reject := range r.RejectEvent {
 		if err := reject(ctx, evt); err != nil {
-			return false, err
+			return false, true, err
 		}
 	}
 	if nostr.IsEphemeralKind(evt.Kind) {
@@ -89,11 +75,11 @@ func (r *Relay) decide(ctx context.Context, evt *nostr.Event) (stored bool, err 
 			on(ctx, evt)
 		}
 		r.broadcast(evt)
-		return false, nil
+		return false, false, nil
 	}
 	pos, err := r.save(ctx, evt)
 	if err != nil || pos < 0 {
-		return false, err
+		return false, false, err
 	}
 	// the hooks' own writes (a join's answer, the group's metadata)
 	// decide for themselves, on the state this write caught up to: they
@@ -105,7 +91,7 @@ func (r *Relay) decide(ctx context.Context, evt *nostr.Event) (stored bool, err 
 	}
 	r.expiry.track(evt)
 	r.broadcast(evt)
-	return true, nil
+	return true, false, nil
 }
 
 // save stores evt and returns its position in the store's order

@@ -72,3 +72,46 @@ func TestShared_SaveDecidedBeforeAPeersChangeIsDecidedAgain(t *testing.T) {
 		t.Fatalf("the group holds %d messages, want only the one sent before the removal", len(evs))
 	}
 }
+
+// The other way round: a user who joined on B posts on A while A has
+// not applied the join and has not heard from B before. A's rules, on
+// its stale state, refuse the post; that refusal never reaches the store
+// to be checked, so A must make sure of its state before answering. It
+// cannot here (its follower is held up): it answers error:, never
+// restricted:. Once the follower moves on, the post is accepted.
+func TestShared_RefusalDecidedBeforeAPeersChangeIsNotSent(t *testing.T) {
+	ctx := context.Background()
+	envs := startCluster(t, 2)
+	a, b := envs[0], envs[1]
+	owner, joiner := a.owner, newUser()
+	a.mustPublish(a.connect(&owner), mkEvent(owner, 9007, nostr.Tags{{"h", "open-held"}, {"public"}, {"open"}}, ""))
+	ja, jb := a.connect(&joiner), b.connect(&joiner)
+
+	db, err := pgx.Connect(ctx, a.opts.PostgresURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close(ctx)
+	var origins int
+	if err := db.QueryRow(ctx, "SELECT count(DISTINCT origin) FROM changes").Scan(&origins); err != nil || origins != 1 {
+		t.Fatalf("%d origins in the log (%v): B has written, so A would read the log before deciding", origins, err)
+	}
+	tx, err := db.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, `INSERT INTO changes (seq, op, origin) VALUES (nextval('changes_seq_seq'), 3, 'held by the test')`); err != nil {
+		t.Fatal(err)
+	}
+	b.mustPublish(jb, mkEvent(joiner, 9021, nostr.Tags{{"h", "open-held"}}, ""))
+
+	err = publish(ja, mkEvent(joiner, 9, nostr.Tags{{"h", "open-held"}}, "joined on B"))
+	if err == nil || !strings.Contains(err.Error(), "error:") {
+		t.Fatalf("A answered a member who joined on B with %v while it could not have applied the join; want error: (try again)", err)
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	a.mustPublish(ja, mkEvent(joiner, 9, nostr.Tags{{"h", "open-held"}}, "joined on B, again"))
+}
