@@ -52,3 +52,17 @@ var GroupStateKinds = func() []int {
 func IsGroupStateKind(k int) bool {
 	return IsModerationKind(k) || k == KindJoinRequest || k == KindLeaveRequest
 }
+
+// IsDecisiveKind reports whether storing an event of kind k can change
+// what the write rules decide for an event of another kind: NIP-29 group
+// state (membership, roles, a group's flags and existence) and NIP-09
+// deletions. Instances sharing a store decide a save of any other
+// regular kind at once, without first reading the change log, and prove
+// afterwards that no other instance stored an event of these kinds, or
+// deleted one, in between (docs/scaling.md). A write rule that comes to
+// read state derived from events of another kind must add it here.
+func IsDecisiveKind(k int) bool { return IsGroupStateKind(k) || k == KindDeletion }
+
+// DecisiveKinds are the kinds IsDecisiveKind accepts, for a store's
+// queries.
+var DecisiveKinds = append([]int{KindDeletion}, GroupStateKinds...)

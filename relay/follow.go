@@ -50,11 +50,14 @@ type follower struct {
 	stop  context.CancelFunc
 	done  chan struct{}
 
-	othersAt atomic.Int64 // when another instance's change was last met (unix ns)
+	decisive atomic.Int64 // how many decisive changes by other instances were applied (snowclaw.IsDecisiveKind)
 }
 
-// metOthers notes that another instance writes to the store.
-func (f *follower) metOthers() { f.othersAt.Store(time.Now().UnixNano()) }
+// isDecisive reports whether c, another instance's change, can alter
+// what the write rules decide for a save of another kind.
+func isDecisive(c store.Change) bool {
+	return c.Op == store.Deleted || c.Op == store.Saved && c.Event != nil && snowclaw.IsDecisiveKind(c.Event.Kind)
+}
 
 // openFeed notes the store's change log, if it has one, and where it ends
 // now: New calls it before loading anything from the store, so that a
@@ -101,8 +104,8 @@ func (r *Relay) FollowPeers() {
 		defer close(f.done)
 		for ctx.Err() == nil {
 			err := f.feed.Tail(ctx, f.pos.Load(), func(c store.Change) error {
-				if c.Origin != f.feed.Origin() {
-					f.metOthers()
+				if c.Origin != f.feed.Origin() && isDecisive(c) {
+					f.decisive.Add(1)
 				}
 				f.saw(c.Seq)
 				r.applyChange(ctx, c)
@@ -179,9 +182,6 @@ func (r *Relay) caughtUp(ctx context.Context) error {
 		r.log.Warn("reading the change log's head", "err", err)
 		return errBehind("cannot read the shared store's change log")
 	}
-	if head > 0 {
-		f.metOthers()
-	}
 	f.saw(head)
 	timeout := time.NewTimer(maxCatchUpWait)
 	defer timeout.Stop()
@@ -204,37 +204,34 @@ func (r *Relay) caughtUp(ctx context.Context) error {
 	}
 }
 
-// quietFor is how long after it last met another instance's change an
-// instance decides saves at once, leaving the proof for later.
-const quietFor = time.Second
-
 // onCurrentState runs decide on state that includes every change other
-// instances committed before the call: after caughtUp, or — for a save,
-// while no other instance has written lately (only this one writes, as
-// when it runs alone) — at once, proving it afterwards:
+// instances committed before the call: after caughtUp, or — for a save
+// of a regular kind that is not itself decisive (snowclaw.IsDecisiveKind)
+// — at once, proving it afterwards:
 //
 //   - an acceptance: the save carries the position the rules decided on
 //     (store.WithDecidedAt), and the store's statement checks, against a
 //     snapshot taken after the write arrived, that no other instance's
-//     change came after it; otherwise it stores nothing (store.ErrStale);
+//     decisive change came after it; otherwise it stores nothing
+//     (store.ErrStale);
 //   - a refusal by the rules, which the store never sees: caughtUp, and
-//     it stands if that met no other instance's change.
+//     it stands if that applied no decisive change by another instance.
 //
 // Either way a write that fails the proof is decided again after
-// caughtUp, so the guarantee is caughtUp's, and running alone costs no
-// read of the log.
+// caughtUp, so the guarantee is caughtUp's. Only changes of the decisive
+// kinds can alter a decision, and they are rare next to chat and notes:
+// so a save costs no read of the log, even while every instance writes.
 func (r *Relay) onCurrentState(ctx context.Context, evt *nostr.Event, decide func(context.Context, *nostr.Event) (stored, byRules bool, err error)) (bool, error) {
 	if dctx, f, ok := r.decideAtOnce(ctx, evt); ok {
-		met := f.othersAt.Load()
+		seen := f.decisive.Load()
 		stored, byRules, err := decide(dctx, evt)
 		switch {
 		case errors.Is(err, store.ErrStale):
-			f.metOthers()
 		case byRules:
 			if cerr := r.caughtUp(ctx); cerr != nil {
 				return false, cerr
 			}
-			if f.othersAt.Load() == met {
+			if f.decisive.Load() == seen {
 				return false, err
 			}
 			r.met.again.Inc()
@@ -253,12 +250,11 @@ func (r *Relay) onCurrentState(ctx context.Context, evt *nostr.Event, decide fun
 }
 
 // decideAtOnce is ctx for deciding evt at once (onCurrentState), and ok.
+// Replaceable and addressable kinds are not: their rules read the
+// versions stored at their address, which any instance's save changes.
 func (r *Relay) decideAtOnce(ctx context.Context, evt *nostr.Event) (context.Context, *follower, bool) {
 	f := r.follow
-	if f == nil || !nostr.IsRegularKind(evt.Kind) || FromPeer(ctx) || f.done == nil || f.dead.Load() {
-		return ctx, nil, false
-	}
-	if time.Since(time.Unix(0, f.othersAt.Load())) < quietFor {
+	if f == nil || !nostr.IsRegularKind(evt.Kind) || snowclaw.IsDecisiveKind(evt.Kind) || FromPeer(ctx) || f.done == nil || f.dead.Load() {
 		return ctx, nil, false
 	}
 	return store.WithDecidedAt(ctx, f.pos.Load()), f, true

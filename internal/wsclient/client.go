@@ -28,7 +28,7 @@ type Client struct {
 	wmu  sync.Mutex
 	mu   sync.Mutex
 	msgs []json.RawMessage
-	got  chan struct{}
+	got  chan struct{} // closed (and replaced, under mu) when a frame arrives: wakes every waiter at once
 	done chan struct{}
 	seq  atomic.Int64
 }
@@ -54,7 +54,7 @@ func DialHeader(url string, h http.Header) (*Client, error) {
 		}
 		return nil, err
 	}
-	c := &Client{URL: url, conn: conn, got: make(chan struct{}, 1), done: make(chan struct{})}
+	c := &Client{URL: url, conn: conn, got: make(chan struct{}), done: make(chan struct{})}
 	go c.readLoop()
 	return c, nil
 }
@@ -68,11 +68,9 @@ func (c *Client) readLoop() {
 		}
 		c.mu.Lock()
 		c.msgs = append(c.msgs, b)
+		close(c.got)
+		c.got = make(chan struct{})
 		c.mu.Unlock()
-		select {
-		case c.got <- struct{}{}:
-		default:
-		}
 	}
 }
 
@@ -276,6 +274,7 @@ func (c *Client) waitAny(from int, id string, timeout time.Duration, labels ...s
 		c.mu.Lock()
 		tail := c.msgs[min(from, len(c.msgs)):]
 		from = len(c.msgs)
+		got := c.got
 		c.mu.Unlock()
 		for _, m := range tail {
 			var arr []json.RawMessage
@@ -298,7 +297,7 @@ func (c *Client) waitAny(from int, id string, timeout time.Duration, labels ...s
 			return nil, false
 		}
 		select {
-		case <-c.got:
+		case <-got:
 		case <-c.done:
 			closed = true
 		case <-deadline:

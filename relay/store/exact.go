@@ -120,6 +120,15 @@ func (s *Exact) ReplaceEvent(ctx context.Context, evt *nostr.Event) error {
 	return nil
 }
 
+// Addressed is a store that keeps each replaceable and addressable
+// event's address as a key of its own: its versions are one lookup, not
+// a filter over the author's events of that kind.
+type Addressed interface {
+	// AtAddress returns the stored versions of evt's address (see
+	// Versions), newest first.
+	AtAddress(ctx context.Context, evt *nostr.Event) ([]*nostr.Event, error)
+}
+
 // Versions are the stored versions of evt's address (NIP-01: kind and
 // author, and for an addressable kind the first d tag, a missing one
 // counting as ""), newest first; none for a kind that has no address.
@@ -127,6 +136,9 @@ func Versions(ctx context.Context, store eventstore.Store, evt *nostr.Event) ([]
 	addressable := nostr.IsAddressableKind(evt.Kind)
 	if !addressable && !nostr.IsReplaceableKind(evt.Kind) {
 		return nil, nil
+	}
+	if a, ok := store.(Addressed); ok {
+		return a.AtAddress(ctx, evt)
 	}
 	f := nostr.Filter{Kinds: []int{evt.Kind}, Authors: []string{evt.PubKey}}
 	d := evt.Tags.GetD()

@@ -67,11 +67,13 @@ var ErrFeedTruncated = errors.New("store: the change log no longer holds the ent
 // deciding (Feed.Pending, one read of the log), or, for a save, let the
 // store check it in the save's own statement: WithDecidedAt says which
 // position of the log the decision saw, and SaveSequenced then stores
-// nothing and returns ErrStale if the log holds a change by another
-// instance after it. The instance decides again, on current state.
+// nothing and returns ErrStale if the log holds a decisive change by
+// another instance after it: a deletion, or a saved event of a kind
+// snowclaw.IsDecisiveKind accepts (other changes cannot alter what the
+// rules decided). The instance decides again, on current state.
 
-// ErrStale: another instance's change that the decision did not see had
-// been committed when the store came to save; nothing was stored.
+// ErrStale: another instance's decisive change that the decision did not
+// see had been committed when the store came to save; nothing was stored.
 var ErrStale = errors.New("store: the decision missed a change another instance had committed")
 
 type decidedAtKey struct{}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/fiatjaf/eventstore"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/relay/store"
 )
 
@@ -50,9 +51,11 @@ const (
 // seq already: that seq is logged as unused (op 3), so readers need not
 // wait to learn it will never hold anything. An element with a pos (the
 // log position its decision saw, store.WithDecidedAt) is stored only if
-// no change by another instance ($2 is this one) came after it; $3 is
-// the lowest such pos. Those that did come after are returned with a
-// NULL seq, and draw none. The rows are inserted in id order, so two
+// no decisive change by another instance ($2 is this one) came after it:
+// a deletion, or a saved event of a kind in $4 (snowclaw.DecisiveKinds;
+// the rest cannot change what the rules decided). $3 is the lowest such
+// pos. Those that did come after are returned with a NULL seq, and draw
+// none. The rows are inserted in id order, so two
 // statements holding the same ids wait for each other in one order and
 // never deadlock.
 const saveBatch = `WITH input AS (
@@ -61,7 +64,8 @@ const saveBatch = `WITH input AS (
 		CROSS JOIN LATERAL jsonb_to_record(j.e) AS x(id text, pubkey text, created_at bigint,
 			kind integer, tags jsonb, content text, sig text, tv text[], addr text, pos bigint)),
 	other AS (
-		SELECT max(seq) AS seq FROM changes WHERE seq > $3 AND origin <> $2),
+		SELECT max(seq) AS seq FROM changes WHERE seq > $3 AND origin <> $2
+		AND (op = 2 OR op = 1 AND (event->>'kind')::integer = ANY($4::integer[]))),
 	fresh AS MATERIALIZED (
 		SELECT input.*, ` + nextSeq + ` AS seq FROM input
 		-- a subquery per row: an index lookup, never a join the planner
@@ -316,7 +320,7 @@ func (c *committer) statement(batch []*saveReq) error {
 	arr = append(arr, ']')
 	ctx, cancel := context.WithTimeout(context.Background(), commitTimeout)
 	defer cancel()
-	rows, err := c.s.pool.Query(ctx, saveBatch, string(arr), c.s.opts.Origin, from)
+	rows, err := c.s.pool.Query(ctx, saveBatch, string(arr), c.s.opts.Origin, from, snowclaw.DecisiveKinds)
 	if err != nil {
 		return fmt.Errorf("storing events: %w", err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fiatjaf/eventstore"
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw/relay/store"
 	"github.com/snowclaw/snowclaw/relay/store/postgres"
 )
 
@@ -137,4 +138,52 @@ func TestWrite_Refusals(t *testing.T) {
 	if n, _ := s.CountEvents(ctx, nostr.Filter{}); n != 1 {
 		t.Errorf("store holds %d events, want the one", n)
 	}
+}
+
+// A version lookup (store.Versions) reads the address column, and finds
+// what the generic filter finds: the first d tag is the address, a
+// second one is not, a missing one counts as "", and a replaceable kind
+// ignores d.
+func TestVersions_AtAddressAgreesWithTheFilter(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, "")
+	a := newKey()
+	stored := []*nostr.Event{
+		save(t, s, ev(a, 30078, 100, nostr.Tags{{"d", "x"}, {"d", "y"}}, "first d x, second d y")),
+		save(t, s, ev(a, 30078, 101, nil, "no d")),
+		save(t, s, ev(a, 10002, 102, nostr.Tags{{"d", "x"}}, "replaceable with a d")),
+	}
+	generic := struct{ eventstore.Store }{s} // hides AtAddress
+	for _, probe := range []*nostr.Event{
+		ev(a, 30078, 200, nostr.Tags{{"d", "x"}}, ""),
+		ev(a, 30078, 200, nostr.Tags{{"d", "y"}}, ""),
+		ev(a, 30078, 200, nil, ""),
+		ev(a, 30078, 200, nostr.Tags{{"d", ""}}, ""),
+		ev(a, 10002, 200, nil, ""),
+		ev(a, 10002, 200, nostr.Tags{{"d", "other"}}, ""),
+		ev(newKey(), 30078, 200, nostr.Tags{{"d", "x"}}, ""),
+		ev(a, 1, 200, nil, "a regular kind has no address"),
+	} {
+		fast, err := store.Versions(ctx, s, probe)
+		if err != nil {
+			t.Fatal(err)
+		}
+		slow, err := store.Versions(ctx, generic, probe)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := contents(fast), contents(slow); !slices.Equal(got, want) {
+			t.Errorf("kind %d tags %v: the address lookup found %q, the filter %q", probe.Kind, probe.Tags, got, want)
+		}
+	}
+	if got := contents(must(store.Versions(ctx, s, ev(a, 30078, 200, nostr.Tags{{"d", "x"}}, "")))); !slices.Equal(got, []string{stored[0].Content}) {
+		t.Errorf("d x: %q", got)
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }

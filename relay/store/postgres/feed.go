@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -436,15 +437,21 @@ func (r *reader) ownEntries() error {
 func (r *reader) wait(ctx context.Context, d time.Duration) (read bool, err error) {
 	wctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
+	var own <-chan struct{} // nil, never ready, for a Follow
 	if r.tail {
-		go func() {
-			select {
-			case <-r.s.own.wake:
-				cancel()
-			case <-wctx.Done():
-			}
-		}()
+		own = r.s.own.wake
 	}
+	var woken atomic.Bool // by wakeFollowers: read
+	go func() {
+		select {
+		case <-own:
+			cancel()
+		case <-r.s.readNow:
+			woken.Store(true)
+			cancel()
+		case <-wctx.Done():
+		}
+	}()
 	for {
 		n, err := r.conn.WaitForNotification(wctx)
 		switch {
@@ -455,8 +462,8 @@ func (r *reader) wait(ctx context.Context, d time.Duration) (read bool, err erro
 			if r.conn.IsClosed() {
 				return false, errors.New("listen connection closed")
 			}
-			// timed out: read, unless a commit of ours woke us
-			return !errors.Is(wctx.Err(), context.Canceled), nil
+			// timed out or told to: read; woken by a commit of ours: not
+			return woken.Load() || !errors.Is(wctx.Err(), context.Canceled), nil
 		default:
 			return false, err
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/fiatjaf/eventstore"
 	"github.com/jackc/pgx/v5"
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/internal/pgtest"
 	"github.com/snowclaw/snowclaw/relay/store"
 	"github.com/snowclaw/snowclaw/relay/store/postgres"
@@ -313,7 +314,7 @@ func TestFollow_LowerSeqCommittedLaterIsNotSkipped(t *testing.T) {
 			var id string
 			var g int64
 			var stored bool
-			if err := tx.QueryRow(ctx, postgres.SaveBatchSQL, "["+string(el)+"]", "another-writer", int64(math.MaxInt64)).Scan(&id, &g, &stored); err != nil || !stored {
+			if err := tx.QueryRow(ctx, postgres.SaveBatchSQL, "["+string(el)+"]", "another-writer", int64(math.MaxInt64), snowclaw.DecisiveKinds).Scan(&id, &g, &stored); err != nil || !stored {
 				t.Fatal(stored, err)
 			}
 			later := ev(pk, 1, 2, nil, "later")
@@ -444,8 +445,9 @@ func TestSave_GroupCommitSharesStatementsAndIsolatesRefusals(t *testing.T) {
 
 // A save whose decision saw the log up to a position (WithDecidedAt) is
 // refused with ErrStale, storing nothing and drawing no seq, when another
-// instance's change came after that position; this instance's own later
-// changes do not count. In one statement, the refused and the accepted
+// instance's decisive change (group state, a deletion) came after that
+// position; another instance's note, and this instance's own later
+// changes, do not count. In one statement, the refused and the accepted
 // are told apart.
 func TestSave_DecidedAtRefusesWhatMissedAnotherInstancesChange(t *testing.T) {
 	ctx := context.Background()
@@ -453,13 +455,13 @@ func TestSave_DecidedAtRefusesWhatMissedAnotherInstancesChange(t *testing.T) {
 	a, b := open(t, url), open(t, url)
 	pk := newKey()
 	save(t, a, ev(pk, 1, 1, nil, "a's own"))
-	theirs, err := b.SaveSequenced(ctx, ev(pk, 1, 2, nil, "b's"))
+	theirs, err := b.SaveSequenced(ctx, ev(pk, snowclaw.KindRemoveUser, 2, nostr.Tags{{"h", "g"}, {"p", pk}}, ""))
 	if err != nil {
 		t.Fatal(err)
 	}
 	missed := ev(pk, 1, 3, nil, "decided before b's")
 	if _, err := a.SaveSequenced(store.WithDecidedAt(ctx, theirs-1), missed); !errors.Is(err, store.ErrStale) {
-		t.Fatalf("a save decided before another instance's change: %v, want ErrStale", err)
+		t.Fatalf("a save decided before another instance's removal: %v, want ErrStale", err)
 	}
 	if got := query(t, a, nostr.Filter{IDs: []string{missed.ID}}); len(got) != 0 {
 		t.Fatal("the refused save was stored")
@@ -471,6 +473,18 @@ func TestSave_DecidedAtRefusesWhatMissedAnotherInstancesChange(t *testing.T) {
 	if _, err := a.SaveSequenced(store.WithDecidedAt(ctx, theirs), ev(pk, 1, 5, nil, "after a's own")); err != nil {
 		t.Fatalf("a's own later change made a save stale: %v", err)
 	}
+	note := save(t, b, ev(pk, 1, 6, nil, "b's note"))
+	if _, err := a.SaveSequenced(store.WithDecidedAt(ctx, theirs), ev(pk, 1, 7, nil, "after b's note")); err != nil {
+		t.Fatalf("another instance's note made a save stale: %v", err)
+	}
+	if err := b.DeleteEvent(ctx, note); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.SaveSequenced(store.WithDecidedAt(ctx, theirs), ev(pk, 1, 8, nil, "before b's deletion")); !errors.Is(err, store.ErrStale) {
+		t.Fatalf("a save decided before another instance's deletion: %v, want ErrStale", err)
+	}
+	log := readLog(t, url)
+	theirs = log[len(log)-1].seq // the deletion's entry
 
 	const n = 40
 	errs := make([]error, n)
@@ -494,7 +508,7 @@ func TestSave_DecidedAtRefusesWhatMissedAnotherInstancesChange(t *testing.T) {
 		}
 	}
 	for i, e := range readLog(t, url) {
-		if e.seq != int64(i+1) || e.op != store.Saved {
+		if e.seq != int64(i+1) || e.op != store.Saved && e.seq != theirs {
 			t.Fatalf("log entry %d: seq %d %s; a refused save drew a seq", i, e.seq, e.op)
 		}
 	}

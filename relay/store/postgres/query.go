@@ -142,6 +142,20 @@ func (s *Store) CountEvents(ctx context.Context, f nostr.Filter) (int64, error) 
 	return n, err
 }
 
+// AtAddress is store.Addressed's: one lookup of the addr column's unique
+// index. A replaceable or addressable event's address holds one row.
+func (s *Store) AtAddress(ctx context.Context, evt *nostr.Event) ([]*nostr.Event, error) {
+	a := address(evt)
+	if a == nil {
+		return nil, nil
+	}
+	rows, err := s.pool.Query(ctx, "SELECT "+columns+" FROM events WHERE addr = $1", *a)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, scanEvent)
+}
+
 func scanEvent(row pgx.CollectableRow) (*nostr.Event, error) {
 	e := &nostr.Event{}
 	var at int64
@@ -161,4 +175,5 @@ var (
 	_ store.Pager        = (*Store)(nil)
 	_ store.Replacer     = (*Store)(nil)
 	_ store.Feed         = (*Store)(nil)
+	_ store.Addressed    = (*Store)(nil)
 )

@@ -63,6 +63,7 @@ type Store struct {
 	commits *committer
 	heads   *headReads
 	note    *notifier
+	readNow chan struct{} // wakes a follower waiting for a notification (wakeFollowers)
 	own     ownLog
 
 	readHook func(seen, cursor int64) // tests: after each read of the log by a follower
@@ -115,6 +116,7 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	s.own.wake = make(chan struct{}, 1)
 	s.heads = &headReads{s: s}
 	s.note = &notifier{s: s, kick: make(chan struct{}, 1)}
+	s.readNow = make(chan struct{}, 1)
 	s.commits = newCommitter(s, pctx)
 	s.pruned.Add(2)
 	go s.pruneLoop(pctx)

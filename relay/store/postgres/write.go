@@ -95,7 +95,8 @@ func (s *Store) SaveEvent(ctx context.Context, evt *nostr.Event) error {
 // event's entry in the change log. Concurrent saves share one statement
 // and one commit (commit.go); the answer comes after that commit. With a
 // position from store.WithDecidedAt it stores nothing, and returns
-// store.ErrStale, when the log holds another instance's change after it.
+// store.ErrStale, when the log holds another instance's decisive change
+// after it (store.ErrStale).
 func (s *Store) SaveSequenced(ctx context.Context, evt *nostr.Event) (int64, error) {
 	el, err := element(evt)
 	if err != nil {
