@@ -67,7 +67,8 @@ func (l *Layer) note(r *remote, err error, took time.Duration) {
 	r.seen.lastErr = msg
 }
 
-// Status reports every configured remote, in configuration order.
+// Status reports every configured remote, in the layer's order (the
+// config lists them sorted by URL).
 func (l *Layer) Status() []RemoteStatus {
 	now := l.now()
 	out := make([]RemoteStatus, 0, len(l.remotes))
