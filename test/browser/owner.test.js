@@ -9,6 +9,7 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { mkdirSync, rmSync } from 'node:fs'
+import { createServer as createHttpServer } from 'node:http'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 
@@ -21,6 +22,38 @@ import {
 } from './harness.js'
 
 const keys = () => { const sk = generateSecretKey(); return { sk, pk: getPublicKey(sk), npub: npubEncode(getPublicKey(sk)) } }
+
+// fakeOllama speaks Ollama's chat protocol (as agent/llm/llmtest does in
+// Go): Ollama cannot run here, and the agent's status is only worth
+// showing with a model behind it. Structured calls are answered by the
+// schema they send: a weekly summary, no new memories, no decisions;
+// a plain chat with a short reply. Token counts are words.
+async function fakeOllama() {
+  const calls = []
+  const summary = 'Alice confirmed the Apollo release for Thursday once staging was green; Bob took the release notes.'
+  const srv = createHttpServer((req, res) => {
+    const json = (status, body) => { res.writeHead(status, { 'Content-Type': 'application/json' }); res.end(JSON.stringify(body) + '\n') }
+    if (req.method === 'GET' && req.url === '/') { res.writeHead(200); return res.end('Ollama is running') }
+    if (req.method === 'GET' && req.url === '/api/version') return json(200, { version: '0.12.6' })
+    if (req.method === 'GET' && req.url === '/api/tags') return json(200, { models: [{ name: 'llama3.2:latest', model: 'llama3.2:latest', size: 2019393189 }] })
+    if (req.method !== 'POST' || req.url !== '/api/chat') return json(404, { error: '404 page not found' })
+    let raw = ''
+    req.on('data', (c) => { raw += c })
+    req.on('end', () => {
+      const body = JSON.parse(raw)
+      const props = (body.format && body.format.properties) || {}
+      const answer = props.summary ? JSON.stringify({ summary }) : props.memories ? '{"memories":[]}' : props.decisions ? '{"decisions":[]}' : 'Noted.'
+      calls.push(Object.keys(props)[0] || 'chat')
+      const words = (t) => String(t || '').split(/\s+/).filter(Boolean).length
+      json(200, {
+        model: body.model, created_at: new Date().toISOString(), message: { role: 'assistant', content: answer }, done: true, done_reason: 'stop',
+        total_duration: 1e6, prompt_eval_count: (body.messages || []).reduce((n, m) => n + words(m.content), 0), eval_count: words(answer),
+      })
+    })
+  })
+  await new Promise((resolve) => srv.listen(0, '127.0.0.1', resolve))
+  return { url: `http://127.0.0.1:${srv.address().port}`, calls, summary, close: () => new Promise((resolve) => srv.close(resolve)) }
+}
 
 // closedPort is a loopback port nothing listens on: a remote that is down.
 async function closedPort() {
@@ -64,6 +97,7 @@ describe('the owner\'s view and the member\'s groups', { timeout: 600000 }, () =
   let built
   let remote
   let deadURL
+  let ollama
   const relays = []
 
   before(async () => {
@@ -76,7 +110,12 @@ describe('the owner\'s view and the member\'s groups', { timeout: 600000 }, () =
     await publish(rWS, memory(remoteOwner.sk, 'ops/deploy-window', 'Deploys to production happen between 10:00 and 16:00 UTC on weekdays'))
     rWS.close()
     deadURL = `ws://127.0.0.1:${await closedPort()}`
-    state.server = await startRelay(built.bin, owner.pk, { SNOWCLAW_MEMORY_REMOTE_RELAYS: `${remote.ws}=0.8,${deadURL}=0.5` })
+    ollama = await fakeOllama()
+    state.server = await startRelay(built.bin, owner.pk, {
+      SNOWCLAW_MEMORY_REMOTE_RELAYS: `${remote.ws}=0.8,${deadURL}=0.5`,
+      SNOWCLAW_AGENT_LLM: 'ollama', SNOWCLAW_AGENT_OLLAMA_HOST: ollama.url, SNOWCLAW_AGENT_OLLAMA_MODEL: 'llama3.2',
+      SNOWCLAW_AGENT_LEARNING_DEBOUNCE: '1s',
+    })
     state.browser = await launch()
     const { server } = state
 
@@ -109,9 +148,13 @@ describe('the owner\'s view and the member\'s groups', { timeout: 600000 }, () =
     }
     await publish(ws.owner, sign(owner.sk, 9002, [['h', 'vault'], ['encrypted']]), 'vault encrypted')
 
-    // conversation the agent hears, and memories for the index
+    // conversation the agent hears: two weeks ago (old enough for a
+    // weekly summary) and this last hour; and memories for the index
     const t0 = Math.floor(Date.now() / 1000) - 3600
+    const weeksAgo = Math.floor(Date.now() / 1000) - 15 * 86400
     const said = [
+      [alice, 'core', 'Staging for the Apollo release goes up on Monday', weeksAgo - t0],
+      [bob, 'core', 'I can take the release notes this time', weeksAgo - t0 + 600],
       [alice, 'core', 'Staging is green; we ship the Apollo release on Thursday', 0],
       [bob, 'core', 'I will write the release notes tonight', 300],
       [carol, 'design', 'The new dashboard mockups are in the shared folder', 900],
@@ -124,6 +167,10 @@ describe('the owner\'s view and the member\'s groups', { timeout: 600000 }, () =
     }
     await publish(ws.alice, memory(alice.sk, 'project/apollo/release', 'The Apollo release ships on Thursday after the staging checks', { tier: 'group', tags: [['h', 'core']] }))
     await publish(ws.carol, memory(carol.sk, 'design/dashboard', 'Dashboard charts use the colour-blind safe palette'))
+    // the weekly summary of the old part, written by the model on the owner's compaction
+    const compact = await api(server.http, owner.sk, 'POST', '/api/v1/agent/compact', {})
+    assert.equal(compact.status, 200, JSON.stringify(compact.body))
+    assert.ok(compact.body.summaries >= 1, `no summary written: ${JSON.stringify(compact.body)}`)
     const note = await api(server.http, owner.sk, 'POST', `/api/v1/agent/memory/${alice.npub}`, { note: 'Leads the Apollo release; prefers short answers', prefs: { timezone: 'Europe/London' } })
     assert.equal(note.status, 200, JSON.stringify(note.body))
 
@@ -138,6 +185,7 @@ describe('the owner\'s view and the member\'s groups', { timeout: 600000 }, () =
     if (state.browser) await state.browser.close()
     await stopRelay(state.server)
     await stopRelay(remote)
+    if (ollama) await ollama.close()
     if (built && built.dir) rmSync(built.dir, { recursive: true, force: true })
   })
 
@@ -172,8 +220,12 @@ describe('the owner\'s view and the member\'s groups', { timeout: 600000 }, () =
       assert.match(await fact('index').textContent(), /^ready · \d+ documents/)
       assert.match(await fact('feed').textContent(), /not shared/)
       assert.match(await fact('queue').textContent(), /of \d+ waiting/)
-      assert.match(await fact('model').textContent(), /none/)
-      assert.match(await page.locator('#owner-agent').textContent(), /No weekly summary yet/)
+      assert.equal(await fact('model').textContent(), 'ollama/llama3.2')
+      assert.match(await fact('calls').textContent(), /^[1-9]\d* \(at most 60 an hour\)/)
+      assert.match(await fact('cost').textContent(), /^[1-9][\d,]* prompt/)
+      const last = page.locator('#last-summary')
+      assert.match(await last.locator('.mtext').textContent(), new RegExp(`^Week \\d{4}-W\\d{2}: ${ollama.summary}`))
+      assert.match(await last.locator('.topic').getAttribute('title'), /^group\/core\/summary\/\d{4}-W\d{2}/)
 
       // the remotes: one answered, one failing
       const live = page.locator(`#remotes tr[data-url="${remote.ws}"]`)
