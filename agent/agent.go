@@ -96,15 +96,20 @@ type RecallRequest struct {
 	Reply *nostr.Event
 }
 
-// Stats are the agent's counters (metrics, tests).
+// Stats are the agent's counters (metrics, GET /api/v1/agent/stats).
 type Stats struct {
-	QueueDepth, QueueCap  int
-	Fed, Dropped, Handled uint64
-	Replies, LLMErrors    uint64
-	Flushed, FlushErrors  uint64
+	QueueDepth  int    `json:"queue_depth"` // events waiting in its input queue
+	QueueCap    int    `json:"queue_cap"`
+	Fed         uint64 `json:"fed"`     // events handed to it
+	Dropped     uint64 `json:"dropped"` // events dropped on a full queue
+	Handled     uint64 `json:"handled"`
+	Replies     uint64 `json:"replies"`
+	LLMErrors   uint64 `json:"llm_errors"`
+	Flushed     uint64 `json:"flushed"` // records written to the relay
+	FlushErrors uint64 `json:"flush_errors"`
 
 	// Learning from conversation (zero when it is off).
-	Learning LearningStats
+	Learning LearningStats `json:"learning"`
 }
 
 // LearningStats are learning's counters: what the model calls cost and

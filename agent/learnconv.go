@@ -303,6 +303,21 @@ type LearningStatus struct {
 	ScopeItems    int           `json:"scope_items"`
 	Stats         LearningStats `json:"stats"`
 	Items         int           `json:"items"`
+	// LastSummary is the newest weekly summary the agent holds (nil:
+	// none yet).
+	LastSummary *SummaryNote `json:"last_summary,omitempty"`
+}
+
+// SummaryNote names one weekly summary: its conversation (a group, or a
+// person in private), the stretch its topic says it covers, and its text.
+type SummaryNote struct {
+	ID        string        `json:"id"`
+	Topic     string        `json:"topic"`
+	Tier      snowclaw.Tier `json:"tier"`
+	Group     string        `json:"group,omitempty"`
+	Person    string        `json:"person,omitempty"` // npub, private conversations
+	Text      string        `json:"text"`
+	CreatedAt int64         `json:"created_at"`
 }
 
 // LearningStatus reports learning's settings and counters, and why it is
@@ -313,8 +328,11 @@ func (a *Agent) LearningStatus() LearningStatus {
 		Enabled: a.learner != nil, Debounce: l.Debounce.String(), BatchSize: l.BatchSize,
 		CallsPerHour: l.CallsPerHour, CompactEvery: "never (memory compact only)", SummaryAfter: l.SummaryAfter.String(),
 		SummaryTokens: l.SummaryTokens, SummaryShare: l.SummaryShare,
-		ScopeItems: l.ScopeItems, Stats: a.learningStats(), Items: len(a.mem.Items()),
+		ScopeItems: l.ScopeItems, Stats: a.learningStats(),
 	}
+	items := a.mem.Items()
+	st.Items = len(items)
+	st.LastSummary = lastSummary(items)
 	if l.CompactEvery > 0 {
 		st.CompactEvery = l.CompactEvery.String()
 	}

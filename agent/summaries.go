@@ -174,6 +174,28 @@ func (a *Agent) summarized() map[string]int64 {
 	return out
 }
 
+// lastSummary is the newest of the agent's weekly summaries among items,
+// told apart by their topics as summarized() does.
+func lastSummary(items []memory.Item) *SummaryNote {
+	var last *memory.Item
+	for i, it := range items {
+		if it.Source != memory.SourceAgent || it.Tier == snowclaw.TierInternal || !strings.Contains(it.Topic, "/summary/") {
+			continue
+		}
+		if last == nil || it.CreatedAt > last.CreatedAt || (it.CreatedAt == last.CreatedAt && it.Topic > last.Topic) {
+			last = &items[i]
+		}
+	}
+	if last == nil {
+		return nil
+	}
+	n := &SummaryNote{ID: last.ID, Topic: last.Topic, Tier: last.Tier, Group: last.Group, Text: last.Text, CreatedAt: last.CreatedAt}
+	if last.Tier == snowclaw.TierPrivate && last.Subject != "" {
+		n.Person = snowclaw.NpubOf(last.Subject)
+	}
+	return n
+}
+
 func (a *Agent) weekWhere(w convWeek) string {
 	t := turn{group: w.group, private: w.group == "", sender: w.person}
 	return fmt.Sprintf("%s, week %s", a.where(t), w.Week.Week)

@@ -86,6 +86,29 @@ func (g *diskGuard) check() error {
 // isFull reports the last measurement, for health reports.
 func (g *diskGuard) isFull() bool { return g.reserve.Load() != 0 && g.full.Load() }
 
+// DiskStatus is the data volume's space as the owner's status report
+// shows it (GET /api/v1/status).
+type DiskStatus struct {
+	FreeBytes    uint64 `json:"free_bytes"`
+	ReserveBytes uint64 `json:"reserve_bytes"` // 0: writes are not guarded
+	Full         bool   `json:"full"`          // new events are being refused
+	Error        string `json:"error,omitempty"`
+}
+
+// status measures the volume now, apart from the guard's own schedule: the
+// report must show the space of this moment even when the guard is off
+// (no reserve), and it does not move the guard's next measurement.
+func (g *diskGuard) status() DiskStatus {
+	st := DiskStatus{ReserveBytes: g.reserve.Load(), Full: g.isFull()}
+	free, err := g.probe(g.dir)
+	if err != nil {
+		st.Error = err.Error()
+		return st
+	}
+	st.FreeBytes = free
+	return st
+}
+
 func (g *diskGuard) measure(reserve uint64, now int64) {
 	g.next.Store(now + int64(g.interval))
 	free, err := g.probe(g.dir)

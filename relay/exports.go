@@ -90,6 +90,9 @@ func (r *Relay) CheckDisk() error { return r.disk.check() }
 // DiskFull reports whether new events are being refused for disk space.
 func (r *Relay) DiskFull() bool { return r.disk.isFull() }
 
+// Disk measures the data volume's free space for the owner's status.
+func (r *Relay) Disk() DiskStatus { return r.disk.status() }
+
 // Connections is the number of open websocket connections.
 func (r *Relay) Connections() int { return len(r.subs.all()) }
 

@@ -54,20 +54,31 @@ func (a *API) agentRoutes(mux *http.ServeMux) {
 	handle("GET /api/v1/agent/stats", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, a.o.Agent.Stats()) })
 }
 
-// ownerOnly wraps a handler with NIP-98 auth and the owner check.
+// ownerOnly wraps a handler of the agent API with NIP-98 auth, the owner
+// check and the agent being on.
 func (a *API) ownerOnly(h http.HandlerFunc) http.HandlerFunc {
+	return a.ownerSigned(func(w http.ResponseWriter, req *http.Request) {
+		if a.o.Agent == nil {
+			writeError(w, http.StatusServiceUnavailable, "unsupported: the agent is off on this relay")
+			return
+		}
+		h(w, req)
+	})
+}
+
+// ownerSigned is the one owner check of the owner's routes: a valid
+// NIP-98 signature (401 otherwise) by the configured owner (403
+// otherwise, and for everyone on a relay without an owner).
+func (a *API) ownerSigned(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, req *http.Request) {
 		pk, err := a.auth(req)
 		if err != nil {
+			w.Header().Set("WWW-Authenticate", "Nostr")
 			writeError(w, http.StatusUnauthorized, err.Error())
 			return
 		}
 		if a.ids.Owner == "" || pk != a.ids.Owner {
-			writeError(w, http.StatusForbidden, "restricted: only the relay's owner may use the agent API")
-			return
-		}
-		if a.o.Agent == nil {
-			writeError(w, http.StatusServiceUnavailable, "unsupported: the agent is off on this relay")
+			writeError(w, http.StatusForbidden, "restricted: only the relay's owner may use this route")
 			return
 		}
 		h(w, req)

@@ -39,6 +39,7 @@ import (
 	"github.com/snowclaw/snowclaw/internal/httpjson"
 	"github.com/snowclaw/snowclaw/plugins/memory"
 	"github.com/snowclaw/snowclaw/plugins/memsearch"
+	"github.com/snowclaw/snowclaw/plugins/remotesearch"
 	"github.com/snowclaw/snowclaw/plugins/rights"
 	"github.com/snowclaw/snowclaw/policies"
 	"github.com/snowclaw/snowclaw/relay"
@@ -60,6 +61,8 @@ type Relay interface {
 	ClientIP(req *http.Request) string
 	Connections() int
 	DiskFull() bool
+	// Disk measures the data volume now, for the owner's status.
+	Disk() relay.DiskStatus
 	// FeedLag is how far this instance is behind the shared store's
 	// change log; false without a shared store.
 	FeedLag(ctx context.Context) (relay.FeedLag, bool, error)
@@ -79,6 +82,9 @@ type Options struct {
 	Index  *memsearch.Plugin // nil: search is off
 	// GroupKeys is the encrypted groups' key status (nil: none shown).
 	GroupKeys GroupKeys
+	// Remotes reports the remote relays' health for the owner's status
+	// (nil: no remotes configured, or search is off).
+	Remotes func() []remotesearch.RemoteStatus
 
 	MCP          MCPOptions
 	MetricsToken string // bearer token for GET /metrics; "" = only the owner over NIP-98
@@ -120,6 +126,7 @@ func (a *API) Routes(mux *http.ServeMux) {
 	a.agentRoutes(mux)
 	a.privacyRoutes(mux)
 	a.groupKeyRoutes(mux)
+	a.statusRoutes(mux)
 	a.mcpRoutes(mux)
 	a.uiRoutes(mux)
 	a.movedRoutes(mux)

@@ -91,7 +91,9 @@ func (l *Layer) request(ctx context.Context, r *remote, do func(ctx context.Cont
 	defer cancel()
 	start := time.Now()
 	evs, err := l.exchange(ctx, r, do)
-	l.met.result(r.URL, err, time.Since(start))
+	took := time.Since(start)
+	l.met.result(r.URL, err, took)
+	l.note(r, err, took)
 	if err != nil {
 		if errors.Is(err, errNIP11) {
 			l.log.Debug("remote search failed", "remote", r.URL, "err", err) // nipsOf told once

@@ -108,6 +108,7 @@ type remote struct {
 	nipsAt    time.Time
 	nipsTold  bool // a NIP-11 problem was logged (nipsTrouble)
 	downUntil time.Time
+	seen      seen // what its requests said (status.go)
 }
 
 // New builds the layer; it connects to nothing until a search asks.

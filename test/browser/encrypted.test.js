@@ -87,11 +87,10 @@ describe('encrypted group memories in the web UI', { timeout: 600000 }, () => {
   const owner = keys()
   const dave = keys() // a member, through the NIP-07 extension
   const erin = keys() // a member, through a key typed into the page; removed later
-  const suffix = Math.random().toString(36).slice(2, 8)
-  const group = `vault-${suffix}`
-  const ibex = `ibex${suffix}` // only the vault access memories have it
-  const narwhal = `narwhal${suffix}` // only the memory written after erin's removal
-  const lunch = `lunch${suffix}`
+  const group = 'vault'
+  const ibex = 'at the front desk' // only the vault access memories say it
+  const narwhal = 'kestrel-4471' // only the memory written after erin's removal
+  const lunch = 'on Fridays'
 
   let built
   let server
@@ -115,12 +114,13 @@ describe('encrypted group memories in the web UI', { timeout: 600000 }, () => {
     daveWS = await connect(server.ws, dave.sk)
     const erinWS = await connect(server.ws, erin.sk)
     relays.push(ownerWS, daveWS, erinWS)
+    await publish(ownerWS, sign(owner.sk, 0, [], JSON.stringify({ name: 'sam', display_name: 'Sam Rivera' })), 'owner profile')
     await publish(ownerWS, sign(owner.sk, 9007, [['h', group], ['name', 'Vault']]), 'create group')
     await publish(daveWS, sign(dave.sk, 9021, [['h', group]]), 'dave joins')
     await publish(erinWS, sign(erin.sk, 9021, [['h', group]]), 'erin joins')
     await publish(ownerWS, sign(owner.sk, 9002, [['h', group], ['encrypted']]), 'encryption on')
-    await publish(daveWS, sign(dave.sk, 0, [], JSON.stringify({ name: 'dave' })), 'dave profile')
-    await publish(erinWS, sign(erin.sk, 0, [], JSON.stringify({ name: 'erin' })), 'erin profile')
+    await publish(daveWS, sign(dave.sk, 0, [], JSON.stringify({ name: 'dave', display_name: 'Dave Mensah' })), 'dave profile')
+    await publish(erinWS, sign(erin.sk, 0, [], JSON.stringify({ name: 'erin', display_name: 'Erin Walsh' })), 'erin profile')
 
     const daveKeys = await groupKeys(daveWS, dave, agent, group)
     erinKeys = await groupKeys(erinWS, erin, agent, group)

@@ -51,11 +51,12 @@ export function buildBinary() {
 
 // startRelay runs `snowclaw serve` on a free port with a fresh data dir
 // and resolves with its ws:// and http:// base URLs once it listens.
-export async function startRelay(bin, ownerHex) {
+// config is SNOWCLAW_* settings for this relay alone.
+export async function startRelay(bin, ownerHex, config = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'snowclaw-ui-data-'))
   // the relay refuses unknown SNOWCLAW_* variables and known ones would
-  // change its config under the test: pass none
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('SNOWCLAW_')))
+  // change its config under the test: pass only the test's own
+  const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('SNOWCLAW_'))), ...config }
   const child = spawn(bin, ['serve', '--addr', '127.0.0.1:0', '--data', dataDir, '--owner', ownerHex], {
     env, stdio: ['ignore', 'pipe', 'pipe'],
   })

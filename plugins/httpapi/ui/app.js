@@ -11,17 +11,31 @@ import * as agents from './agents.js'
 import * as conflicts from './conflicts.js'
 import * as debug from './debug.js'
 import * as explorer from './explorer.js'
+import * as groups from './groups.js'
 import * as keys from './keys.js'
+import * as owner from './owner.js'
 import * as privacy from './privacy.js'
 
-const VIEWS = [
+// [id, tab title, module, who gets it]: the owner's view for the owner,
+// "My groups" for everyone else (the owner's view lists every group)
+const ALL_VIEWS = [
   ['explorer', 'Memories', explorer],
+  ['groups', 'My groups', groups, (ctx) => !ctx.isOwner],
   ['agents', 'Agents', agents],
   ['conflicts', 'Conflicts', conflicts],
   ['keys', 'Group keys', keys],
   ['debug', 'Debug', debug],
   ['privacy', 'My privacy', privacy],
+  ['owner', 'Owner', owner, (ctx) => ctx.isOwner],
 ]
+
+// what the header says the page signs with, by signer kind (auth.js)
+const SIGNED_WITH = {
+  extension: 'your browser extension',
+  session: 'a new session key (memory only)',
+  nsec: 'nsec (your secret key), held in this page\'s memory only',
+  hex: 'hex secret key (your secret key), held in this page\'s memory only',
+}
 
 const $ = (id) => document.getElementById(id)
 const errorBox = $('error')
@@ -47,7 +61,7 @@ document.addEventListener('click', (e) => { if (e.target.closest('button')) clea
 async function relayFacts() {
   const get = (path, headers) => fetch(path, { headers, cache: 'no-store' }).then((r) => (r.ok ? r.json() : {})).catch(() => ({}))
   const [health, info] = await Promise.all([get('/api/v1/health'), get('/', { Accept: 'application/nostr+json' })])
-  return { owner: toHex(health.owner) || toHex(info.pubkey), agent: toHex(health.agent), name: info.name || 'snowclaw' }
+  return { owner: toHex(health.owner) || toHex(info.pubkey), agent: toHex(health.agent), relay: toHex(health.relay) || toHex(info.self), name: info.name || 'snowclaw' }
 }
 
 let loggingIn = false
@@ -73,7 +87,7 @@ async function login(makeSigner) {
     showError(new Error(`Websocket: ${err.message}. Searching and listing still work over HTTP.`))
   }
   const ctx = {
-    signer, conn, owner: facts.owner, agent: facts.agent,
+    signer, conn, owner: facts.owner, agent: facts.agent, relay: facts.relay,
     isOwner: !!facts.owner && facts.owner === signer.pubkey,
     api: (method, path, payload, opts) => call(signer, method, path, payload, opts),
     error: showError,
@@ -85,12 +99,13 @@ function start(ctx, facts) {
   $('login').hidden = true
   fill($('who'),
     h('span', { id: 'me', dataset: { pubkey: ctx.signer.pubkey } }, 'Logged in as ', person(ctx.signer.pubkey)),
-    ` with ${ctx.signer.kind === 'extension' ? 'your browser extension' : 'a session key (memory only)'}`,
+    ` with ${SIGNED_WITH[ctx.signer.kind] || 'a key'}`,
     ctx.isOwner ? h('span', { class: 'badge' }, 'owner') : null,
     ` · relay ${facts.name}`)
   $('logout').hidden = false
   const tabs = $('tabs')
   const panels = {}
+  const VIEWS = ALL_VIEWS.filter(([, , , who]) => !who || who(ctx))
   for (const [id, title, view] of VIEWS) {
     const panel = h('section', { id: `view-${id}`, role: 'tabpanel', 'aria-labelledby': `tab-${id}`, hidden: true })
     $('views').append(panel)

@@ -34,7 +34,9 @@ export function sessionSigner(secret) {
   const sk = parseSecret(secret)
   return {
     pubkey: NT.getPublicKey(sk),
-    kind: secret ? 'key' : 'session',
+    // what the header says the page signs with: a typed key is the
+    // person's own secret, not a throwaway session key
+    kind: !secret ? 'session' : secret.trim().startsWith('nsec1') ? 'nsec' : 'hex',
     sign: async (template) => NT.finalizeEvent(template, sk),
     decrypt: async (peer, ct) => NT.nip44.decrypt(ct, NT.nip44.getConversationKey(sk, peer)),
   }

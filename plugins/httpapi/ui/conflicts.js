@@ -7,7 +7,7 @@
 
 import { query } from './api.js'
 import { memoryCard } from './explorer.js'
-import { count, field, fill, h, status } from './dom.js'
+import { count, empty, field, fill, h, status, topic as topicEl } from './dom.js'
 import { readable } from './memview.js'
 
 export function mount(root, ctx) {
@@ -22,8 +22,13 @@ export function mount(root, ctx) {
       const res = await ctx.api('GET', '/api/v1/conflicts' + query({ topic: topic.value.trim() }))
       const conflicts = res.conflicts || []
       await readable(ctx, ctx.agent, conflicts.flatMap((c) => c.memories || []))
-      fill(list, conflicts.map(render))
-      st.textContent = conflicts.length ? `${count(conflicts.length, 'topic', 'topics')} with conflicting memories.` : 'No conflicts among the memories you can read.'
+      const under = topic.value.trim()
+      fill(list, conflicts.length ? conflicts.map(render) : empty(under ? `No conflicts under “${under}”.` : 'No conflicts.',
+        'A conflict is a topic on which two sources say different things, or a new version of a memory learnt from someone other than the person the old one came from. None of the memories you can read disagree.',
+        ctx.isOwner
+          ? 'When one appears it is listed here side by side: pick the memory that should win (the others are kept as history), or flag it for review.'
+          : 'When one appears it is listed here side by side; the relay\'s owner decides which one wins.'))
+      st.textContent = conflicts.length ? `${count(conflicts.length, 'topic', 'topics')} with conflicting memories.` : ''
     } catch (err) { st.textContent = ''; ctx.error(err) }
   }
 
@@ -39,7 +44,7 @@ export function mount(root, ctx) {
     // in the order ranking prefers them: the first is what a search puts on top
     const memories = c.memories || []
     return h('article', { class: 'conflict', dataset: { topic: c.topic } },
-      h('h3', {}, c.topic, c.flagged ? h('span', { class: 'badge warn' }, 'flagged for review') : null,
+      h('h3', {}, topicEl(c.topic), c.flagged ? h('span', { class: 'badge warn' }, 'flagged for review') : null,
         c.resolved_by_supersession ? h('span', { class: 'badge' }, 'resolved by a new version') : null),
       h('ul', { class: 'side-by-side' }, memories.map((m, i) => memoryCard(m, {
         actions: [i === 0 ? h('span', { class: 'badge' }, c.resolved_by_supersession ? 'current version' : 'ranked first') : null,

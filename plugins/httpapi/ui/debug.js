@@ -5,7 +5,7 @@
 
 import { RelayConn, call, query } from './api.js'
 import { sessionSigner } from './auth.js'
-import { count, field, fill, h, idChip, npub, num, short, status } from './dom.js'
+import { count, empty, field, fill, h, idChip, npub, num, short, status, topic as topicEl } from './dom.js'
 import { readable, shownText, viewOfHit } from './memview.js'
 import { person } from './names.js'
 
@@ -27,6 +27,10 @@ export function mount(root, ctx) {
     h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, '#'), h('th', { scope: 'col' }, 'memory'),
       COLUMNS.map(([, name]) => h('th', { scope: 'col', class: 'num' }, name)), h('th', { scope: 'col' }, 'conflicts with'))),
     body)
+  const none = h('div', { id: 'explain-empty' })
+  const intro = () => empty('Explain a search.',
+    'Type what an agent would search for and press Explain. Each result shows why it ranks where it does: its BM25 (words) and vector (meaning) ranks and scores, their fusion, and the factors that multiply it — the source\'s trust, the memory\'s confidence, its recency and its length.',
+    'Search as another key (an agent\'s nsec) to see exactly what that key finds; the key is used for that one search and kept nowhere.')
 
   async function run(ev) {
     ev.preventDefault()
@@ -36,6 +40,7 @@ export function mount(root, ctx) {
       if (asKey.value.trim()) signer = sessionSigner(asKey.value)
     } catch (err) { return ctx.error(err) }
     fill(body)
+    fill(none)
     table.hidden = true
     st.textContent = `Searching as ${short(npub(signer.pubkey))}…`
     try {
@@ -44,7 +49,11 @@ export function mount(root, ctx) {
       const asSigner = (method, path, payload) => call(signer, method, path, payload)
       const views = await readable({ api: asSigner, signer, conn: signer === ctx.signer ? ctx.conn : undefined }, ctx.agent, res.map(viewOfHit))
       fill(body, res.map((hit, i) => row(views[i], hit.explain || {}, i)))
-      table.hidden = false
+      table.hidden = !res.length
+      if (!res.length) {
+        fill(none, empty(`No result for “${q.value}”.`,
+          'Nothing this key may read passed the relevance floor: no memory shares a word with the query, and none is close enough in meaning. Try other words, or search as another key.'))
+      }
       st.textContent = `${count(res.length, 'result', 'results')} for “${q.value}” as ${signer === ctx.signer ? 'you' : short(npub(signer.pubkey))}.`
     } catch (err) { st.textContent = ''; ctx.error(err) }
   }
@@ -52,12 +61,12 @@ export function mount(root, ctx) {
   function row(m, x, i) {
     return h('tr', { dataset: { id: m.id } },
       h('td', { class: 'num' }, String(i + 1)),
-      h('td', { class: 'memcell' }, h('strong', { class: 'topic' }, m.topic), ' ', h('span', { class: `tier tier-${m.tier}` }, m.tier), h('br'),
+      h('td', { class: 'memcell' }, topicEl(m.topic, 'strong'), ' ', h('span', { class: `tier tier-${m.tier}` }, m.tier), h('br'),
         h('span', { class: m.text || m.context ? 'mtext' : 'mtext unreadable' }, shownText(m)), h('br'),
         h('small', {}, 'source ', person(m.source), m.model ? ` · ${m.model}` : '', ' · ', idChip(m.id)),
         x.origin && x.origin !== 'local' ? h('span', { class: 'badge warn', title: `found on ${x.origin} (remote trust ${x.remote_trust}), not stored here` }, `remote: ${x.origin}`) : null),
       COLUMNS.map(([k, , digits]) => h('td', { class: 'num', dataset: { col: k } }, digits === 0 ? (x[k] ? String(x[k]) : '–') : num(x[k], digits))),
-      h('td', {}, (x.conflicts_with || []).map((id) => idChip(id))))
+      h('td', { class: 'conflicts-with' }, (x.conflicts_with || []).map((id) => h('span', { class: 'mid', title: id, dataset: { fullId: id } }, id.slice(0, 8) + '…'))))
   }
 
   fill(root,
@@ -66,7 +75,8 @@ export function mount(root, ctx) {
       field('Query', q), field('Limit', limit),
       field('Search as another key', asKey, 'kept in this page for this search only'), field('Through', via),
       h('button', { type: 'submit', class: 'primary' }, 'Explain')),
-    st, table)
+    st, none, table)
+  fill(none, intro())
   return { show: () => q.focus() }
 }
 

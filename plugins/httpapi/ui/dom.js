@@ -118,3 +118,61 @@ export function idChip(id) {
   const text = h('span', { class: 'idtext', title: id }, id.length > 16 ? id.slice(0, 10) + '…' + id.slice(-4) : id)
   return h('span', { class: 'mid', dataset: { fullId: id } }, 'id ', text, ' ', copy)
 }
+
+// empty is what a view shows where it has nothing to list: what that
+// means, and what the person can do about it (lines: text or elements).
+export function empty(title, ...lines) {
+  return h('div', { class: 'empty', role: 'note' },
+    h('p', { class: 'empty-title' }, title),
+    lines.filter(Boolean).map((l) => (l instanceof Node ? l : h('p', {}, l))))
+}
+
+const NPUB_IN_TEXT = /npub1[02-9ac-hj-np-z]{58}/g
+const HEX_IN_TEXT = /\b[0-9a-f]{64}\b/g
+const MAX_TOPIC = 60
+
+// topicText shortens what makes a topic long: each npub or 64-hex key in
+// it, then the middle of what is still too long.
+export function topicText(topic) {
+  let s = String(topic || '').replace(NPUB_IN_TEXT, (k) => k.slice(0, 10) + '…' + k.slice(-4)).replace(HEX_IN_TEXT, (k) => k.slice(0, 8) + '…' + k.slice(-4))
+  if (s.length > MAX_TOPIC) s = s.slice(0, MAX_TOPIC - 21) + '…' + s.slice(-20)
+  return s
+}
+
+// topic is a topic as every view shows it: shortened, the whole on hover.
+export function topic(t, tag = 'span', attrs = {}) {
+  return h(tag, { class: 'topic', title: t || '', ...attrs }, topicText(t))
+}
+
+// bytes says a size in the largest binary unit under 1024.
+export function bytes(n) {
+  if (typeof n !== 'number' || !Number.isFinite(n)) return '–'
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB']
+  let i = 0
+  while (n >= 1024 && i < units.length - 1) { n /= 1024; i++ }
+  return `${i ? n.toFixed(1) : n} ${units[i]}`
+}
+
+// ago says how long before now a unix time was, roughly.
+export function ago(ts, now = Date.now() / 1000) {
+  if (!ts) return 'never'
+  const d = Math.max(0, Math.round(now - ts))
+  if (d < 60) return `${d} s ago`
+  if (d < 3600) return `${Math.round(d / 60)} min ago`
+  if (d < 86400) return `${Math.round(d / 3600)} h ago`
+  return `${Math.round(d / 86400)} days ago`
+}
+
+// duration says a Go duration ("168h0m0s", "1m30s", "500ms") the way a
+// person would; anything else is returned as is.
+export function duration(d) {
+  const m = /^(?:(\d+)h)?(?:(\d+)m(?!s))?(?:([\d.]+)s)?(?:([\d.]+)ms)?$/.exec(String(d || ''))
+  if (!m || !d) return String(d || '')
+  const secs = (+m[1] || 0) * 3600 + (+m[2] || 0) * 60 + (+m[3] || 0) + (+m[4] || 0) / 1000
+  const unit = (n, one, many) => `${+n.toFixed(1)} ${n === 1 ? one : many}`
+  if (secs >= 86400 && secs % 86400 === 0) return unit(secs / 86400, 'day', 'days')
+  if (secs >= 3600) return unit(secs / 3600, 'hour', 'hours')
+  if (secs >= 60) return unit(secs / 60, 'minute', 'minutes')
+  if (secs >= 1) return unit(secs, 'second', 'seconds')
+  return `${Math.round(secs * 1000)} ms`
+}

@@ -5,7 +5,7 @@
 
 import { query } from './api.js'
 import { renderDiff } from './diff.js'
-import { count, field, fill, h, idChip, status, when } from './dom.js'
+import { count, empty, field, fill, h, idChip, status, topic as topicEl, when } from './dom.js'
 import { readable, shownText, viewOfHit } from './memview.js'
 import { person } from './names.js'
 
@@ -18,7 +18,7 @@ export function memoryCard(m, opts = {}) {
   return h('li', { class: 'memory', dataset: { id: m.id } },
     h('div', { class: 'mhead' },
       h('span', { class: `tier tier-${m.tier}` }, m.tier || '?'), ' ',
-      link('topic', m.topic, h('span', { class: 'topic' }, m.topic)),
+      link('topic', m.topic, topicEl(m.topic)),
       m.version ? h('span', { class: 'badge' }, `v${m.version}`) : null,
       m.sealed ? h('span', { class: 'badge', title: 'sealed with the group\'s key; opened in this page with the key the relay\'s agent sent you' }, 'group key') : null,
       m.superseded_by && m.superseded_by.length ? h('span', { class: 'badge warn' }, 'superseded') : null),
@@ -47,9 +47,10 @@ export function mount(root, ctx) {
   const superseded = h('input', { type: 'checkbox', name: 'include_superseded', id: 'include-superseded' })
   const st = status()
   const list = h('ul', { class: 'memories', id: 'memory-list', 'aria-label': 'Memories' })
+  const none = h('div', { id: 'memory-empty' })
   const detail = h('section', { class: 'detail-pane', id: 'memory-detail', 'aria-label': 'Version history', 'aria-live': 'polite' })
   // the list takes the page's width until a history is open beside it
-  const split = h('div', { class: 'split' }, list, detail)
+  const split = h('div', { class: 'split' }, h('div', {}, none, list), detail)
   const closeDetail = () => { fill(detail); split.classList.remove('with-detail') }
 
   const filter = (kind, value) => {
@@ -57,8 +58,14 @@ export function mount(root, ctx) {
     ;({ topic, source, group })[kind].value = value
     browse()
   }
-  const show = async (items, what) => {
+  const clearFilters = () => {
+    for (const c of [q, tier, topic, source, group]) c.value = ''
+    superseded.checked = false
+    browse()
+  }
+  const show = async (items, what, nothing) => {
     await readable(ctx, ctx.agent, items)
+    fill(none, items.length ? null : nothing())
     fill(list, items.map((m) => memoryCard(m, {
       filter,
       actions: m.isMemory === false ? null : h('button', { type: 'button', onclick: () => history(m.id) }, 'History'),
@@ -73,7 +80,10 @@ export function mount(root, ctx) {
     try {
       const res = await ctx.api('GET', '/api/v1/search' + query({ q: q.value, limit: 50 }))
       const items = (res.results || []).map(viewOfHit)
-      await show(items, `match “${q.value}”, best first`)
+      const text = q.value
+      await show(items, `match “${text}”, best first`, () => empty(`Nothing matches “${text}”.`,
+        'Search finds words and their meaning among the memories you may read. Try fewer or other words, or drop an extension such as tier: or group:.',
+        h('button', { type: 'button', onclick: clearFilters }, 'List every memory instead')))
     } catch (err) { st.textContent = ''; ctx.error(err) }
   }
 
@@ -83,7 +93,17 @@ export function mount(root, ctx) {
     const params = { tier: tier.value, topic: topic.value.trim(), source: source.value.trim(), group: group.value.trim(), include_superseded: superseded.checked, limit: 100 }
     try {
       const res = await ctx.api('GET', '/api/v1/memories' + query(params))
-      await show(res.memories || [], 'listed, newest first')
+      const filtered = params.tier || params.topic || params.source || params.group
+      await show(res.memories || [], 'listed, newest first', () => filtered
+        ? empty('No memories match these filters.', 'Clear a filter, or tick “old versions too” to list replaced versions as well.',
+          h('button', { type: 'button', onclick: clearFilters }, 'Clear the filters'))
+        : empty('No memories yet.',
+          'This relay holds no memory you may read. To store the first one:',
+          h('ul', {},
+            h('li', {}, 'connect an agent or an MCP host (Claude, Cursor…) to this relay and let it call ', h('code', {}, 'memory_store'), ';'),
+            h('li', {}, 'or send ', h('code', {}, 'POST /api/v1/memories'), ' with ', h('code', {}, '{"text": "…"}'), ' signed with your key (NIP-98);'),
+            h('li', {}, 'or talk in a group the relay\'s agent belongs to: it learns from the conversation.')),
+          'Private memories of other people, and those of groups you are not in, are never listed to you.'))
     } catch (err) { st.textContent = ''; ctx.error(err) }
   }
 
@@ -99,12 +119,12 @@ export function mount(root, ctx) {
       await readable(ctx, ctx.agent, versions)
       const full = (m) => [shownText(m), m.detail].filter(Boolean).join('\n')
       fill(detail,
-        h('div', { class: 'detail-head' }, h('h3', {}, 'History of ', h('span', { class: 'topic' }, d.memory.topic)),
+        h('div', { class: 'detail-head' }, h('h3', {}, 'History of ', topicEl(d.memory.topic)),
           h('button', { type: 'button', onclick: closeDetail, 'aria-label': 'Close the history' }, 'Close')),
         h('p', { class: 'hint' }, `${versions.length} ${versions.length === 1 ? 'version' : 'versions'}, newest first; each shows what changed from the one before.`),
         h('ol', { class: 'versions' }, versions.map((m, i) => h('li', { class: m.id === id ? 'version selected' : 'version', dataset: { id: m.id } },
           h('h4', {}, `${m.version ? 'v' + m.version : 'version'} · ${when(m.created_at)}`, i === 0 ? ' (current)' : ' (superseded)'),
-          h('p', { class: 'prov' }, h('span', { class: 'topic' }, m.topic), ' · source ', person(m.source), m.model ? ` · ${m.model}` : '', m.confidence ? ` · confidence ${m.confidence}` : '', ' · ', idChip(m.id)),
+          h('p', { class: 'prov' }, topicEl(m.topic), ' · source ', person(m.source), m.model ? ` · ${m.model}` : '', m.confidence ? ` · confidence ${m.confidence}` : '', ' · ', idChip(m.id)),
           versions[i + 1] ? [h('p', { class: 'hint' }, 'Changes from the previous version:'), renderDiff(full(versions[i + 1]), full(m))] : h('p', { class: 'mtext' }, full(m))))))
     } catch (err) { closeDetail(); ctx.error(err) }
   }

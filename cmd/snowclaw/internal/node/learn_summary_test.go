@@ -34,6 +34,10 @@ func TestLearn_SummaryBySizeOfConversation(t *testing.T) {
 		t.Fatalf("buffered %d messages, want %d", len(h), len(texts))
 	}
 	calls := s.count()
+	// the owner's view shows the newest summary: none yet
+	if code, body := e.api(&e.owner, "GET", "/api/v1/agent/learning", nil); code != 200 || body["last_summary"] != nil {
+		t.Fatalf("learning status before any summary: %d %v", code, body)
+	}
 
 	code, body := e.api(&e.owner, "POST", "/api/v1/agent/compact", map[string]int{})
 	if code != 200 || body["summaries"] != 1.0 {
@@ -42,6 +46,12 @@ func TestLearn_SummaryBySizeOfConversation(t *testing.T) {
 	sums := e.itemsWhere("Week ")
 	if len(sums) != 1 || !strings.Contains(sums[0].Topic, "/summary/") || !strings.Contains(sums[0].Topic, "-until-") {
 		t.Fatalf("summary = %+v, want one summary of part of this week", sums)
+	}
+	code, body = e.api(&e.owner, "GET", "/api/v1/agent/learning", nil)
+	last, _ := body["last_summary"].(map[string]any)
+	if code != 200 || last == nil || last["id"] != sums[0].ID || last["topic"] != sums[0].Topic || last["group"] != agentGroup ||
+		last["tier"] != "group" || last["text"] != sums[0].Text {
+		t.Fatalf("learning status after the summary: %d %v, want the summary %+v", code, body["last_summary"], sums[0])
 	}
 	reqs := s.structuredSince(calls)
 	if len(reqs) != 1 || !strings.Contains(reqs[0], texts[0]) || strings.Contains(reqs[0], texts[len(texts)-1]) {

@@ -381,10 +381,15 @@ func (n *Node) newServices() error {
 		return fmt.Errorf("memory service: %w", err)
 	}
 	n.memory = svc
+	var remotes func() []remotesearch.RemoteStatus
+	if n.remote != nil {
+		remotes = n.remote.Status
+	}
 	n.api = httpapi.New(httpapi.Options{
 		Relay: r, Memory: svc, Rights: n.rights, Agent: n.agent, Index: n.search,
 		MCP: o.MCP, MetricsToken: o.MetricsToken, Version: o.Version, Logger: o.Logger,
 		UseOnce: n.useOnce(), Leading: n.leading(), GroupKeys: n.crypt,
+		Remotes: remotes,
 	})
 	return nil
 }
