@@ -61,7 +61,7 @@ func runCluster(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs := flag.NewFlagSet("cluster", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.postgres, "postgres", "", "PostgreSQL URL of a role that may CREATE DATABASE (a fresh database per setup is made there and dropped)")
-	fs.StringVar(&o.instances, "instances", "1,2", "instance counts to run over PostgreSQL, comma-separated")
+	fs.StringVar(&o.instances, "instances", "1,2", "instance counts to run over PostgreSQL, comma-separated; N/W runs N instances with the publishers on the first W only (2/1: the second only follows, which prices following)")
 	fs.BoolVar(&o.badger, "badger", true, "also run one instance over badger, first")
 	fs.BoolVar(&o.cpuprofile, "cpuprofile", false, "write each relay's CPU profile (start to stop) to <dir>/<setup>/instance-<i>.pprof (set --dir to keep them)")
 	fs.IntVar(&o.events, "events", 10000, "kind 1 notes published per setup")
@@ -77,13 +77,13 @@ func runCluster(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if o.postgres == "" {
 		return errors.New("cluster: --postgres URL is required (a server the benchmark may create databases on)")
 	}
-	var counts []int
+	var counts []instanceCount
 	for _, s := range strings.Split(o.instances, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || n < 1 {
-			return fmt.Errorf("cluster: --instances %q: want counts like 1,2", o.instances)
+		c, err := parseInstanceCount(strings.TrimSpace(s))
+		if err != nil {
+			return fmt.Errorf("cluster: --instances %q: want counts like 1,2 or 2/1: %w", o.instances, err)
 		}
-		counts = append(counts, n)
+		counts = append(counts, c)
 	}
 	dir, cleanup, err := workDir(o.dir)
 	if err != nil {
@@ -125,12 +125,12 @@ func runCluster(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if o.badger {
 		setups = append(setups, "badger")
 	}
-	for _, n := range counts {
-		setups = append(setups, fmt.Sprintf("postgres×%d", n))
+	for _, c := range counts {
+		setups = append(setups, "postgres"+c.String())
 	}
 	var results []clusterResult
 	for i, setup := range setups {
-		n, url, db := 1, "", ""
+		n, url, db := instanceCount{1, 1}, "", ""
 		var srv *pgServer
 		if setup != "badger" {
 			n, srv = counts[i-len(setups)+len(counts)], server
@@ -239,7 +239,33 @@ func freshDatabase(ctx context.Context, admin string) (string, string, error) {
 
 // runSetup starts n instances (sharing url, or one over badger), loads
 // them and measures.
-func runSetup(ctx context.Context, bin, dir, setup string, n int, dbURL, db string, srv *pgServer, sks []string, notes, mems []nostr.Event, queries []benchcorpus.Query, probes int, cpuprofile bool) (clusterResult, error) {
+// instanceCount is one PostgreSQL setup: n instances, the publishers
+// spread over the first writers.
+type instanceCount struct{ n, writers int }
+
+func parseInstanceCount(s string) (instanceCount, error) {
+	ns, ws, split := strings.Cut(s, "/")
+	n, err := strconv.Atoi(ns)
+	if err != nil || n < 1 {
+		return instanceCount{}, fmt.Errorf("%q: not a count", s)
+	}
+	w := n
+	if split {
+		if w, err = strconv.Atoi(ws); err != nil || w < 1 || w > n {
+			return instanceCount{}, fmt.Errorf("%q: want 1 to %d writing instances", s, n)
+		}
+	}
+	return instanceCount{n, w}, nil
+}
+
+func (c instanceCount) String() string {
+	if c.writers == c.n {
+		return fmt.Sprintf("×%d", c.n)
+	}
+	return fmt.Sprintf("×%d/%d", c.n, c.writers)
+}
+
+func runSetup(ctx context.Context, bin, dir, setup string, count instanceCount, dbURL, db string, srv *pgServer, sks []string, notes, mems []nostr.Event, queries []benchcorpus.Query, probes int, cpuprofile bool) (clusterResult, error) {
 	r := clusterResult{setup: setup, pgCPU: -1, walSyncs: -1, flushMS: -1, walKB: -1, lock: -1, walwait: -1}
 	keys := filepath.Join(dir, "keys")
 	if _, err := relay.LoadKeys(keys, true); err != nil {
@@ -252,6 +278,7 @@ func runSetup(ctx context.Context, bin, dir, setup string, n int, dbURL, db stri
 			_ = p.stop()
 		}
 	}()
+	n := count.n
 	for i := range n {
 		data := filepath.Join(dir, fmt.Sprintf("instance-%d", i))
 		if err := copyKeys(keys, data); err != nil {
@@ -270,7 +297,7 @@ func runSetup(ctx context.Context, bin, dir, setup string, n int, dbURL, db stri
 		}
 		procs = append(procs, p)
 	}
-	if err := r.ingest(ctx, procs, srv, db, sks, notes); err != nil {
+	if err := r.ingest(ctx, procs, count.writers, srv, db, sks, notes); err != nil {
 		return r, err
 	}
 	var err error
@@ -315,7 +342,7 @@ func copyKeys(from, to string) error {
 // ingest publishes notes and measures what they cost: events/s, OK
 // latency, each relay's CPU and, over PostgreSQL (srv), the server's CPU,
 // its WAL flushes and its lock waits, all per event.
-func (r *clusterResult) ingest(ctx context.Context, procs []*proc, srv *pgServer, db string, sks []string, notes []nostr.Event) error {
+func (r *clusterResult) ingest(ctx context.Context, procs []*proc, writers int, srv *pgServer, db string, sks []string, notes []nostr.Event) error {
 	cpu0 := make([]time.Duration, len(procs))
 	for i, p := range procs {
 		var err error
@@ -335,7 +362,7 @@ func (r *clusterResult) ingest(ctx context.Context, procs []*proc, srv *pgServer
 		pg0, pgOK = srv.cpu()
 		waits = srv.sampleWaits(ctx, db)
 	}
-	evps, lat, err := publishSpread(procs, sks, notes)
+	evps, lat, err := publishSpread(procs[:writers], sks, notes)
 	if err != nil {
 		if waits != nil {
 			_, _, _ = waits.shares()
