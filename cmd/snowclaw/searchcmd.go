@@ -139,7 +139,7 @@ func explainRows(notices []string) map[string]snowclaw.ExplainRow {
 	out := make(map[string]snowclaw.ExplainRow)
 	for _, n := range notices {
 		var body struct {
-			Explain string                 `json:"explain"`
+			Explain string                `json:"explain"`
 			Results []snowclaw.ExplainRow `json:"results"`
 		}
 		if json.Unmarshal([]byte(n), &body) == nil && body.Explain != "" {
