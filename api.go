@@ -55,12 +55,50 @@ type SearchRequest struct {
 type SearchHit struct {
 	Event   *nostr.Event `json:"event"`
 	Memory  *MemoryView  `json:"memory,omitempty"`
-	Explain any          `json:"explain,omitempty"` // score breakdown when asked
+	Explain *ExplainRow  `json:"explain,omitempty"` // score breakdown when asked
 	// Origin is where the hit came from in a search that asked remote
 	// relays too (include:remote): "local" for this relay, else the
 	// remote relay's URL. Absent in a search of this relay only. A remote
 	// hit is another relay's public event, never stored here.
 	Origin string `json:"origin,omitempty"`
+}
+
+// ExplainRow is one result's score breakdown, for a search with
+// explain:true (a NOTICE on the websocket, SearchHit.Explain in the API).
+type ExplainRow struct {
+	ID string `json:"id"`
+	Explain
+	// ConflictsWith lists current memories on the same topic from other
+	// sources that say something else (docs/search.md), and the version this
+	// one replaced when the two were learnt from different people, as far
+	// as the reader may see them.
+	ConflictsWith []string `json:"conflicts_with,omitempty"`
+	// Origin is "local" or a remote relay's URL in a search that asked
+	// remote relays too (include:remote); RemoteTrust is the remote's
+	// trust weight, already multiplied into Final.
+	Origin      string  `json:"origin,omitempty"`
+	RemoteTrust float64 `json:"remote_trust,omitempty"`
+}
+
+// Explain is the ranking's score breakdown of one result (search.Result).
+type Explain struct {
+	BM25Rank    int     `json:"bm25_rank"`    // 1-based, 0 = not in the BM25 list
+	BM25Score   float64 `json:"bm25_score"`   //
+	VectorRank  int     `json:"vector_rank"`  // 1-based, 0 = not in the vector list
+	VectorScore float64 `json:"vector_score"` // cosine similarity
+	Fused       float64 `json:"fused"`        // reciprocal rank fusion score
+	Trust       float64 `json:"trust"`        // source × model tier factor
+	Confidence  float64 `json:"confidence"`   // factor from snow:confidence
+	Recency     float64 `json:"recency"`      // factor from recency decay
+	Length      float64 `json:"length"`       // factor from the message-length prior
+	Date        float64 `json:"date"`         // factor from a month the query names (search/querydate)
+	Speaker     float64 `json:"speaker"`      // factor from a speaker the query names (search/speaker)
+	Final       float64 `json:"final"`
+	// Floor is the relevance floor the result passed: bm25, vector
+	// (vector_score ≥ vector_floor), both, or context (a thread neighbour
+	// of a message that passed); see search/floor.go.
+	Floor       string  `json:"floor"`
+	VectorFloor float64 `json:"vector_floor"` // the index's calibrated vector floor
 }
 
 // OriginLocal is SearchHit.Origin of this relay's hits.

@@ -9,6 +9,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/nbd-wtf/go-nostr"
 )
 
 // SearchQuery is a NIP-50 search string split into free text and the
@@ -32,6 +34,50 @@ type SearchQuery struct {
 	// ignores it.
 	IncludeRemote bool
 	Explain       bool // explain:true, the score breakdown
+}
+
+// Filter is a REQ or COUNT filter past the edge that read it (the
+// websocket, the HTTP API, MCP): the NIP-01 fields, and for a NIP-50
+// search the one parse of its search string. Everything below the edge
+// (the read rule, the remote layer, the index) takes this value, so no
+// two of them can read one search differently, and none adds flags by
+// appending to a string the client wrote.
+type Filter struct {
+	nostr.Filter
+	// Search is the parsed search, nil when the filter is no search. It
+	// shadows the embedded string, which ReadFilter empties: code that
+	// still reads f.Search as a string does not compile. Never modified
+	// after the parse (copies of the filter share it): to change a flag,
+	// copy the query.
+	Search *SearchQuery
+}
+
+// ReadFilter parses f's search string; an unparsable one is an invalid:
+// refusal naming what is wrong.
+func ReadFilter(f nostr.Filter) (Filter, error) {
+	if f.Search == "" {
+		return Filter{Filter: f}, nil
+	}
+	q, err := ParseSearch(f.Search)
+	if err != nil {
+		return Filter{}, Invalid("search query: %v", err)
+	}
+	return SearchFilter(f, q), nil
+}
+
+// SearchFilter is f searching for q, for a search built in process (the
+// agent's recall, the API's flags): f's own search string is dropped.
+func SearchFilter(f nostr.Filter, q SearchQuery) Filter {
+	f.Search = ""
+	return Filter{Filter: f, Search: &q}
+}
+
+// Query is f's search, the zero query when f is no search.
+func (f Filter) Query() SearchQuery {
+	if f.Search == nil {
+		return SearchQuery{}
+	}
+	return *f.Search
 }
 
 var validTiers = map[string]bool{"public": true, "group": true, "private": true, "internal": true}

@@ -63,7 +63,7 @@ func TestGroupRefusals_HiddenLikeMissing(t *testing.T) {
 	for _, who := range []string{"stranger", ""} {
 		answer := func(g string) string {
 			_, wmsg := outcome(w.Check(&nostr.Event{PubKey: who, Kind: 9, Tags: nostr.Tags{{"h", g}}}))
-			_, fmsg := outcome(v.CheckFilter(who, nostr.Filter{Tags: nostr.TagMap{"h": {g}}}))
+			_, fmsg := outcome(checkFilter(v, who, nostr.Filter{Tags: nostr.TagMap{"h": {g}}}))
 			return strings.ReplaceAll(wmsg+"|"+fmsg, g, "G")
 		}
 		if hid, none := answer("hid"), answer("nosuch"); hid != none {

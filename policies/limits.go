@@ -76,7 +76,7 @@ func (l Limits) RejectEvent(_ context.Context, evt *nostr.Event) error {
 }
 
 // RejectFilter refuses filters too big to answer cheaply.
-func (l Limits) RejectFilter(_ context.Context, f nostr.Filter) error {
+func (l Limits) RejectFilter(_ context.Context, f snowclaw.Filter) error {
 	n := len(f.IDs) + len(f.Authors) + len(f.Kinds)
 	for k, vs := range f.Tags {
 		if len(k) != 1 {

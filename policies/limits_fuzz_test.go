@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
 )
 
 // fakeGroups is a fixed GroupView for the tests of this package.
@@ -109,7 +110,7 @@ func FuzzFilter(f *testing.F) {
 		}
 		ctx := context.Background()
 		for _, l := range limits {
-			reject, msg := outcome(l.RejectFilter(ctx, filter))
+			reject, msg := outcome(l.RejectFilter(ctx, snowclaw.Filter{Filter: filter}))
 			if reject {
 				checkRefusal(t, "Limits.RejectFilter", msg)
 				continue
@@ -123,7 +124,7 @@ func FuzzFilter(f *testing.F) {
 			}
 		}
 		for _, reader := range readers {
-			reject, msg := outcome(vis.CheckFilter(reader, filter))
+			reject, msg := outcome(checkFilter(vis, reader, filter))
 			if !reject {
 				if msg != "" {
 					t.Fatalf("accepted filter with a message %q", msg)

@@ -107,7 +107,7 @@ func TestLimits_RejectFilter(t *testing.T) {
 		{"negative limit", small, nostr.Filter{Limit: -1}, true},
 		{"a huge limit (clamped, not refused)", small, nostr.Filter{Limit: 1 << 30}, false},
 	} {
-		err := row.limits.RejectFilter(context.Background(), row.filter)
+		err := row.limits.RejectFilter(context.Background(), snowclaw.Filter{Filter: row.filter})
 		if (err != nil) != row.refused {
 			t.Errorf("%s: %v, want refused %v", row.name, err, row.refused)
 		}
@@ -202,12 +202,12 @@ func TestFilterAndConnectionRateLimit(t *testing.T) {
 				t.Errorf("%s: limited %v, want %v", what, limited, want)
 			}
 		}
-		check("first query", filters(fromIP("1.1.1.1"), nostr.Filter{}) != nil, false)
-		check("second query at once", filters(fromIP("1.1.1.1"), nostr.Filter{}) != nil, true)
-		check("query from another address", filters(fromIP("2.2.2.2"), nostr.Filter{}) != nil, false)
-		check("internal query", filters(context.Background(), nostr.Filter{}) != nil, false)
+		check("first query", filters(fromIP("1.1.1.1"), snowclaw.Filter{}) != nil, false)
+		check("second query at once", filters(fromIP("1.1.1.1"), snowclaw.Filter{}) != nil, true)
+		check("query from another address", filters(fromIP("2.2.2.2"), snowclaw.Filter{}) != nil, false)
+		check("internal query", filters(context.Background(), snowclaw.Filter{}) != nil, false)
 		time.Sleep(500 * time.Millisecond)
-		check("query half a second later", filters(fromIP("1.1.1.1"), nostr.Filter{}) != nil, false)
+		check("query half a second later", filters(fromIP("1.1.1.1"), snowclaw.Filter{}) != nil, false)
 
 		check("first connection", conns("1.1.1.1"), false)
 		check("second connection at once", conns("1.1.1.1"), true)

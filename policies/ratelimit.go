@@ -87,9 +87,9 @@ func EventRateLimit(perIP, perPubkey Rate, exempt func(pubkey string) bool) func
 }
 
 // FilterRateLimit limits REQ and COUNT filters per client IP.
-func FilterRateLimit(perIP Rate) func(context.Context, nostr.Filter) error {
+func FilterRateLimit(perIP Rate) func(context.Context, snowclaw.Filter) error {
 	ips := newLimiter(perIP)
-	return func(ctx context.Context, _ nostr.Filter) error {
+	return func(ctx context.Context, _ snowclaw.Filter) error {
 		if ip := ClientIP(ctx); ip != "" && !ips.allow(ip, time.Now()) {
 			return snowclaw.RateLimited("more than %g queries per second from your address; slow down", perIP.PerSecond)
 		}

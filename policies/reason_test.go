@@ -34,7 +34,7 @@ func TestRefusalReasons(t *testing.T) {
 	ipCtx := WithConn(ctx, &Conn{IP: "192.0.2.1"})
 	burst(ipCtx, &nostr.Event{PubKey: "alice"})
 	filters := FilterRateLimit(Rate{PerSecond: 1, Burst: 1})
-	filters(ipCtx, nostr.Filter{})
+	filters(ipCtx, snowclaw.Filter{})
 	for _, c := range []struct {
 		name string
 		err  error
@@ -48,11 +48,11 @@ func TestRefusalReasons(t *testing.T) {
 		{"config without owner", (&WriteRules{}).Check(&nostr.Event{PubKey: "alice", Kind: 30078, Tags: nostr.Tags{{"d", "snowclaw:config:global"}}}), snowclaw.ReasonRestricted},
 		{"content too long", l.RejectEvent(ctx, &nostr.Event{Content: string(make([]byte, l.MaxContentBytes+1))}), snowclaw.ReasonInvalid},
 		{"expired", l.RejectEvent(ctx, &nostr.Event{CreatedAt: nostr.Now(), Tags: nostr.Tags{{"expiration", "1"}}}), snowclaw.ReasonInvalid},
-		{"negative limit", l.RejectFilter(ctx, nostr.Filter{Limit: -1}), snowclaw.ReasonInvalid},
-		{"gift wraps anonymously", v.CheckFilter("", nostr.Filter{Kinds: []int{1059}}), snowclaw.ReasonAuthRequired},
-		{"someone else's gift wraps", v.CheckFilter("alice", nostr.Filter{Kinds: []int{1059}, Tags: nostr.TagMap{"p": {"bob"}}}), snowclaw.ReasonRestricted},
+		{"negative limit", l.RejectFilter(ctx, snowclaw.Filter{Filter: nostr.Filter{Limit: -1}}), snowclaw.ReasonInvalid},
+		{"gift wraps anonymously", checkFilter(v, "", nostr.Filter{Kinds: []int{1059}}), snowclaw.ReasonAuthRequired},
+		{"someone else's gift wraps", checkFilter(v, "alice", nostr.Filter{Kinds: []int{1059}, Tags: nostr.TagMap{"p": {"bob"}}}), snowclaw.ReasonRestricted},
 		{"event rate", burst(ipCtx, &nostr.Event{PubKey: "alice"}), snowclaw.ReasonRateLimited},
-		{"filter rate", filters(ipCtx, nostr.Filter{}), snowclaw.ReasonRateLimited},
+		{"filter rate", filters(ipCtx, snowclaw.Filter{}), snowclaw.ReasonRateLimited},
 	} {
 		refused, msg := outcome(c.err)
 		if !refused {

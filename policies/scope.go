@@ -16,22 +16,16 @@ import (
 //
 // A NIP-50 search asks through its extensions as well as its tags: group:x
 // narrows to a group as ["h", x] does, and tier:group, tier:private and
-// tier:internal to scoped memories. They are read with the one parser the
-// search engine uses (snowclaw.ParseSearch), so the rule and the search
-// cannot disagree on what a query asks for.
-func (v *Visibility) CheckFilter(reader string, f nostr.Filter) error {
-	var sq snowclaw.SearchQuery
-	if f.Search != "" {
-		var err error
-		if sq, err = snowclaw.ParseSearch(f.Search); err != nil {
-			return snowclaw.Invalid("search query: %v", err)
-		}
-	}
+// tier:internal to scoped memories. The rule reads the one parse the
+// search engine gets (snowclaw.ReadFilter), so the two cannot disagree on
+// what a query asks for.
+func (v *Visibility) CheckFilter(reader string, f snowclaw.Filter) error {
+	sq := f.Query()
 	groups := f.Tags["h"]
 	if len(sq.Groups) > 0 {
 		groups = append(slices.Clone(groups), sq.Groups...)
 	}
-	memories := asksForMemories(f) || slices.Contains(sq.Tiers, string(snowclaw.TierGroup))
+	memories := asksForMemories(f.Filter) || slices.Contains(sq.Tiers, string(snowclaw.TierGroup))
 	for _, g := range groups {
 		info, exists := v.Groups.GroupInfo(g)
 		if exists && !info.Private && !info.Hidden && !memories {

@@ -272,7 +272,7 @@ func TestVisibility_CheckFilter(t *testing.T) {
 			if !named {
 				want = ok
 			}
-			err := v.CheckFilter(reader, row.filter)
+			err := checkFilter(v, reader, row.filter)
 			got := ok
 			if err != nil {
 				got = snowclaw.ReasonOf(err)
@@ -282,4 +282,15 @@ func TestVisibility_CheckFilter(t *testing.T) {
 			}
 		}
 	}
+}
+
+// checkFilter is CheckFilter as the relay runs it: on f as the websocket
+// read it (snowclaw.ReadFilter), whose refusal of a malformed search comes
+// first.
+func checkFilter(v *Visibility, reader string, f nostr.Filter) error {
+	sf, err := snowclaw.ReadFilter(f)
+	if err != nil {
+		return err
+	}
+	return v.CheckFilter(reader, sf)
 }

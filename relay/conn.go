@@ -222,12 +222,13 @@ func (c *client) checkEvent(evt *nostr.Event) error {
 	return nil
 }
 
-func (c *client) handleReq(id string, filters nostr.Filters) {
+func (c *client) handleReq(id string, raw nostr.Filters) {
 	if err := c.r.caughtUp(c.ctx); err != nil {
 		c.closed(id, err)
 		return
 	}
-	if err := c.checkFilters(id, filters); err != nil {
+	filters, err := c.checkFilters(id, raw)
+	if err != nil {
 		c.closed(id, err)
 		return
 	}
@@ -245,8 +246,8 @@ func (c *client) handleReq(id string, filters nostr.Filters) {
 			if f.LimitZero {
 				continue
 			}
-			if f.Search != "" {
-				evs, explain, err := c.r.SearchQuery(c.ctx, c.reader(), f)
+			if f.Search != nil {
+				evs, explain, err := c.r.Search(c.ctx, c.reader(), f)
 				if err != nil {
 					c.closed(id, err)
 					c.r.subs.unsubscribe(c, id)
@@ -260,7 +261,7 @@ func (c *client) handleReq(id string, filters nostr.Filters) {
 				}
 				continue
 			}
-			ch, err := c.r.queryVisible(c.ctx, f)
+			ch, err := c.r.queryVisible(c.ctx, f.Filter)
 			if err != nil {
 				c.closed(id, snowclaw.Internal("could not query the store"))
 				c.r.subs.unsubscribe(c, id)
@@ -275,44 +276,53 @@ func (c *client) handleReq(id string, filters nostr.Filters) {
 	}()
 }
 
-// checkFilters is the CLOSED refusal, or nil when every filter may run.
-func (c *client) checkFilters(id string, filters nostr.Filters) error {
+// checkFilters reads the filters of a REQ or COUNT, each search string
+// parsed here and nowhere else, and returns them, or the CLOSED refusal
+// when one may not run.
+func (c *client) checkFilters(id string, raw nostr.Filters) ([]snowclaw.Filter, error) {
 	l := c.r.opts.Limits
 	if id == "" || len(id) > l.MaxSubIDLength {
-		return snowclaw.Invalid("subscription ids are 1-%d characters", l.MaxSubIDLength)
+		return nil, snowclaw.Invalid("subscription ids are 1-%d characters", l.MaxSubIDLength)
 	}
-	if len(filters) == 0 || len(filters) > l.MaxFilters {
-		return snowclaw.Invalid("a request carries 1-%d filters", l.MaxFilters)
+	if len(raw) == 0 || len(raw) > l.MaxFilters {
+		return nil, snowclaw.Invalid("a request carries 1-%d filters", l.MaxFilters)
 	}
-	for _, f := range filters {
+	filters := make([]snowclaw.Filter, len(raw))
+	for i, rf := range raw {
+		f, err := snowclaw.ReadFilter(rf)
+		if err != nil {
+			return nil, err
+		}
 		for _, reject := range c.r.RejectFilter {
 			if err := reject(c.ctx, f); err != nil {
-				return err
+				return nil, err
 			}
 		}
+		filters[i] = f
 	}
-	return nil
+	return filters, nil
 }
 
 // sendExplain delivers the score breakdown of a search with explain:true
 // as one NOTICE before EOSE: {"explain":"<sub id>","results":[…]}. Other
 // clients ignore notices; it only ever covers events just sent.
-func (c *client) sendExplain(sub string, rows any) {
+func (c *client) sendExplain(sub string, rows []snowclaw.ExplainRow) {
 	b, err := json.Marshal(struct {
-		Explain string `json:"explain"`
-		Results any    `json:"results"`
+		Explain string                `json:"explain"`
+		Results []snowclaw.ExplainRow `json:"results"`
 	}{sub, rows})
 	if err == nil {
 		c.send(nostr.NoticeEnvelope(string(b)))
 	}
 }
 
-func (c *client) handleCount(id string, filters nostr.Filters) {
+func (c *client) handleCount(id string, raw nostr.Filters) {
 	if err := c.r.caughtUp(c.ctx); err != nil {
 		c.closed(id, err)
 		return
 	}
-	if err := c.checkFilters(id, filters); err != nil {
+	filters, err := c.checkFilters(id, raw)
+	if err != nil {
 		c.closed(id, err)
 		return
 	}
@@ -321,7 +331,7 @@ func (c *client) handleCount(id string, filters nostr.Filters) {
 		for _, f := range filters {
 			n, err := c.r.countVisible(c.ctx, f)
 			if err != nil {
-				if f.Search == "" {
+				if f.Search == nil {
 					err = snowclaw.Internal("could not count")
 				} // a search's refusal is the searcher's, as for a REQ ("loading, try again")
 				c.closed(id, err)

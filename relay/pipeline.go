@@ -26,8 +26,9 @@ type Hooks struct {
 	// the search index, the agent's memory, live config.
 	OnEventDeleted []func(ctx context.Context, evt *nostr.Event)
 	// RejectFilter refuses a REQ or COUNT filter before it runs: the
-	// first error is the CLOSED reason.
-	RejectFilter []func(ctx context.Context, f nostr.Filter) error
+	// first error is the CLOSED reason. A search arrives parsed
+	// (snowclaw.ReadFilter, once per filter at the websocket).
+	RejectFilter []func(ctx context.Context, f snowclaw.Filter) error
 }
 
 // Publish stores an event the relay or its agent made and broadcasts it to

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/policies"
 	"github.com/snowclaw/snowclaw/relay/store"
 )
@@ -56,17 +57,17 @@ func (r *Relay) queryVisible(ctx context.Context, f nostr.Filter) (chan *nostr.E
 
 // countVisible is NIP-45 COUNT under the same read rule as REQ; with a
 // search it counts what the search would return.
-func (r *Relay) countVisible(ctx context.Context, f nostr.Filter) (int64, error) {
+func (r *Relay) countVisible(ctx context.Context, f snowclaw.Filter) (int64, error) {
 	r.met.query(queryCount)
 	reader := policies.ReaderOf(ctx)
-	if f.Search != "" {
+	if f.Search != nil {
 		f.Limit = 1 << 30 // clamped to the search maximum
-		evs, _, err := r.SearchQuery(ctx, reader, f)
+		evs, _, err := r.Search(ctx, reader, f)
 		return int64(len(evs)), err
 	}
 	var n int64
 	now := nostr.Now()
-	err := store.Each(ctx, r.store, f, func(evt *nostr.Event) bool {
+	err := store.Each(ctx, r.store, f.Filter, func(evt *nostr.Event) bool {
 		if policies.Expired(evt, now) {
 			return true
 		}

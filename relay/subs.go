@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/policies"
 )
 
@@ -13,16 +14,16 @@ import (
 // they had no search, and can only be changed on a copy.
 type registry struct {
 	mu      sync.RWMutex
-	clients map[*client]map[string]nostr.Filters
+	clients map[*client]map[string][]snowclaw.Filter
 }
 
 func newRegistry() *registry {
-	return &registry{clients: make(map[*client]map[string]nostr.Filters)}
+	return &registry{clients: make(map[*client]map[string][]snowclaw.Filter)}
 }
 
 func (g *registry) add(c *client) {
 	g.mu.Lock()
-	g.clients[c] = make(map[string]nostr.Filters)
+	g.clients[c] = make(map[string][]snowclaw.Filter)
 	g.mu.Unlock()
 }
 
@@ -32,7 +33,7 @@ func (g *registry) remove(c *client) {
 	g.mu.Unlock()
 }
 
-func (g *registry) subscribe(c *client, id string, filters nostr.Filters) {
+func (g *registry) subscribe(c *client, id string, filters []snowclaw.Filter) {
 	g.mu.Lock()
 	if subs, ok := g.clients[c]; ok {
 		subs[id] = filters
@@ -123,18 +124,14 @@ func (r *Relay) broadcast(evt *nostr.Event) int {
 }
 
 // matchesLive is NIP-01 matching, and for search filters the rest of the
-// filter plus the search itself (go-nostr's Matches ignores search).
-func (r *Relay) matchesLive(filters nostr.Filters, evt *nostr.Event) bool {
+// filter plus the search itself, parsed when the REQ came (go-nostr's
+// Matches ignores search).
+func (r *Relay) matchesLive(filters []snowclaw.Filter, evt *nostr.Event) bool {
 	for _, f := range filters {
-		if f.Search == "" {
-			if f.Matches(evt) {
-				return true
-			}
+		if !f.Filter.Matches(evt) {
 			continue
 		}
-		rest := f
-		rest.Search = ""
-		if r.search != nil && rest.Matches(evt) && r.search.MatchLive(f.Search, evt) {
+		if f.Search == nil || r.search != nil && r.search.MatchLive(*f.Search, evt) {
 			return true
 		}
 	}

@@ -126,23 +126,6 @@ type Result struct {
 	Explain *Explain // set when Query.Explain
 }
 
-// Explain is the score breakdown of one result (the UI's debug view).
-type Explain struct {
-	BM25Rank    int     `json:"bm25_rank"`    // 1-based, 0 = not in the BM25 list
-	BM25Score   float64 `json:"bm25_score"`   //
-	VectorRank  int     `json:"vector_rank"`  // 1-based, 0 = not in the vector list
-	VectorScore float64 `json:"vector_score"` // cosine similarity
-	Fused       float64 `json:"fused"`        // reciprocal rank fusion score
-	Trust       float64 `json:"trust"`        // source × model tier factor
-	Confidence  float64 `json:"confidence"`   // factor from snow:confidence
-	Recency     float64 `json:"recency"`      // factor from recency decay
-	Length      float64 `json:"length"`       // factor from the message-length prior
-	Date        float64 `json:"date"`         // factor from a month the query names (search/querydate)
-	Speaker     float64 `json:"speaker"`      // factor from a speaker the query names (search/speaker)
-	Final       float64 `json:"final"`
-	// Floor is the relevance floor the result passed: bm25, vector
-	// (vector_score ≥ vector_floor), both, or context (a thread neighbour
-	// of a message that passed); see floor.go.
-	Floor       string  `json:"floor"`
-	VectorFloor float64 `json:"vector_floor"` // the index's calibrated vector floor
-}
+// Explain is the score breakdown of one result (the UI's debug view);
+// the type is the API's, so a row reaches clients as the ranking wrote it.
+type Explain = snowclaw.Explain

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/snowclaw/snowclaw/search/session"
 )
 
 // turn is a memory that writes down what someone said, by author at at.
@@ -38,8 +40,8 @@ func TestSearch_SpeakerTheQueryNames(t *testing.T) {
 
 // TestSearch_SessionLendsToMates: a memory that answers without repeating
 // the question's words is found through the memory written with it (same
-// author, same time), and through nothing else: not another author's
-// memory of that second, not the author's memory of another time, not a
+// author, a minute later), and through nothing else: not another author's
+// memory of that minute, not the author's memory of hours later, not a
 // mate the reader may not read, not plain facts stored together.
 func TestSearch_SessionLendsToMates(t *testing.T) {
 	ix := openTest(t, Options{})
@@ -47,9 +49,9 @@ func TestSearch_SessionLendsToMates(t *testing.T) {
 	secret.Scope = "private"
 	mustIndex(t, ix,
 		turn("hit", "a", 100, "Melanie: I painted that lake sunrise last year"),
-		turn("mate", "a", 100, "Melanie: By the way, take a look at this."),
+		turn("mate", "a", 160, "Melanie: By the way, take a look at this."),
 		secret,
-		turn("later", "a", 200, "Melanie: take a look at my dog"),
+		turn("later", "a", 160+session.Window+1, "Melanie: take a look at my dog"),
 		turn("other", "b", 100, "Melanie: take a look at this too"),
 		Doc{ID: "fact1", Kind: 30078, Pubkey: "c", CreatedAt: 100, D: "snow:memory:f1", Text: "the lake sunrise was painted in oil", Scope: "public"},
 		Doc{ID: "fact2", Kind: 30078, Pubkey: "c", CreatedAt: 100, D: "snow:memory:f2", Text: "the dog is called Bailey", Scope: "public"},
@@ -85,12 +87,13 @@ func TestSearch_SessionLendsToMates(t *testing.T) {
 }
 
 // TestSearch_HugeSessionLendsNothing: an author who stores thousands of
-// memories under one timestamp gets no session context for them.
+// memories in one burst (here one a second, each within the window of
+// the last) gets no session context for them.
 func TestSearch_HugeSessionLendsNothing(t *testing.T) {
 	ix := openTest(t, Options{})
 	docs := []Doc{turn("hit", "m", 1, "Mallory: the lake sunrise")}
 	for i := range 500 { // more than session.MaxLend
-		docs = append(docs, turn(fmt.Sprint("spam", i), "m", 1, fmt.Sprintf("Mallory: buy coin %d", i)))
+		docs = append(docs, turn(fmt.Sprint("spam", i), "m", int64(2+i), fmt.Sprintf("Mallory: buy coin %d", i)))
 	}
 	mustIndex(t, ix, docs...)
 	if res := search(t, ix, Query{Text: "lake sunrise"}); len(res) != 1 {

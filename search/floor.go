@@ -303,7 +303,7 @@ func (ix *Index) aboveFloor(st *state, v *view, cands []*candidate) []*candidate
 				}
 			})
 		}
-		if c.ex.Floor == "" && ix.tune.sessWeight > 0 && st.sessions.Any(st.sessions.Key(c.doc.ID), c.doc.ID, v.has, func(m string) bool { return passed[m] }) {
+		if c.ex.Floor == "" && ix.tune.sessWeight > 0 && st.sessions.Any(c.doc.ID, v.has, func(m string) bool { return passed[m] }) {
 			c.ex.Floor = FloorContext
 		}
 		if c.ex.Floor != "" {

@@ -216,7 +216,7 @@ func (ix *Index) spread(st *state, v *view, scores map[string]float64, tn tuning
 		if !ok {
 			continue
 		}
-		st.sessions.Lend(st.sessions.Key(id), id, tn.sessWeight*s, v.has, out)
+		st.sessions.Lend(id, tn.sessWeight*s, v.has, out)
 		if tn.ctxWeight <= 0 {
 			continue
 		}
@@ -250,4 +250,4 @@ func (ix *Index) spread(st *state, v *view, scores map[string]float64, tn tuning
 // sessionKey: a record's session, if it is a turn (search/session). A
 // search asks the set (session.Set.Key), which read it when d was indexed;
 // d is indexed (state.keep has set its speaker: its text may be on disk).
-func sessionKey(d *Doc) string { return session.Key(d.D, d.Pubkey, d.CreatedAt, d.spk) }
+func sessionKey(d *Doc) string { return session.Key(d.D, d.Pubkey, d.spk) }

@@ -1,25 +1,15 @@
 package search
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/snowclaw/snowclaw"
 )
 
-// ParsedQuery is a NIP-50 search string as the engine reads it: the one
-// parse of snowclaw.ParseSearch (which the read rule uses too), plus Match
-// over docs.
+// ParsedQuery is a search as the engine reads it: the query the edge
+// parsed (snowclaw.ReadFilter), plus Match over docs. The engine never
+// parses a search string itself.
 type ParsedQuery struct{ snowclaw.SearchQuery }
-
-// ParseQuery parses s with snowclaw.ParseSearch.
-func ParseQuery(s string) (ParsedQuery, error) {
-	q, err := snowclaw.ParseSearch(s)
-	if err != nil {
-		return ParsedQuery{}, fmt.Errorf("search: %w", err)
-	}
-	return ParsedQuery{q}, nil
-}
 
 // Match reports whether d meets every extension constraint (the free text
 // is the ranker's business, not a filter).

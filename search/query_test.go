@@ -2,6 +2,8 @@ package search
 
 import (
 	"testing"
+
+	"github.com/snowclaw/snowclaw"
 )
 
 const hexPK = "3bf0c63fcb93463407af97a5e5ee64fa883d107ef9e558472c4eb9aaaefa459d"
@@ -39,10 +41,7 @@ func TestParsedQuery_Match(t *testing.T) {
 		{"tier:group group:other", false},
 	} {
 		t.Run(tc.q, func(t *testing.T) {
-			p, err := ParseQuery(tc.q)
-			if err != nil {
-				t.Fatal(err)
-			}
+			p := parsed(t, tc.q)
 			if got := p.Match(doc); got != tc.want {
 				t.Fatalf("Match = %v, want %v", got, tc.want)
 			}
@@ -56,12 +55,18 @@ func TestParsedQuery_SearchWithAccept(t *testing.T) {
 		Doc{ID: "pub", Tier: "public", Text: "error handling in rust"},
 		Doc{ID: "grp", Tier: "group", Group: "core", Text: "error handling in rust, group notes"},
 	)
-	p, err := ParseQuery("rust errors tier:group")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := parsed(t, "rust errors tier:group")
 	res := search(t, ix, Query{Text: p.Text, Accept: p.Match, IncludeSuperseded: p.IncludeSuperseded})
 	if len(res) != 1 || res[0].Doc.ID != "grp" {
 		t.Fatalf("got %v", ids(res))
 	}
+}
+
+func parsed(t *testing.T, q string) ParsedQuery {
+	t.Helper()
+	sq, err := snowclaw.ParseSearch(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ParsedQuery{sq}
 }

@@ -65,7 +65,7 @@ func newState(dim int, curators []string, a analysis.Analyzer) *state {
 		superseded: make(map[string]map[string]int),
 		versions:   newAddrIndex(),
 		threads:    thread.NewSet(),
-		sessions:   session.NewSet(),
+		sessions:   session.NewSet(session.Window),
 		strs:       make(map[string]string),
 	}
 }
@@ -129,7 +129,7 @@ func (s *state) link(d *Doc) {
 		s.versions.add(k, d.ID)
 	}
 	s.threads.Add(threadKey(d), d.CreatedAt, d.ID, d.words)
-	s.sessions.Add(sessionKey(d), d.ID)
+	s.sessions.Add(sessionKey(d), d.ID, d.CreatedAt)
 	if !d.Volatile {
 		s.diskDocs++
 	}
@@ -163,7 +163,7 @@ func (s *state) dropMaps(d *Doc) error {
 		s.versions.remove(k, d.ID)
 	}
 	s.threads.Remove(threadKey(d), d.CreatedAt, d.ID)
-	s.sessions.Remove(sessionKey(d), d.ID)
+	s.sessions.Remove(d.ID)
 	if !d.Volatile {
 		s.diskDocs--
 	}

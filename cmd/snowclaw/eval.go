@@ -28,7 +28,7 @@ import (
 // group per conversation, so a query only sees its own conversation) and
 // every question is a NIP-50 REQ. With --as memories every turn is instead
 // a public kind 30078 memory item ({"summary": "<speaker>: <text>"},
-// created_at the session date, no chat neighbours; one author per
+// created_at the session date plus the turn's position in seconds, no chat neighbours; one author per
 // conversation, so a query only sees its own), the path an agent's
 // memories take. Each path runs twice: BM25 alone, then the full ranking
 // of the configuration. --split tune|holdout keeps the even- or the
@@ -263,18 +263,14 @@ func evalOnRelay(ctx context.Context, cfg Config, convs []locomo.Conversation, k
 // dated as in the data; it returns event id → turn id. The d tag is one
 // opaque token, so the topic adds no word a question could match.
 func publishMemories(ctx context.Context, c *wsclient.Client, author string, conv locomo.Conversation) (map[string]string, error) {
-	// created_at is the session's date, the same for all its turns: a
-	// memory carries no position in a conversation
-	sessionAt := make(map[int]int64)
-	for _, t := range conv.Turns {
-		if at, ok := sessionAt[t.Session]; !ok || t.At < at {
-			sessionAt[t.Session] = t.At
-		}
-	}
+	// created_at is the session's date plus the turn's position in
+	// seconds: the turns of a session are stored close together, none at
+	// the same second (search/session groups them by time, not by equal
+	// timestamps)
 	docOf := make(map[string]string, len(conv.Turns))
 	for i, t := range conv.Turns {
 		summary, _ := json.Marshal(map[string]string{"summary": t.Speaker + ": " + t.Text})
-		evt := nostr.Event{Kind: snowclaw.KindAppData, CreatedAt: nostr.Timestamp(sessionAt[t.Session]),
+		evt := nostr.Event{Kind: snowclaw.KindAppData, CreatedAt: nostr.Timestamp(t.At),
 			Tags: nostr.Tags{{"d", fmt.Sprintf("snow:memory:t%x", i)}}, Content: string(summary)}
 		evt.Sign(author)
 		if err := c.Publish(ctx, evt); err != nil {

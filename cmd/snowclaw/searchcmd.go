@@ -13,7 +13,6 @@ import (
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/groupread"
 	"github.com/snowclaw/snowclaw/internal/wsclient"
-	"github.com/snowclaw/snowclaw/plugins/memsearch"
 	"github.com/snowclaw/snowclaw/search"
 )
 
@@ -43,6 +42,13 @@ func runSearch(ctx context.Context, args, environ []string, stdout, stderr io.Wr
 	if len(query) == 0 {
 		return fmt.Errorf(`search: give a query, e.g. snowclaw search "deploy friday" --limit 5`)
 	}
+	// parsed here to set the flag on the query, not after it: appended
+	// text would land inside a quote the query left open
+	q, err := snowclaw.ParseSearch(strings.Join(query, " "))
+	if err != nil {
+		return fmt.Errorf("search: %w", err)
+	}
+	q.Explain = q.Explain || *explain
 	if *sec == "" {
 		for _, kv := range environ {
 			if v, ok := strings.CutPrefix(kv, "SNOWCLAW_SEC="); ok {
@@ -64,11 +70,7 @@ func runSearch(ctx context.Context, args, environ []string, stdout, stderr io.Wr
 			return fmt.Errorf("authenticating to %s: %w", *url, err)
 		}
 	}
-	q := strings.Join(query, " ")
-	if *explain {
-		q += " explain:true"
-	}
-	events, closed, err := c.Fetch(nostr.Filter{Search: q, Limit: *limit}, 30*time.Second)
+	events, closed, err := c.Fetch(nostr.Filter{Search: q.String(), Limit: *limit}, 30*time.Second)
 	if err != nil {
 		return err
 	}
@@ -102,7 +104,7 @@ func runSearch(ctx context.Context, args, environ []string, stdout, stderr io.Wr
 
 // originName says where a result came from: this relay, or a remote
 // relay of a search with include:remote and the trust its results get.
-func originName(e memsearch.ExplainRow) string {
+func originName(e snowclaw.ExplainRow) string {
 	if e.Origin == "" || e.Origin == snowclaw.OriginLocal {
 		return "this relay (local)"
 	}
@@ -110,7 +112,7 @@ func originName(e memsearch.ExplainRow) string {
 }
 
 // remoteFactor is the remote trust in the product that made Final.
-func remoteFactor(e memsearch.ExplainRow) string {
+func remoteFactor(e snowclaw.ExplainRow) string {
 	if e.Origin == "" || e.Origin == snowclaw.OriginLocal {
 		return ""
 	}
@@ -133,12 +135,12 @@ func floorName(f string) string {
 }
 
 // explainRows reads the relay's explain notice (see relay/conn.go).
-func explainRows(notices []string) map[string]memsearch.ExplainRow {
-	out := make(map[string]memsearch.ExplainRow)
+func explainRows(notices []string) map[string]snowclaw.ExplainRow {
+	out := make(map[string]snowclaw.ExplainRow)
 	for _, n := range notices {
 		var body struct {
-			Explain string                 `json:"explain"`
-			Results []memsearch.ExplainRow `json:"results"`
+			Explain string                `json:"explain"`
+			Results []snowclaw.ExplainRow `json:"results"`
 		}
 		if json.Unmarshal([]byte(n), &body) == nil && body.Explain != "" {
 			for _, r := range body.Results {

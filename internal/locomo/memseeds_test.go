@@ -19,7 +19,7 @@ import (
 // fresh ids) moves by about ±0.5; the mean of five is what the ranking
 // knobs were chosen on (docs/search-tuning.md). The docs mirror what the
 // relay indexes for eval's memory items (one author per conversation,
-// dated by session, opaque topic); the relay command stays the reference.
+// dated by session and turn, opaque topic); the relay command stays the reference.
 //
 //	SNOWCLAW_LOCOMO=/path/to/locomo.json SNOWCLAW_SPLIT=tune go test -run Eval_MemoryPathSeeds -v ./internal/locomo/
 //
@@ -106,18 +106,12 @@ func evalMemories(ctx context.Context, convs []Conversation, opts search.Options
 
 // memoryDocs is what the relay indexes for eval's memory items.
 func memoryDocs(c Conversation, author string, id func(string) string) []search.Doc {
-	sessionAt := map[int]int64{}
-	for _, t := range c.Turns {
-		if at, ok := sessionAt[t.Session]; !ok || t.At < at {
-			sessionAt[t.Session] = t.At
-		}
-	}
 	out := make([]search.Doc, 0, len(c.Turns))
 	for i, t := range c.Turns {
 		topic := fmt.Sprintf("t%x", i)
 		d := "snow:memory:" + topic
 		out = append(out, search.Doc{ID: id(DocID(c.SampleID, t.DiaID)), Kind: 30078, Pubkey: author, Source: author,
-			CreatedAt: sessionAt[t.Session], D: d, Topic: topic,
+			CreatedAt: t.At, D: d, Topic: topic,
 			Text: t.Speaker + ": " + t.Text + "\n" + topic, Tier: "public", Scope: "public"})
 	}
 	return out

@@ -99,9 +99,11 @@ func Recall(search *memsearch.Plugin, layered *remotesearch.Layer, canRead func(
 		if public {
 			reader = ""
 		}
-		f := nostr.Filter{Kinds: []int{snowclaw.KindAppData}, Search: req.Query, Limit: req.Limit}
+		// the query is the words of a conversation, not a search string: a
+		// "tier:…" or "since:…" someone typed is text, never a flag
+		q := snowclaw.SearchQuery{Text: req.Query}
+		f := snowclaw.SearchFilter(nostr.Filter{Kinds: []int{snowclaw.KindAppData}, Limit: req.Limit}, q)
 		if layered != nil && public {
-			f.Search += " include:remote"
 			evts, rows, err := layered.Layered(ctx, reader, f)
 			out := make([]snowclaw.SearchHit, len(evts))
 			for i, evt := range evts {

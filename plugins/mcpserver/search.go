@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 
 	"github.com/nbd-wtf/go-nostr"
@@ -49,16 +48,16 @@ type searchHit struct {
 	Kind int    `json:"kind"`
 	// Text is the memory's summary (decrypted where the identity may read
 	// it), or a message's text; "" with Encrypted when it may not.
-	Text      string          `json:"text"`
-	Tier      snowclaw.Tier   `json:"tier,omitempty"`
-	Topic     string          `json:"topic,omitempty"`
-	Group     string          `json:"group,omitempty"`
-	Source    string          `json:"source"` // npub
-	Score     float64         `json:"score"`  // the ranking's final score; higher is better
-	CreatedAt nostr.Timestamp `json:"created_at"`
-	Origin    string          `json:"origin"` // "local", or the remote relay it came from
-	Encrypted bool            `json:"encrypted,omitempty"`
-	Explain   any             `json:"explain,omitempty"` // the score breakdown, when asked
+	Text      string               `json:"text"`
+	Tier      snowclaw.Tier        `json:"tier,omitempty"`
+	Topic     string               `json:"topic,omitempty"`
+	Group     string               `json:"group,omitempty"`
+	Source    string               `json:"source"` // npub
+	Score     float64              `json:"score"`  // the ranking's final score; higher is better
+	CreatedAt nostr.Timestamp      `json:"created_at"`
+	Origin    string               `json:"origin"` // "local", or the remote relay it came from
+	Encrypted bool                 `json:"encrypted,omitempty"`
+	Explain   *snowclaw.ExplainRow `json:"explain,omitempty"` // the score breakdown, when asked
 }
 
 // search runs the query and makes the hits lean. The backend is always
@@ -116,19 +115,10 @@ func leanHit(h snowclaw.SearchHit) searchHit {
 	return lh
 }
 
-// finalScore reads "final" from a hit's breakdown: a struct in process, a
-// decoded JSON object over HTTP.
-func finalScore(explain any) float64 {
+// finalScore is a hit's final score, 0 without a breakdown.
+func finalScore(explain *snowclaw.ExplainRow) float64 {
 	if explain == nil {
 		return 0
 	}
-	raw, err := json.Marshal(explain)
-	if err != nil {
-		return 0
-	}
-	var x struct {
-		Final float64 `json:"final"`
-	}
-	_ = json.Unmarshal(raw, &x)
-	return x.Final
+	return explain.Final
 }

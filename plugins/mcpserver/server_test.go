@@ -369,10 +369,10 @@ func TestTools_SearchLeanAndAlias(t *testing.T) {
 	b := &scoredBackend{hits: []snowclaw.SearchHit{
 		{Event: evt, Memory: &snowclaw.MemoryView{ID: evt.ID, Topic: "team/plan", Tier: snowclaw.TierGroup, Group: "team",
 			Text: "we launch in March", Source: "npub1writer", CreatedAt: evt.CreatedAt},
-			Explain: map[string]any{"final": 0.42, "bm25_rank": 1}},
+			Explain: &snowclaw.ExplainRow{Explain: snowclaw.Explain{Final: 0.42, BM25Rank: 1}}},
 		{Event: &nostr.Event{ID: strings.Repeat("ab", 32), PubKey: strings.Repeat("ef", 32), Kind: 9, CreatedAt: 1700000001,
 			Tags: nostr.Tags{{"h", "team"}}, Content: "see you at the launch", Sig: strings.Repeat("88", 64)},
-			Explain: map[string]any{"final": 0.21}, Origin: "wss://other.example"},
+			Explain: &snowclaw.ExplainRow{Explain: snowclaw.Explain{Final: 0.21}}, Origin: "wss://other.example"},
 	}}
 	cs := connect(t, b)
 	for _, args := range []map[string]any{{"q": "launch"}, {"query": "launch"}, {"q": "launch", "query": "launch"}} {

@@ -6,7 +6,6 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
-	"github.com/snowclaw/snowclaw/plugins/memsearch"
 )
 
 // Search is NIP-50 search for the HTTP API and MCP: the websocket's
@@ -14,7 +13,9 @@ import (
 // each memory hit decoded as reader may see it, and the score breakdown
 // attached to its hit when asked. A search with include:remote
 // (plugins/remotesearch) always carries the breakdown, and each hit its
-// origin (the websocket sends them only with explain:true).
+// origin (the websocket sends them only with explain:true). This is the
+// edge of the API's searches: req.Query is parsed here, once, and the
+// request's switches (explain, remote) set the parsed flags.
 func (s *Service) Search(ctx context.Context, reader string, req snowclaw.SearchRequest) (snowclaw.SearchResponse, error) {
 	if s.o.Index == nil {
 		return snowclaw.SearchResponse{}, snowclaw.Unsupported("search (NIP-50) is turned off on this relay")
@@ -26,26 +27,21 @@ func (s *Service) Search(ctx context.Context, reader string, req snowclaw.Search
 	if req.Limit < 0 {
 		return snowclaw.SearchResponse{}, snowclaw.Invalid("limit cannot be negative")
 	}
-	f := nostr.Filter{Search: q, Kinds: req.Kinds, Limit: req.Limit}
-	layered := req.Remote
-	if pq, err := snowclaw.ParseSearch(q); err == nil && pq.IncludeRemote {
-		layered = true
+	pq, err := snowclaw.ParseSearch(q)
+	if err != nil {
+		return snowclaw.SearchResponse{}, snowclaw.Invalid("search query: %v", err)
 	}
-	if req.Explain || layered {
-		// the plugin takes the explain switch as a query extension; a
-		// layered search writes each hit's origin in its explain rows
-		f.Search += " explain:true"
-	}
-	if req.Remote {
-		f.Search += " include:remote"
-	}
+	pq.IncludeRemote = pq.IncludeRemote || req.Remote
+	// a layered search writes each hit's origin in its explain rows
+	pq.Explain = pq.Explain || req.Explain || pq.IncludeRemote
+	f := snowclaw.SearchFilter(nostr.Filter{Kinds: req.Kinds, Limit: req.Limit}, pq)
 	evs, rows, err := s.o.Query(ctx, reader, f)
 	if err != nil {
 		return snowclaw.SearchResponse{}, err
 	}
-	explain := make(map[string]memsearch.ExplainRow, len(rows))
-	for _, row := range rows {
-		explain[row.ID] = row
+	explain := make(map[string]*snowclaw.ExplainRow, len(rows))
+	for i := range rows {
+		explain[rows[i].ID] = &rows[i]
 	}
 	v := s.viewerFor(reader)
 	resp := snowclaw.SearchResponse{Query: req.Query, Results: make([]snowclaw.SearchHit, 0, len(evs))}

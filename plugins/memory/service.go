@@ -46,7 +46,7 @@ type Options struct {
 	// conflicts and live trust. Query is how searches reach it (the relay
 	// counts and times them); nil: Index.Query.
 	Index *memsearch.Plugin
-	Query func(ctx context.Context, reader string, f nostr.Filter) ([]*nostr.Event, []memsearch.ExplainRow, error)
+	Query func(ctx context.Context, reader string, f snowclaw.Filter) ([]*nostr.Event, []snowclaw.ExplainRow, error)
 	// Ranking is the index configuration from the config file: the trust
 	// view shows its file weights beside the live list.
 	Ranking search.Options

@@ -112,7 +112,11 @@ func (e *filesEnv) write(t *testing.T, rel, text string) {
 
 func find(t *testing.T, p *Plugin, reader string, f nostr.Filter) []*nostr.Event {
 	t.Helper()
-	evs, _, err := p.Query(context.Background(), reader, f)
+	sf, err := snowclaw.ReadFilter(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, _, err := p.Query(context.Background(), reader, sf)
 	if err != nil {
 		t.Fatal(err)
 	}

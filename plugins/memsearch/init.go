@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/relay"
 )
 
@@ -15,16 +16,13 @@ func (p *Plugin) Init(r *relay.Relay) {
 	r.OnEventDeleted = append(r.OnEventDeleted, p.OnEventDeleted)
 }
 
-// searcher is the plugin as the relay's Searcher: explain rows travel as
-// a plain value, nil when none were asked for.
+// searcher is the plugin as the relay's Searcher.
 type searcher struct{ p *Plugin }
 
-func (s searcher) Search(ctx context.Context, reader string, f nostr.Filter) ([]*nostr.Event, any, error) {
-	evs, rows, err := s.p.Query(ctx, reader, f)
-	if rows == nil {
-		return evs, nil, err
-	}
-	return evs, rows, err
+func (s searcher) Search(ctx context.Context, reader string, f snowclaw.Filter) ([]*nostr.Event, []snowclaw.ExplainRow, error) {
+	return s.p.Query(ctx, reader, f)
 }
 
-func (s searcher) MatchLive(query string, evt *nostr.Event) bool { return s.p.MatchLive(query, evt) }
+func (s searcher) MatchLive(q snowclaw.SearchQuery, evt *nostr.Event) bool {
+	return s.p.MatchLive(q, evt)
+}

@@ -91,7 +91,7 @@ func TestLoad_UpdatesDuringTheBuildAreAppliedOnce(t *testing.T) {
 	}
 	t.Cleanup(func() { p.Close() })
 	<-entered
-	if _, _, err := p.Query(context.Background(), "", nostr.Filter{Search: "quokka"}); !errors.Is(err, ErrLoading) ||
+	if _, _, err := p.Query(context.Background(), "", snowclaw.SearchFilter(nostr.Filter{}, snowclaw.SearchQuery{Text: "quokka"})); !errors.Is(err, ErrLoading) ||
 		!strings.Contains(err.Error(), "search index is loading (") {
 		t.Fatalf("search while building: %v, want ErrLoading", err)
 	}
@@ -302,7 +302,7 @@ func TestLoad_FailureIsReported(t *testing.T) {
 	if s.Ready || s.Err == nil || !strings.Contains(s.Err.Error(), "disk on fire") {
 		t.Fatalf("state after a failed load: %+v", s)
 	}
-	_, _, err = p.Query(context.Background(), "", nostr.Filter{Search: "anything"})
+	_, _, err = p.Query(context.Background(), "", snowclaw.SearchFilter(nostr.Filter{}, snowclaw.SearchQuery{Text: "anything"}))
 	if err == nil || !strings.Contains(err.Error(), "error: search index failed to load") {
 		t.Fatalf("search after a failed load: %v", err)
 	}

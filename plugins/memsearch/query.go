@@ -8,36 +8,16 @@ import (
 	"github.com/snowclaw/snowclaw/search"
 )
 
-// ExplainRow is one result's score breakdown, sent to clients that ask
-// with the explain:true extension.
-type ExplainRow struct {
-	ID string `json:"id"`
-	search.Explain
-	// ConflictsWith lists current memories on the same topic from other
-	// sources that say something else (docs/search.md), and the version this
-	// one replaced when the two were learnt from different people, as far
-	// as the reader may see them.
-	ConflictsWith []string `json:"conflicts_with,omitempty"`
-	// Origin is "local" or a remote relay's URL in a search that asked
-	// remote relays too (plugins/remotesearch); RemoteTrust is the
-	// remote's trust weight, already multiplied into Final.
-	Origin      string  `json:"origin,omitempty"`
-	RemoteTrust float64 `json:"remote_trust,omitempty"`
-}
-
-// Query answers a REQ filter with a search field: ranked by the index,
-// with the rest of the filter, the query's extensions and the read rule
-// applied before the limit. Results are in descending relevance; explain
-// is filled when the query carries explain:true.
-func (p *Plugin) Query(ctx context.Context, reader string, f nostr.Filter) (events []*nostr.Event, explain []ExplainRow, err error) {
+// Query answers a search filter as the edge parsed it: ranked by the
+// index, with the rest of the filter, the query's extensions and the read
+// rule applied before the limit. Results are in descending relevance;
+// explain is filled when the query asks for it (f.Search.Explain).
+func (p *Plugin) Query(ctx context.Context, reader string, f snowclaw.Filter) (events []*nostr.Event, explain []snowclaw.ExplainRow, err error) {
 	if err := p.usable(); err != nil {
 		return nil, nil, err
 	}
 	p.flush(ctx) // read your writes: every OK'd event is searchable
-	pq, err := search.ParseQuery(f.Search)
-	if err != nil {
-		return nil, nil, snowclaw.Invalid("search query: %v", err)
-	}
+	pq := search.ParsedQuery{SearchQuery: f.Query()}
 	wantExplain := pq.Explain
 	limit := f.Limit
 	if limit <= 0 {
@@ -46,8 +26,8 @@ func (p *Plugin) Query(ctx context.Context, reader string, f nostr.Filter) (even
 	if limit > p.opts.MaxLimit {
 		limit = p.opts.MaxLimit
 	}
-	rest := f
-	rest.Search, rest.Limit, rest.LimitZero = "", 0, false
+	rest := f.Filter
+	rest.Limit, rest.LimitZero = 0, false
 	res, err := p.ix.Search(ctx, search.Query{
 		Text:              pq.Text,
 		Limit:             limit,
@@ -86,7 +66,7 @@ func (p *Plugin) Query(ctx context.Context, reader string, f nostr.Filter) (even
 				if err != nil {
 					return nil, nil, err
 				}
-				explain = append(explain, ExplainRow{ID: id, Explain: *res[i].Explain, ConflictsWith: with})
+				explain = append(explain, snowclaw.ExplainRow{ID: id, Explain: *res[i].Explain, ConflictsWith: with})
 			}
 		}
 	}
@@ -136,20 +116,20 @@ func (p *Plugin) conflictsWith(reader string, d search.Doc) ([]string, error) {
 }
 
 // MatchLive decides whether a newly stored event goes to a live search
-// subscription: it must be searchable, satisfy the query's extensions and
-// pass the relevance floor stored search applies (search.Index.Match), so
-// one filter returns the same events live and stored. An empty text
+// subscription q: it must be searchable, satisfy the query's extensions
+// and pass the relevance floor stored search applies (search.Index.Match),
+// so one filter returns the same events live and stored. An empty text
 // matches on the extensions alone.
-func (p *Plugin) MatchLive(query string, evt *nostr.Event) bool {
-	pq, err := search.ParseQuery(query)
-	if err != nil || p.loading.Load() {
+func (p *Plugin) MatchLive(q snowclaw.SearchQuery, evt *nostr.Event) bool {
+	if p.loading.Load() {
 		return false // no live search starts before the index is ready
 	}
+	pq := search.ParsedQuery{SearchQuery: q}
 	doc, ok := p.docOf(evt)
 	if !ok || !pq.Match(doc) {
 		return false
 	}
-	_, ok, err = p.ix.Match(context.Background(), pq.Text, doc)
+	_, ok, err := p.ix.Match(context.Background(), pq.Text, doc)
 	if err != nil {
 		p.log.Warn("matching a live search", "err", err)
 		return false

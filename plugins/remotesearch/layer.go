@@ -20,17 +20,13 @@ const OriginLocal = snowclaw.OriginLocal
 // origin is written, are returned only when the query asked for
 // explain:true: the websocket sends them as a NOTICE, and clients show
 // NOTICEs to people. The HTTP API and MCP ask for them to mark each hit.
-func (l *Layer) Search(ctx context.Context, reader string, f nostr.Filter) ([]*nostr.Event, any, error) {
-	q, err := snowclaw.ParseSearch(f.Search)
-	if err != nil || !q.IncludeRemote {
-		evs, rows, err := l.o.Local.Query(ctx, reader, f)
-		if rows == nil {
-			return evs, nil, err
-		}
-		return evs, rows, err
+func (l *Layer) Search(ctx context.Context, reader string, f snowclaw.Filter) ([]*nostr.Event, []snowclaw.ExplainRow, error) {
+	q := f.Query()
+	if !q.IncludeRemote {
+		return l.o.Local.Query(ctx, reader, f)
 	}
 	evs, rows, err := l.Layered(ctx, reader, f)
-	if !q.Explain || rows == nil {
+	if !q.Explain {
 		return evs, nil, err
 	}
 	return evs, rows, err
@@ -38,19 +34,16 @@ func (l *Layer) Search(ctx context.Context, reader string, f nostr.Filter) ([]*n
 
 // MatchLive: a live subscription sees this relay's new events only;
 // remote results are never pushed.
-func (l *Layer) MatchLive(query string, evt *nostr.Event) bool {
-	return l.o.Local.MatchLive(query, evt)
+func (l *Layer) MatchLive(q snowclaw.SearchQuery, evt *nostr.Event) bool {
+	return l.o.Local.MatchLive(q, evt)
 }
 
 // Layered is the search with include:remote, for callers that want the
 // rows typed (the agent's recall); its rows, each with its result's
 // origin, are always returned. A search that may not leave (outgoing) is
 // answered from the local index alone.
-func (l *Layer) Layered(ctx context.Context, reader string, f nostr.Filter) ([]*nostr.Event, []memsearch.ExplainRow, error) {
-	q, err := snowclaw.ParseSearch(f.Search)
-	if err != nil {
-		return nil, nil, snowclaw.Invalid("search query: %v", err)
-	}
+func (l *Layer) Layered(ctx context.Context, reader string, f snowclaw.Filter) ([]*nostr.Event, []snowclaw.ExplainRow, error) {
+	q := f.Query()
 	var remote chan []answer
 	if out, why := outgoing(reader, f); why != "" {
 		l.log.Debug("layered search answered here only", "why", why)
@@ -60,9 +53,9 @@ func (l *Layer) Layered(ctx context.Context, reader string, f nostr.Filter) ([]*
 		defer cancel()
 		go func() { remote <- l.askAll(rctx, out) }()
 	}
-	lf := f
-	lf.Search += " explain:true" // the local scores, to merge by
-	evs, rows, err := l.o.Local.Query(ctx, reader, lf)
+	lq := q
+	lq.Explain = true // the local scores, to merge by
+	evs, rows, err := l.o.Local.Query(ctx, reader, snowclaw.SearchFilter(f.Filter, lq))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -72,7 +65,7 @@ func (l *Layer) Layered(ctx context.Context, reader string, f nostr.Filter) ([]*
 	}
 	limit = min(limit, l.o.MaxLimit)
 	hits := make([]hit, 0, len(evs))
-	byID := make(map[string]memsearch.ExplainRow, len(rows))
+	byID := make(map[string]snowclaw.ExplainRow, len(rows))
 	for _, r := range rows {
 		byID[r.ID] = r
 	}
@@ -95,7 +88,7 @@ func (l *Layer) Layered(ctx context.Context, reader string, f nostr.Filter) ([]*
 		hits = hits[:limit]
 	}
 	outEvs := make([]*nostr.Event, len(hits))
-	outRows := make([]memsearch.ExplainRow, len(hits))
+	outRows := make([]snowclaw.ExplainRow, len(hits))
 	for i, h := range hits {
 		outEvs[i], outRows[i] = h.evt, h.row
 	}
@@ -104,7 +97,7 @@ func (l *Layer) Layered(ctx context.Context, reader string, f nostr.Filter) ([]*
 
 type hit struct {
 	evt *nostr.Event
-	row memsearch.ExplainRow
+	row snowclaw.ExplainRow
 }
 
 // rank turns the remotes' answers into hits: each event once (from the
@@ -114,7 +107,7 @@ type hit struct {
 // query's extensions, the REQ's other fields and the local read rule
 // admit; ranked in a RAM index with the local fusion and trust, then
 // multiplied by the remote's trust.
-func (l *Layer) rank(ctx context.Context, reader string, f nostr.Filter, q snowclaw.SearchQuery, local []hit, answers []answer, limit int) ([]hit, error) {
+func (l *Layer) rank(ctx context.Context, reader string, f snowclaw.Filter, q snowclaw.SearchQuery, local []hit, answers []answer, limit int) ([]hit, error) {
 	localIDs := map[string]bool{}
 	localAddrs := map[string]bool{}
 	superseded := map[string]bool{} // remote ids a local result's author replaced
@@ -127,8 +120,8 @@ func (l *Layer) rank(ctx context.Context, reader string, f nostr.Filter, q snowc
 			superseded[h.evt.PubKey+":"+id] = true
 		}
 	}
-	rest := f
-	rest.Search, rest.Limit, rest.LimitZero = "", 0, false
+	rest := f.Filter
+	rest.Limit, rest.LimitZero = 0, false
 	pq := search.ParsedQuery{SearchQuery: q}
 	type cand struct {
 		evt *nostr.Event
@@ -194,7 +187,7 @@ func (l *Layer) rank(ctx context.Context, reader string, f nostr.Filter, q snowc
 		c := byID[r.Doc.ID]
 		ex := *r.Explain
 		ex.Final *= c.r.Trust
-		out = append(out, hit{evt: c.evt, row: memsearch.ExplainRow{ID: c.evt.ID, Explain: ex, Origin: c.r.URL, RemoteTrust: c.r.Trust}})
+		out = append(out, hit{evt: c.evt, row: snowclaw.ExplainRow{ID: c.evt.ID, Explain: ex, Origin: c.r.URL, RemoteTrust: c.r.Trust}})
 	}
 	return out, nil
 }

@@ -35,7 +35,7 @@ const (
 	staySource   = "source: names a key"
 	stayNamesKey = "the words name a key or an event"
 	stayReader   = "the words name the reader"
-	stayInvalid  = "the search does not parse"
+	stayNoSearch = "the filter is no search"
 )
 
 // outgoing is the one rule for whether reader's layered search f may be
@@ -43,11 +43,11 @@ const (
 // leave, or why it stays. Every field of f is judged here; the reader
 // only adds a check of the words (an abbreviation of the reader's own
 // key says who asks), never widens what leaves.
-func outgoing(reader string, f nostr.Filter) (snowclaw.SearchQuery, string) {
-	q, err := snowclaw.ParseSearch(f.Search)
+func outgoing(reader string, f snowclaw.Filter) (snowclaw.SearchQuery, string) {
+	q := f.Query()
 	switch {
-	case err != nil:
-		return snowclaw.SearchQuery{}, stayInvalid
+	case f.Search == nil:
+		return snowclaw.SearchQuery{}, stayNoSearch
 	case len(f.IDs) > 0:
 		return snowclaw.SearchQuery{}, stayIDs
 	case len(f.Authors) > 0:

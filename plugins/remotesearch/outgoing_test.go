@@ -57,7 +57,7 @@ func TestOutgoing(t *testing.T) {
 		{"tier:internal", text("airship tier:internal"), "", stayTier},
 		{"tier:public tier:group", text("airship tier:public tier:group"), "", stayTier},
 		{"source:", text("airship source:" + other), "", staySource},
-		{"malformed", text("airship since:soon"), "", stayInvalid},
+		{"no search at all", nostr.Filter{Kinds: []int{30078}}, "", stayNoSearch},
 
 		// the search's words
 		{"an npub", text("what did " + npub + " say"), "", stayNamesKey},
@@ -70,7 +70,11 @@ func TestOutgoing(t *testing.T) {
 		{"a key in a topic", text("airship topic:" + other[:20]), "", stayNamesKey},
 		{"the reader's key shortened", text("airship notes of " + reader[:8]), "", stayReader},
 	} {
-		out, why := outgoing(reader, tc.f)
+		f, err := snowclaw.ReadFilter(tc.f)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		out, why := outgoing(reader, f)
 		if why != tc.why {
 			t.Errorf("%s: stays for %q, want %q", tc.name, why, tc.why)
 			continue

@@ -370,11 +370,7 @@ func (n *Node) newServices() error {
 	if n.search != nil {
 		// through the relay, which counts and times them with the
 		// websocket's searches
-		mo.Query = func(ctx context.Context, reader string, f nostr.Filter) ([]*nostr.Event, []memsearch.ExplainRow, error) {
-			evs, explain, err := r.SearchQuery(ctx, reader, f)
-			rows, _ := explain.([]memsearch.ExplainRow)
-			return evs, rows, err
-		}
+		mo.Query = r.Search
 	}
 	svc, err := memory.New(mo)
 	if err != nil {

@@ -83,9 +83,8 @@ func TestTrust_PreferenceOrdersSearch(t *testing.T) {
 	res := e.searchAPI(&member, q, "&explain=1")
 	for id, want := range map[string]float64{fromB.ID: 1.5, fromA.ID: 1.25} {
 		h, ok := hitFor(res, id)
-		ex, _ := h.Explain.(map[string]any)
-		if tr, _ := ex["trust"].(float64); !ok || math.Abs(tr-want) > 1e-9 {
-			t.Fatalf("after restart, trust of %s = %v, want %v", id[:8], ex["trust"], want)
+		if !ok || h.Explain == nil || math.Abs(h.Explain.Trust-want) > 1e-9 {
+			t.Fatalf("after restart, trust of %s: %s, want %v", id[:8], mustJSON(h.Explain), want)
 		}
 	}
 	var tv memsvc.TrustView

@@ -67,7 +67,9 @@ func (n *Node) wire(ctx context.Context) {
 		policies.FilterRateLimit(o.FilterRateIP),
 		o.Limits.RejectFilter,
 		r.RejectSearchOff,
-		func(ctx context.Context, f nostr.Filter) error { return n.vis.CheckFilter(policies.ReaderOf(ctx), f) },
+		func(ctx context.Context, f snowclaw.Filter) error {
+			return n.vis.CheckFilter(policies.ReaderOf(ctx), f)
+		},
 	)
 	n.api.Routes(r.Mux())
 }
