@@ -1,12 +1,19 @@
 package policies
 
 import (
+	"context"
 	"slices"
 	"strings"
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
 )
+
+// RejectFilter is CheckFilter as a relay hook, for the reader ctx
+// carries (ReaderOf).
+func (v *Visibility) RejectFilter(ctx context.Context, f snowclaw.Filter) error {
+	return v.CheckFilter(ReaderOf(ctx), f)
+}
 
 // CheckFilter decides, before any query runs, whether a filter asks for data
 // the reader clearly cannot have. Results are filtered event by event

@@ -1,6 +1,8 @@
 package policies
 
 import (
+	"context"
+
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
 )
@@ -13,6 +15,9 @@ type WriteRules struct {
 	IDs    Identities
 	Groups GroupView
 }
+
+// RejectEvent is Check as a relay hook.
+func (w *WriteRules) RejectEvent(_ context.Context, evt *nostr.Event) error { return w.Check(evt) }
 
 // Check returns why evt must be refused, or nil.
 func (w *WriteRules) Check(evt *nostr.Event) error {

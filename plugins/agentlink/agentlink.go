@@ -15,51 +15,62 @@ import (
 	"github.com/snowclaw/snowclaw/plugins/memsearch"
 	"github.com/snowclaw/snowclaw/plugins/remotesearch"
 	"github.com/snowclaw/snowclaw/policies"
-	"github.com/snowclaw/snowclaw/relay"
 )
 
-// Init attaches a to r. It must come after the hooks that decide whether
-// an event is kept (OnEventSaved only runs for stored events) and after
-// the groups plugin's (a delete-group is carried out before the agent
-// hears of it). Feeding never blocks the relay: the agent drops (and
-// counts) what its full queue cannot take.
+// Link is the agent as the relay's hooks. The node lists them, in
+// order, with everyone's: after the hooks that decide whether an event is
+// kept (OnEventSaved only runs for stored events) and after the groups
+// plugin's (a delete-group is carried out before the agent hears of it).
+// Feeding never blocks the relay: the agent drops (and counts) what its
+// full queue cannot take.
 //
-// The agent also hears every event Delete removes from the store, and
-// every delete-group once the groups plugin has carried it out. It never
-// learnt of either, so a moderator's deletion of its record was undone by
-// its next flush, and a group re-created under a deleted one's id got the
-// old group's memories and history.
-//
-// plain, when not nil, is what the agent is fed of each event (the group
-// keys' opener, plugins/groupcrypt): the agent reads group memories in
-// plain, in its RAM only.
-func Init(r *relay.Relay, a *agent.Agent, g *groups.Groups, plain func(*nostr.Event) *nostr.Event) {
-	r.OnEventDeleted = append(r.OnEventDeleted, func(_ context.Context, evt *nostr.Event) { a.Deleted(evt) })
-	r.OnEventSaved = append(r.OnEventSaved, func(_ context.Context, evt *nostr.Event) {
-		if evt.Kind != snowclaw.KindDeleteGroup {
-			return
-		}
+// The agent hears every event the relay's Delete removes from the store,
+// and every delete-group once the groups plugin has carried it out: a
+// moderator's deletion of its record must not come back with its next
+// flush, and a group re-created under a deleted one's id must not get
+// the old group's memories and history.
+type Link struct {
+	a     *agent.Agent
+	g     *groups.Groups
+	plain func(*nostr.Event) *nostr.Event
+}
+
+// New links a. plain, when not nil, is what the agent is fed of each
+// event (the group keys' opener, plugins/groupcrypt): the agent reads
+// group memories in plain, in its RAM only.
+func New(a *agent.Agent, g *groups.Groups, plain func(*nostr.Event) *nostr.Event) *Link {
+	return &Link{a: a, g: g, plain: plain}
+}
+
+// OnEventSaved tells the agent of a deleted group, of the owner's
+// ruling on a conflict, and feeds it the event.
+func (l *Link) OnEventSaved(ctx context.Context, evt *nostr.Event) {
+	if evt.Kind == snowclaw.KindDeleteGroup {
 		gid := snowclaw.GroupOf(evt)
-		if _, exists := g.Snapshot(gid); gid != "" && !exists {
-			a.GroupDeleted(gid)
+		if _, exists := l.g.Snapshot(gid); gid != "" && !exists {
+			l.a.GroupDeleted(gid)
 		}
-	})
+	}
 	// the owner's ruling on a conflict (plugins/memory), signed with the
 	// agent key, holds its address from now on: the agent is not fed its
 	// own events, and on every instance of a shared deployment this hook
 	// runs as the event is stored or followed
-	r.OnEventSaved = append(r.OnEventSaved, func(_ context.Context, evt *nostr.Event) {
-		if ns, topic := snowclaw.NamespaceOf(evt); ns == snowclaw.NamespaceMemoryItem && evt.PubKey == a.Pubkey() && snowclaw.HasTag(evt, snowclaw.TagResolution) {
-			a.Ruled(topic)
-		}
-	})
-	feed := func(_ context.Context, evt *nostr.Event) { a.Feed(evt) }
-	if plain != nil {
-		feed = func(_ context.Context, evt *nostr.Event) { a.Feed(plain(evt)) }
+	if ns, topic := snowclaw.NamespaceOf(evt); ns == snowclaw.NamespaceMemoryItem && evt.PubKey == l.a.Pubkey() && snowclaw.HasTag(evt, snowclaw.TagResolution) {
+		l.a.Ruled(topic)
 	}
-	r.OnEventSaved = append(r.OnEventSaved, feed)
-	r.OnEphemeralEvent = append(r.OnEphemeralEvent, feed)
+	l.OnEphemeralEvent(ctx, evt)
 }
+
+// OnEphemeralEvent feeds the agent an event that is not stored.
+func (l *Link) OnEphemeralEvent(_ context.Context, evt *nostr.Event) {
+	if l.plain != nil {
+		evt = l.plain(evt)
+	}
+	l.a.Feed(evt)
+}
+
+// OnEventDeleted tells the agent an event left the store.
+func (l *Link) OnEventDeleted(_ context.Context, evt *nostr.Event) { l.a.Deleted(evt) }
 
 // MayShow is agent.Options.MayShow, the read rule for what the agent's
 // replies carry: evt may go into a reply's prompt only if everyone who

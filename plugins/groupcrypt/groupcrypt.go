@@ -4,8 +4,9 @@
 // is removed or leaves, seals the agent's group memories with the current
 // one, and refuses group memories that are not sealed with it. The keys
 // rest in the store sealed to the agent itself (ring.go), so every
-// instance over a shared store reads the same keys. Init attaches it to
-// the relay; WrapAgent to the agent.
+// instance over a shared store reads the same keys. Init hands it the
+// relay's publishing path; its hooks are listed in the node's wiring;
+// WrapAgent attaches it to the agent.
 package groupcrypt
 
 import (

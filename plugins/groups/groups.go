@@ -1,7 +1,9 @@
 // Package groups implements NIP-29 relay-managed groups: group state built
 // from moderation events, the permission checks for every moderation kind,
 // join and leave requests, and the relay-signed metadata events
-// (39000–39003) that mirror the state. Init attaches it to the relay.
+// (39000–39003) that mirror the state. Init hands it the relay's
+// publishing and deleting paths; its hooks are listed in the node's
+// wiring.
 package groups
 
 import (

@@ -8,13 +8,10 @@ import (
 	"github.com/snowclaw/snowclaw/relay"
 )
 
-// Init attaches the index to r: it answers r's NIP-50 filters, indexes
-// every stored event and drops every deleted one.
-func (p *Plugin) Init(r *relay.Relay) {
-	r.UseSearch(searcher{p})
-	r.OnEventSaved = append(r.OnEventSaved, p.OnEventSaved)
-	r.OnEventDeleted = append(r.OnEventDeleted, p.OnEventDeleted)
-}
+// Searcher is the index as the relay's NIP-50 answerer. The node lists
+// it, with the index's saved and deleted hooks (OnEventSaved,
+// OnEventDeleted), in its one wiring function.
+func (p *Plugin) Searcher() relay.Searcher { return searcher{p} }
 
 // searcher is the plugin as the relay's Searcher.
 type searcher struct{ p *Plugin }

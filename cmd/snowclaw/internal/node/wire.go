@@ -9,8 +9,11 @@ import (
 	"github.com/snowclaw/snowclaw/policies"
 )
 
-// wire attaches every hook and route, here and nowhere else. The order
-// inside each slice is the order of the checks and of the reactions:
+// wire attaches every hook, the searcher and every route, here and
+// nowhere else (plugins' Init only hands them the relay's paths:
+// publishing and deleting). The order inside each slice is the order of
+// the checks and of the reactions; docs/architecture.md lists it, and
+// TestWire_OrderIsDocumented holds the two together:
 //
 //   - RejectEvent: cheap and stateless first (limits, rates), then what
 //     must stay gone (deletions, erasures), versions, deletion requests,
@@ -24,6 +27,10 @@ import (
 func (n *Node) wire(ctx context.Context) {
 	r, o := n.relay, n.o
 	writes := &policies.WriteRules{IDs: n.ids, Groups: n.groups}
+	var link *agentlink.Link
+	if n.agent != nil {
+		link = agentlink.New(n.agent, n.groups, n.crypt.Plain)
+	}
 	r.RejectEvent = append(r.RejectEvent,
 		r.RejectOverLimits,
 		policies.EventRateLimit(o.EventRateIP, o.EventRatePubkey, n.ids.IsSystem),
@@ -31,11 +38,14 @@ func (n *Node) wire(ctx context.Context) {
 		n.rejectErased,
 		r.RejectOlderVersion,
 		r.RejectForeignDeletion,
-		func(_ context.Context, evt *nostr.Event) error { return writes.Check(evt) },
+		writes.RejectEvent,
 		n.groups.RejectEvent, // NIP-29 moderation against the group state
 		// the group keys' rule: a seal's shape and its writer's
 		// membership are judged first
 		n.crypt.RejectEvent,
+		// the owner's source_preference: refused when unreadable, after
+		// the write rules have refused non-owners
+		n.memory.RejectBadPreference,
 	)
 	// the groups' metadata and answers, and the key deliveries, go
 	// through r
@@ -47,29 +57,31 @@ func (n *Node) wire(ctx context.Context) {
 		r.ApplyDeletion,
 	)
 	if n.search != nil {
-		n.search.Init(r)
+		r.OnEventSaved = append(r.OnEventSaved, n.search.OnEventSaved)
+		r.OnEventDeleted = append(r.OnEventDeleted, n.search.OnEventDeleted)
 	}
-	if n.remote != nil {
-		r.UseSearch(n.remote) // include:remote searches; the rest it hands to the index
+	if link != nil {
+		r.OnEventSaved = append(r.OnEventSaved, link.OnEventSaved)
+		r.OnEventDeleted = append(r.OnEventDeleted, link.OnEventDeleted)
+		r.OnEphemeralEvent = append(r.OnEphemeralEvent, link.OnEphemeralEvent)
 	}
-	if n.agent != nil {
-		agentlink.Init(r, n.agent, n.groups, n.crypt.Plain)
-	}
-	// the owner's source_preference, live: refused when unreadable (after
-	// the write rules have refused non-owners), re-applied on every
-	// version stored or deleted, and applied now
-	r.RejectEvent = append(r.RejectEvent, n.memory.RejectBadPreference)
+	// the owner's source_preference, live: re-applied on every version
+	// stored or deleted, and applied now
 	r.OnEventSaved = append(r.OnEventSaved, n.memory.ConfigChanged)
 	r.OnEventDeleted = append(r.OnEventDeleted, n.memory.ConfigChanged)
 	n.memory.ApplyTrust(ctx)
+	switch {
+	case n.remote != nil:
+		r.UseSearch(n.remote) // include:remote searches; the rest it hands to the index
+	case n.search != nil:
+		r.UseSearch(n.search.Searcher())
+	}
 
 	r.RejectFilter = append(r.RejectFilter,
 		policies.FilterRateLimit(o.FilterRateIP),
 		o.Limits.RejectFilter,
 		r.RejectSearchOff,
-		func(ctx context.Context, f snowclaw.Filter) error {
-			return n.vis.CheckFilter(policies.ReaderOf(ctx), f)
-		},
+		n.vis.RejectFilter, // the read rule, for the connection's reader
 	)
 	n.api.Routes(r.Mux())
 }
