@@ -16,29 +16,6 @@ import (
 // layer adds a flag by appending to the client's text. These are the
 // ways a client might try to make them disagree.
 
-// remoteREQs are the REQ frames a scripted remote received, as filters.
-func remoteREQs(t *testing.T, s *scriptedRelay) []nostr.Filter {
-	t.Helper()
-	var out []nostr.Filter
-	for _, f := range s.received() {
-		var frame []json.RawMessage
-		if json.Unmarshal([]byte(f), &frame) != nil || len(frame) < 3 {
-			continue
-		}
-		var label string
-		json.Unmarshal(frame[0], &label)
-		if label != "REQ" {
-			continue
-		}
-		var filter nostr.Filter
-		if err := json.Unmarshal(frame[2], &filter); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, filter)
-	}
-	return out
-}
-
 // explainFor runs a REQ with search q as reader (nil: anonymous) and
 // returns the result ids and the explain NOTICE's rows ("" when none came).
 func explainFor(t *testing.T, e *testEnv, reader *user, q string) (map[string]bool, string) {
@@ -110,7 +87,7 @@ func TestSearchFlags_RepeatedAndContradictory(t *testing.T) {
 	}
 	// include:remote twice asks the remote once, and sends neither flag
 	search(t, w.testEnv, &w.member, nostr.Filter{Search: "walrus include:remote include:REMOTE include:superseded"})
-	reqs := remoteREQs(t, hostile)
+	reqs := sentREQs(t, hostile.received())
 	if len(reqs) != 1 || reqs[0].Search != "walrus" {
 		t.Fatalf("remote got %d REQs (%v), want one for \"walrus\"", len(reqs), reqs)
 	}
@@ -151,7 +128,7 @@ func TestSearchFlags_InsideQuotes(t *testing.T) {
 	if h, ok := hitFor(res, m.ID); !ok || h.Origin != "local" {
 		t.Fatalf("remote=1 with an open quote: %s", mustJSON(res))
 	}
-	if reqs := remoteREQs(t, remote); len(reqs) != 1 || reqs[0].Search != `"walrus"` {
+	if reqs := sentREQs(t, remote.received()); len(reqs) != 1 || reqs[0].Search != `"walrus"` {
 		t.Fatalf("remote=1 with an open quote: the remote got %v, want one search for the phrase", reqs)
 	}
 }
@@ -219,7 +196,7 @@ func TestSearchFlags_IncludeRemoteFromStranger(t *testing.T) {
 	if !got[theirs.ID] || !strings.Contains(notice, remote.url) {
 		t.Fatalf("a stranger's public layered search: results %v, notice %s", got, notice)
 	}
-	reqs := remoteREQs(t, remote)
+	reqs := sentREQs(t, remote.received())
 	if len(reqs) != 1 || reqs[0].Search != "airship fleet" || len(reqs[0].Authors) != 0 {
 		t.Fatalf("the remote got %v, want one search for the words alone", reqs)
 	}
