@@ -35,7 +35,7 @@ func (s *Service) memories(ctx context.Context, reader string) (*memorySet, erro
 	set := &memorySet{all: map[string]*nostr.Event{}, canRead: map[string]bool{}, newer: map[string][]*nostr.Event{}}
 	var walk []*nostr.Event
 	err := store.Each(ctx, s.o.Store, nostr.Filter{Kinds: []int{snowclaw.KindAppData}}, func(evt *nostr.Event) bool {
-		if !isMemory(evt) {
+		if !snowclaw.IsMemoryItem(evt) {
 			return true
 		}
 		walk = append(walk, evt)
