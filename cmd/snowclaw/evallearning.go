@@ -223,7 +223,7 @@ func evalLearning(ctx context.Context, cfg Config, script *learneval.Script, cha
 		}
 		var top []string
 		for _, e := range evs {
-			if ns, _ := snowclaw.NamespaceOf(e); ns != snowclaw.NamespaceMemoryItem {
+			if !snowclaw.IsMemoryItem(e) {
 				continue
 			}
 			d := e.Tags.GetD()
