@@ -25,10 +25,10 @@ import (
 // counts) what its full queue cannot take.
 //
 // The agent also hears every event Delete removes from the store, and
-// every delete-group once the groups plugin has carried it out. It never
-// learnt of either, so a moderator's deletion of its record was undone by
-// its next flush, and a group re-created under a deleted one's id got the
-// old group's memories and history.
+// every delete-group once the groups plugin has carried it out: its
+// records live in its RAM, so without them its next flush would write
+// back a record a moderator deleted, and a group re-created under a
+// deleted one's id would inherit the old group's memories and history.
 //
 // plain, when not nil, is what the agent is fed of each event (the group
 // keys' opener, plugins/groupcrypt): the agent reads group memories in
@@ -80,11 +80,11 @@ func MayShow(vis *policies.Visibility) func(reply, evt *nostr.Event) bool {
 // nobody else's memories are ranked and crowd the results; the agent
 // keeps only what the reply's audience may read (MayShow).
 //
-// It searched as the agent, which reads everything, and dropped the
-// unquotable afterwards: then memories no reader of the reply may see
-// still took the few places, and what was left told the readers about
-// them. It searches as anyone when anyone may read the reply (an open
-// room; canRead is the relay's read rule), else as the person it answers.
+// The search is not the agent's own (it reads everything) filtered
+// afterwards: memories no reader of the reply may see would take the few
+// places, and the gaps they left would tell the readers about them. So it
+// searches as anyone when anyone may read the reply (an open room;
+// canRead is the relay's read rule), else as the person it answers.
 //
 // With layered set ([memory.remote] agent_default), a reply anyone may
 // read recalls from the remote relays too. A reply to a private message
