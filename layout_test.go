@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -105,5 +106,37 @@ func TestLayout_Sizes(t *testing.T) {
 	}
 	if len(perPkg) < 10 {
 		t.Fatalf("only %d packages found", len(perPkg))
+	}
+}
+
+// TestLayout_RelayKnowsNoMemories: the relay is the Nostr protocol; which
+// kind 30078 events are memories is for the plugins and the schema to say
+// (the metrics' memory class is registered by the node through
+// relay.CountStoredAs). No non-test file under relay/ names a memory
+// namespace.
+func TestLayout_RelayKnowsNoMemories(t *testing.T) {
+	memoryNames := regexp.MustCompile(`\b(Namespace\w*Memory\w*|Namespace\w*Npub|PrefixMemory\w*|IsMemoryItem)\b|snow:memory|snowclaw:memory`)
+	files := 0
+	err := filepath.WalkDir("relay", func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		files++
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			if m := memoryNames.FindString(line); m != "" {
+				t.Errorf("%s:%d names %s: the relay knows nothing of memories", path, i+1, m)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files < 10 {
+		t.Fatalf("only %d files under relay/", files)
 	}
 }

@@ -80,6 +80,13 @@ func NamespaceOf(evt *nostr.Event) (Namespace, string) {
 	return ClassifyD(evt.Tags.GetD())
 }
 
+// IsMemoryItem reports whether evt is a memory item: kind 30078 with a
+// d tag snow:memory:<topic>.
+func IsMemoryItem(evt *nostr.Event) bool {
+	ns, _ := NamespaceOf(evt)
+	return ns == NamespaceMemoryItem
+}
+
 // HasTag reports whether the event carries a tag with this exact key (and
 // any or no value), e.g. ["encrypted","nip44"] or ["private"].
 func HasTag(evt *nostr.Event, key string) bool {

@@ -182,7 +182,7 @@ func (a *Agent) load(ctx context.Context) error {
 	)
 	err := a.o.Query(ctx, nostr.Filter{Kinds: []int{snowclaw.KindAppData}, Authors: []string{a.pk}}, func(evt *nostr.Event) bool {
 		own = append(own, evt)
-		for _, id := range snowclaw.TagValues(evt, "snow:supersedes") {
+		for _, id := range snowclaw.TagValues(evt, snowclaw.TagSupersedes) {
 			gone[id] = true
 		}
 		return true

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/agent/memory"
 	"github.com/snowclaw/snowclaw/agent/privmsg"
 )
@@ -67,7 +68,7 @@ func (a *Agent) Freeze(ctx context.Context, pk string, on bool) error {
 func (a *Agent) Frozen(pk string) bool { return a.frozen(pk) }
 
 // ItemD is the d tag of an item's event.
-func ItemD(it memory.Item) string { return "snow:memory:" + it.Topic }
+func ItemD(it memory.Item) string { return snowclaw.MemoryItemD(it.Topic) }
 
 // EraseItems removes matching items from RAM without publishing NIP-09
 // deletions: the caller hard-deletes their events.
@@ -76,7 +77,7 @@ func (a *Agent) EraseItems(match func(memory.Item) bool) []memory.Item {
 }
 
 // LessonD is the d tag of a lesson's event.
-func LessonD(l memory.Lesson) string { return "snow:memory:" + memory.LessonTopic(l.ID) }
+func LessonD(l memory.Lesson) string { return snowclaw.MemoryItemD(memory.LessonTopic(l.ID)) }
 
 // EraseLessons removes matching lessons from RAM without publishing NIP-09
 // deletions: the caller hard-deletes their events.

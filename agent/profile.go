@@ -37,10 +37,10 @@ func (a *Agent) profileContent() string {
 	}
 	p := map[string]any{
 		"name": a.o.Name, "display_name": a.o.Name, "about": about, "bot": true,
-		"snow:model": model, "snow:version": a.o.Profile.Version, "snow:capabilities": caps,
+		snowclaw.ProfileModel: model, snowclaw.ProfileVersion: a.o.Profile.Version, snowclaw.ProfileCapabilities: caps,
 	}
 	if a.o.Owner != "" {
-		p["snow:operator"] = snowclaw.NpubOf(a.o.Owner)
+		p[snowclaw.ProfileOperator] = snowclaw.NpubOf(a.o.Owner)
 	}
 	b, _ := json.Marshal(p) // a map of strings and string lists always encodes
 	return string(b)

@@ -227,7 +227,7 @@ func (a *Agent) recallEvents(found []snowclaw.SearchHit, t turn, n int) []recall
 	var out []recalled
 	for _, f := range found {
 		evt := f.Event
-		if ns, _ := snowclaw.NamespaceOf(evt); ns != snowclaw.NamespaceMemoryItem {
+		if !snowclaw.IsMemoryItem(evt) {
 			continue
 		}
 		rec, err := a.codec.Decode(evt)

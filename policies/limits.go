@@ -10,22 +10,24 @@ import (
 
 // Limits bound what one event or one filter may cost the relay. Zero values
 // mean "no limit" for counts; New callers should start from DefaultLimits.
+// The toml tags are the keys of the config file's [limits] table, which
+// cmd/snowclaw decodes into this very type rather than a copy of it.
 type Limits struct {
-	MaxEventBytes    int   // serialized event
-	MaxContentBytes  int   // content field
-	MaxTags          int   // number of tags
-	MaxTagValueBytes int   // one tag element
-	MaxFutureSeconds int64 // created_at may be this far ahead of the clock
-	MaxFilterValues  int   // ids + authors + kinds + tag values of one filter
-	MaxLimit         int   // a larger limit is clamped to this
-	DefaultLimit     int   // limit when the filter gives none
+	MaxEventBytes    int   `toml:"max_event_bytes"`     // serialized event
+	MaxContentBytes  int   `toml:"max_content_bytes"`   // content field
+	MaxTags          int   `toml:"max_tags"`            // number of tags
+	MaxTagValueBytes int   `toml:"max_tag_value_bytes"` // one tag element
+	MaxFutureSeconds int64 `toml:"max_future_seconds"`  // created_at may be this far ahead of the clock
+	MaxFilterValues  int   `toml:"max_filter_values"`   // ids + authors + kinds + tag values of one filter
+	MaxLimit         int   `toml:"max_limit"`           // a larger limit is clamped to this
+	DefaultLimit     int   `toml:"default_limit"`       // limit when the filter gives none
 
 	// Per connection: a REQ or COUNT with more filters, a subscription
 	// id longer than MaxSubIDLength, or one subscription more than
 	// MaxSubscriptions open at once is refused with CLOSED.
-	MaxFilters       int
-	MaxSubscriptions int
-	MaxSubIDLength   int
+	MaxFilters       int `toml:"max_filters"`
+	MaxSubscriptions int `toml:"max_subscriptions"`
+	MaxSubIDLength   int `toml:"max_subid_length"`
 }
 
 // DefaultLimits are the limits of a relay with no configuration.

@@ -220,3 +220,29 @@ func TestFilterAndConnectionRateLimit(t *testing.T) {
 		}
 	})
 }
+
+// TestRateLimit_SweepDropsFullBuckets: a stream of one-off keys does not
+// grow the limiter forever. A bucket refilled to its burst is dropped by
+// the next sweep (it equals a new one); a key still short of tokens keeps
+// its bucket, so waiting out the sweep buys it nothing.
+func TestRateLimit_SweepDropsFullBuckets(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := newLimiter(Rate{PerSecond: 0.01, Burst: 2}) // 200 s to refill
+		for i := range 100 {
+			l.allow(strconv.Itoa(i), time.Now())
+		}
+		l.allow("busy", time.Now())
+		l.allow("busy", time.Now())
+		time.Sleep(150 * time.Second) // the one-off keys are full again, "busy" is not
+		if !l.allow("other", time.Now()) {
+			t.Fatal("a new key was refused")
+		}
+		if n := len(l.buckets); n != 2 {
+			t.Fatalf("%d buckets after the sweep, want busy and other", n)
+		}
+		// 1.5 tokens refilled: one send, not the two of a fresh bucket
+		if !l.allow("busy", time.Now()) || l.allow("busy", time.Now()) {
+			t.Fatal("the sweep changed a drained key's bucket")
+		}
+	})
+}

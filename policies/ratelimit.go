@@ -7,6 +7,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
+	"golang.org/x/time/rate"
 )
 
 // Rate is a token bucket: PerSecond tokens refill each second up to Burst.
@@ -16,24 +17,22 @@ type Rate struct {
 	Burst     int
 }
 
-type bucket struct {
-	tokens float64
-	last   time.Time
-}
-
-// limiter is a set of token buckets keyed by IP or pubkey. Buckets idle for
-// long are swept so that a stream of new keys cannot grow it forever.
+// limiter is a set of token buckets (golang.org/x/time/rate) keyed by IP
+// or pubkey. A bucket that has refilled to its burst is the same as a new
+// one, so the periodic sweep drops those: a stream of new keys cannot grow
+// the set forever.
 type limiter struct {
 	rate    Rate
 	mu      sync.Mutex
-	buckets map[string]*bucket
+	buckets map[string]*rate.Limiter
 	swept   time.Time
 }
 
 func newLimiter(r Rate) *limiter {
-	return &limiter{rate: r, buckets: make(map[string]*bucket), swept: time.Now()}
+	return &limiter{rate: r, buckets: make(map[string]*rate.Limiter), swept: time.Now()}
 }
 
+// allow takes a token from key's bucket at now; a refusal takes none.
 func (l *limiter) allow(key string, now time.Time) bool {
 	if l.rate.PerSecond <= 0 || key == "" {
 		return true
@@ -41,9 +40,8 @@ func (l *limiter) allow(key string, now time.Time) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if now.Sub(l.swept) > time.Minute {
-		full := float64(l.rate.Burst) / l.rate.PerSecond
 		for k, b := range l.buckets {
-			if now.Sub(b.last).Seconds() > full {
+			if b.TokensAt(now) >= float64(l.rate.Burst) {
 				delete(l.buckets, k)
 			}
 		}
@@ -51,19 +49,10 @@ func (l *limiter) allow(key string, now time.Time) bool {
 	}
 	b, ok := l.buckets[key]
 	if !ok {
-		b = &bucket{tokens: float64(l.rate.Burst), last: now}
+		b = rate.NewLimiter(rate.Limit(l.rate.PerSecond), l.rate.Burst)
 		l.buckets[key] = b
 	}
-	b.tokens += now.Sub(b.last).Seconds() * l.rate.PerSecond
-	if b.tokens > float64(l.rate.Burst) {
-		b.tokens = float64(l.rate.Burst)
-	}
-	b.last = now
-	if b.tokens < 1 {
-		return false
-	}
-	b.tokens--
-	return true
+	return b.AllowN(now, 1)
 }
 
 // EventRateLimit limits events per client IP and per author. Events the

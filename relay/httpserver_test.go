@@ -19,7 +19,9 @@ func TestGuardHTTP_LongResponseNotCut(t *testing.T) {
 		for range 6 {
 			io.WriteString(w, strings.Repeat("x", 1024))
 			w.(http.Flusher).Flush()
-			time.Sleep(timeout / 2) // a slow producer, 900ms in all
+			// a slow producer, 900ms in all: the pause is the behaviour
+			// under test (a wall-clock timeout), not a wait
+			time.Sleep(timeout / 2)
 		}
 	})))
 	srv.Config.WriteTimeout = timeout

@@ -21,13 +21,15 @@ import (
 // each vector are resolved once here: the hot paths (every write, every
 // query) only add to a counter.
 type metrics struct {
-	reg      *prometheus.Registry
-	stored   [numKindClasses]prometheus.Counter
-	rejected [numRejectReasons]prometheus.Counter
-	queries  [numQueryTypes]prometheus.Counter
-	search   timer
-	behind   prometheus.Counter // feedmetrics.go
-	again    prometheus.Counter // feedmetrics.go
+	reg       *prometheus.Registry
+	storedVec *prometheus.CounterVec
+	plugins   []storedClass // CountStoredAs, tested before the relay's own classes
+	stored    [numKindClasses]prometheus.Counter
+	rejected  [numRejectReasons]prometheus.Counter
+	queries   [numQueryTypes]prometheus.Counter
+	search    timer
+	behind    prometheus.Counter // feedmetrics.go
+	again     prometheus.Counter // feedmetrics.go
 }
 
 // newMetrics makes the registry with the standard go_* and process_*
@@ -39,6 +41,7 @@ func newMetrics(version string) *metrics {
 		Name: "snowclaw_events_stored_total",
 		Help: "Events stored through the write pipeline, by kind class.",
 	}, []string{"class"})
+	m.storedVec = stored
 	for i, name := range kindClassNames {
 		m.stored[i] = stored.WithLabelValues(name)
 	}
@@ -79,10 +82,11 @@ func newMetrics(version string) *metrics {
 }
 
 // Kind classes of stored events: a handful of labels, not one per kind,
-// so the series stay few whatever clients send.
+// so the series stay few whatever clients send. The relay's own classes
+// are what the protocol tells apart; what a plugin gives meaning to (the
+// memories among kind 30078) it labels through CountStoredAs.
 const (
-	classMemory   = iota // snow:memory:* items
-	classAppData         // the rest of kind 30078: agent records, config
+	classAppData  = iota // kind 30078 that no plugin class took
 	classChat            // events carrying an h tag (NIP-29 chat)
 	classGroup           // NIP-29 moderation and relay-signed metadata
 	classDM              // gift wraps and legacy DMs
@@ -91,14 +95,37 @@ const (
 	numKindClasses
 )
 
-var kindClassNames = [numKindClasses]string{"memory", "appdata", "chat", "group", "dm", "deletion", "other"}
+var kindClassNames = [numKindClasses]string{"appdata", "chat", "group", "dm", "deletion", "other"}
+
+// storedClass is a plugin's label of stored events and the events it
+// takes.
+type storedClass struct {
+	match func(*nostr.Event) bool
+	c     prometheus.Counter
+}
+
+// CountStoredAs counts the stored events match reports under class in
+// snowclaw_events_stored_total instead of the relay's own class for them.
+// Classes are tried in the order added, before the relay's; a class
+// named like one of the relay's adds to the same series. Like the hooks,
+// it is called while the relay is assembled, before serving.
+func (r *Relay) CountStoredAs(class string, match func(*nostr.Event) bool) {
+	r.met.plugins = append(r.met.plugins, storedClass{match: match, c: r.met.storedVec.WithLabelValues(class)})
+}
+
+// storedCounter is the series a stored event counts in.
+func (m *metrics) storedCounter(evt *nostr.Event) prometheus.Counter {
+	for _, pc := range m.plugins {
+		if pc.match(evt) {
+			return pc.c
+		}
+	}
+	return m.stored[kindClass(evt)]
+}
 
 func kindClass(evt *nostr.Event) int {
 	switch {
 	case evt.Kind == snowclaw.KindAppData:
-		if ns, _ := snowclaw.NamespaceOf(evt); ns == snowclaw.NamespaceMemoryItem {
-			return classMemory
-		}
 		return classAppData
 	case snowclaw.IsGroupStateKind(evt.Kind) || snowclaw.IsGroupMetadataKind(evt.Kind):
 		return classGroup
@@ -154,7 +181,7 @@ func (m *metrics) wrote(evt *nostr.Event, skipped bool, err error) {
 	case err != nil:
 		m.refused(err)
 	case !skipped && !nostr.IsEphemeralKind(evt.Kind):
-		m.stored[kindClass(evt)].Inc()
+		m.storedCounter(evt).Inc()
 	}
 }
 

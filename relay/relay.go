@@ -2,8 +2,9 @@
 // subscriptions and fan-out, NIP-11, NIP-42, NIP-09, NIP-40 and NIP-45,
 // the write pipeline (hook slices, the replace guard, tombstones) and the
 // read path, over the event store of relay/store, and the HTTP server
-// that serves it. The pipeline is our own (pipeline.go), khatru-like in
-// its hooks; khatru itself is no longer used.
+// that serves it. The pipeline is our own (pipeline.go), in khatru's
+// style of hook slices, so that the store's exact answers, the replace
+// guard and the fan-out registry (subs.go) are ours to get right.
 package relay
 
 import (

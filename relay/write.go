@@ -72,8 +72,9 @@ func (r *Relay) mayLearnOf(ctx context.Context, signer string, target *nostr.Eve
 
 // ApplyDeletion (an OnEventSaved hook) carries out a stored NIP-09 request: its `e` targets
 // (checked by RejectForeignDeletion) and its `a` addresses, every version
-// up to the request's created_at. (khatru split an address on every
-// colon and never found one whose d tag has one, as every snowclaw d does.)
+// up to the request's created_at. The address is read with
+// snowclaw.ParseAddress, which keeps colons inside the d tag (every
+// snowclaw d has some); splitting on every colon would find none of them.
 func (r *Relay) ApplyDeletion(ctx context.Context, deletion *nostr.Event) {
 	r.tombs.record(deletion)
 	if deletion.Kind != snowclaw.KindDeletion {

@@ -128,7 +128,7 @@ func (c *Codec) encodeNpub(n *Npub) (nostr.Event, error) {
 		{"d", snowclaw.PrefixMemoryNpub + npub},
 		{"p", pk},
 		{"encrypted", "nip44"},
-		{"snow:tier", string(snowclaw.TierPrivate)},
+		{snowclaw.TagTier, string(snowclaw.TierPrivate)},
 	}}, nil
 }
 
@@ -143,7 +143,7 @@ func (c *Codec) encodeGroup(g *Group) (nostr.Event, error) {
 	return nostr.Event{Content: string(plain), Tags: nostr.Tags{
 		{"d", snowclaw.PrefixMemoryGroup + g.ID},
 		{"h", g.ID},
-		{"snow:tier", string(snowclaw.TierGroup)},
+		{snowclaw.TagTier, string(snowclaw.TierGroup)},
 	}}, nil
 }
 
@@ -175,13 +175,13 @@ func (c *Codec) encodeItem(it *Item) (nostr.Event, error) {
 		evt.Tags = append(evt.Tags, nostr.Tag{snowclaw.TagLearntFrom, pk})
 	}
 	if it.Version > 1 {
-		evt.Tags = append(evt.Tags, nostr.Tag{"snow:version", strconv.Itoa(it.Version)})
+		evt.Tags = append(evt.Tags, nostr.Tag{snowclaw.TagVersion, strconv.Itoa(it.Version)})
 	}
 	if it.Supersedes != "" {
-		evt.Tags = append(evt.Tags, nostr.Tag{"snow:supersedes", it.Supersedes})
+		evt.Tags = append(evt.Tags, nostr.Tag{snowclaw.TagSupersedes, it.Supersedes})
 	}
 	for _, id := range it.Merges {
-		evt.Tags = append(evt.Tags, nostr.Tag{"snow:supersedes", id})
+		evt.Tags = append(evt.Tags, nostr.Tag{snowclaw.TagSupersedes, id})
 	}
 	return evt, nil
 }
@@ -222,12 +222,12 @@ func (c *Codec) memoryEvent(topic string, tier snowclaw.Tier, group, subject str
 	source := snowclaw.NpubOf(c.AgentPubkey)
 	tags := nostr.Tags{
 		{"d", snowclaw.PrefixMemoryItem + topic},
-		{"snow:tier", string(tier)},
-		{"snow:confidence", strconv.FormatFloat(min(max(confidence, 0), 1), 'f', 2, 64)},
-		{"snow:source", source},
+		{snowclaw.TagTier, string(tier)},
+		{snowclaw.TagConfidence, strconv.FormatFloat(min(max(confidence, 0), 1), 'f', 2, 64)},
+		{snowclaw.TagSource, source},
 	}
 	if c.Model != "" {
-		tags = append(tags, nostr.Tag{"snow:model", c.Model})
+		tags = append(tags, nostr.Tag{snowclaw.TagModel, c.Model})
 	}
 	if t, _, _ := strings.Cut(topic, "/"); t != "" {
 		tags = append(tags, nostr.Tag{"t", t})

@@ -170,13 +170,13 @@ func (c *Codec) decodeItem(evt *nostr.Event, topic string) (*Item, *Lesson, erro
 	if tier == snowclaw.TierGroup {
 		it.Group = snowclaw.GroupOf(evt)
 	}
-	if v := snowclaw.TagValues(evt, "snow:confidence"); len(v) > 0 {
+	if v := snowclaw.TagValues(evt, snowclaw.TagConfidence); len(v) > 0 {
 		it.Confidence, _ = strconv.ParseFloat(v[0], 64)
 	}
-	if v := snowclaw.TagValues(evt, "snow:version"); len(v) > 0 {
+	if v := snowclaw.TagValues(evt, snowclaw.TagVersion); len(v) > 0 {
 		it.Version, _ = strconv.Atoi(v[0])
 	}
-	if v := snowclaw.TagValues(evt, "snow:supersedes"); len(v) > 0 {
+	if v := snowclaw.TagValues(evt, snowclaw.TagSupersedes); len(v) > 0 {
 		// the first is the version replaced; more are merged duplicates
 		it.Supersedes, it.Merges = v[0], append([]string(nil), v[1:]...)
 	}

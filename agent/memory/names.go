@@ -1,6 +1,6 @@
 package memory
 
-import "container/list"
+import "github.com/hashicorp/golang-lru/v2/simplelru"
 
 // DefaultNameCache is how many profile names of people without a record
 // the store keeps by default.
@@ -11,53 +11,48 @@ const DefaultNameCache = 4096
 // fresh key, so a profile alone never creates a record
 // (docs/agent.md#records-of-people-and-groups); the name waits here, in RAM
 // only and never persisted, until the person interacts with the agent,
-// and the least recently seen names are dropped beyond the cap.
+// and the least recently seen names are dropped beyond the cap. The
+// Store's lock guards it, hence the library's unlocked LRU.
 type nameCache struct {
-	max   int
-	order *list.List               // front: most recently seen
-	byPK  map[string]*list.Element // hex pubkey → element holding a cachedName
+	lru *simplelru.LRU[string, cachedName] // hex pubkey → latest name
 }
 
 type cachedName struct {
-	pk, name string
-	at       int64
+	name string
+	at   int64
 }
 
+// newNameCache holds up to max names; max must be positive (Options
+// defaults it).
 func newNameCache(max int) *nameCache {
-	return &nameCache{max: max, order: list.New(), byPK: map[string]*list.Element{}}
+	lru, err := simplelru.NewLRU[string, cachedName](max, nil)
+	if err != nil {
+		panic(err) // only a size below 1, which Options never lets through
+	}
+	return &nameCache{lru: lru}
 }
 
 // put remembers pk's latest name; an older profile than the one held is
-// ignored, as the relay would keep the newer one.
+// ignored, as the relay would keep the newer one, but still counts as
+// pk seen.
 func (c *nameCache) put(pk, name string, at int64) {
-	if e, ok := c.byPK[pk]; ok {
-		if cn := e.Value.(*cachedName); at >= cn.at {
-			cn.name, cn.at = name, at
-		}
-		c.order.MoveToFront(e)
+	if cn, ok := c.lru.Get(pk); ok && at < cn.at {
 		return
 	}
-	c.byPK[pk] = c.order.PushFront(&cachedName{pk: pk, name: name, at: at})
-	for c.order.Len() > c.max {
-		old := c.order.Back()
-		c.order.Remove(old)
-		delete(c.byPK, old.Value.(*cachedName).pk)
-	}
+	c.lru.Add(pk, cachedName{name: name, at: at})
 }
 
 // take removes and returns pk's cached name: once the person has a
 // record, the record holds it.
 func (c *nameCache) take(pk string) (cachedName, bool) {
-	e, ok := c.byPK[pk]
-	if !ok {
-		return cachedName{}, false
+	cn, ok := c.lru.Peek(pk)
+	if ok {
+		c.lru.Remove(pk)
 	}
-	c.order.Remove(e)
-	delete(c.byPK, pk)
-	return *e.Value.(*cachedName), true
+	return cn, ok
 }
 
-func (c *nameCache) len() int { return c.order.Len() }
+func (c *nameCache) len() int { return c.lru.Len() }
 
 // CachedNames is how many names of people without a record are held.
 func (s *Store) CachedNames() int {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/internal/benchcorpus"
 	"github.com/snowclaw/snowclaw/relay"
 )
@@ -106,7 +107,7 @@ func runCluster(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	memEvs := make([]nostr.Event, len(mems))
 	for i, m := range mems {
 		content, _ := json.Marshal(map[string]string{"summary": m.Content})
-		memEvs[i] = nostr.Event{Kind: 30078, CreatedAt: nostr.Timestamp(m.CreatedAt), Content: string(content), Tags: nostr.Tags{{"d", "snow:memory:" + m.Topic}}}
+		memEvs[i] = nostr.Event{Kind: 30078, CreatedAt: nostr.Timestamp(m.CreatedAt), Content: string(content), Tags: nostr.Tags{{"d", snowclaw.MemoryItemD(m.Topic)}}}
 		if err := memEvs[i].Sign(sks[i%len(sks)]); err != nil {
 			return err
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/dgraph-io/badger/v4"
 	badgerstore "github.com/fiatjaf/eventstore/badger"
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/internal/benchcorpus"
 )
 
@@ -46,7 +47,7 @@ func corpusEvents(ctx context.Context, mems []benchcorpus.Memory) ([]nostr.Event
 				}
 				m := mems[i]
 				evs[i] = nostr.Event{Kind: 30078, CreatedAt: nostr.Timestamp(m.CreatedAt),
-					Tags: nostr.Tags{{"d", "snow:memory:" + m.Topic}, {"t", category(m.Topic)}}, Content: m.Content}
+					Tags: nostr.Tags{{"d", snowclaw.MemoryItemD(m.Topic)}, {"t", category(m.Topic)}}, Content: m.Content}
 				if err := evs[i].Sign(sks[i%corpusAuthors]); err != nil {
 					errs[w] = err
 					return

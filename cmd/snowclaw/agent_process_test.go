@@ -13,6 +13,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip19"
+	"github.com/snowclaw/snowclaw/internal/testwait"
 	"github.com/snowclaw/snowclaw/internal/wsclient"
 )
 
@@ -81,16 +82,15 @@ func TestProcess_RememberSurvivesKillNine(t *testing.T) {
 	publishOK(t, ac, signed(alice, 9, nostr.Tags{{"h", "crew"}}, "@Snowclaw remember that the launch code word is pelican"))
 
 	var agentPK string
-	for i := 0; i < 300 && agentPK == ""; i++ {
+	if !testwait.Until(testwait.DefaultTimeout, func() bool {
 		evs, _, _ := ac.Fetch(nostr.Filter{Kinds: []int{30078}, Tags: nostr.TagMap{"h": {"crew"}}}, 5*time.Second)
 		for _, e := range evs {
 			if strings.Contains(e.Content, "pelican") && strings.HasPrefix(e.Tags.GetD(), "snow:memory:group/crew/") {
 				agentPK = e.PubKey
 			}
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if agentPK == "" {
+		return agentPK != ""
+	}) {
 		t.Fatalf("the remembered item never reached the relay; stderr:\n%s", c.log)
 	}
 	if err := c.cmd.Process.Signal(syscall.SIGKILL); err != nil {
@@ -138,15 +138,15 @@ func TestCLI_MemoryAndConfig(t *testing.T) {
 	// the record is on the relay, encrypted to alice: she can read it
 	ac := authed(t, c.url, alice)
 	var rec *nostr.Event
-	for i := 0; i < 200 && rec == nil; i++ {
+	testwait.For(t, "alice's person record on the relay", func() bool {
 		evs, _, _ := ac.Fetch(nostr.Filter{Kinds: []int{30078}, Tags: nostr.TagMap{"d": {"snowclaw:memory:npub:" + alice.npub}}}, 5*time.Second)
 		if len(evs) > 0 {
 			rec = evs[0]
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if rec == nil || strings.Contains(rec.Content, "prefers short answers") {
-		t.Fatalf("person record missing or stored in plaintext: %v", rec)
+		return rec != nil
+	})
+	if strings.Contains(rec.Content, "prefers short answers") {
+		t.Fatalf("person record stored in plaintext: %v", rec)
 	}
 
 	out, err = cli(t, env, "memory", "lessons", "list", "--relay", c.url)
@@ -174,18 +174,15 @@ func TestCLI_MemoryAndConfig(t *testing.T) {
 			ContextHistory int    `json:"context_history"`
 		}
 	}
-	for i := 0; i < 100; i++ {
+	testwait.For(t, "config get to show respond_mode=all", func() bool {
 		out, err = cli(t, env, "config", "get", "group:ops", "--relay", c.url)
 		if err != nil {
 			t.Fatalf("config get: %v\n%s", err, out)
 		}
 		json.Unmarshal([]byte(out), &view)
-		if view.Effective.RespondMode == "all" {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if view.Effective.RespondMode != "all" || view.Effective.ContextHistory != 5 || !strings.Contains(out, `"respond_mode": "all"`) {
+		return view.Effective.RespondMode == "all"
+	})
+	if view.Effective.ContextHistory != 5 || !strings.Contains(out, `"respond_mode": "all"`) {
 		t.Fatalf("config get after set: %s", out)
 	}
 	// the scope's own setting and the settings in force are spelled alike,
@@ -203,15 +200,12 @@ func TestCLI_MemoryAndConfig(t *testing.T) {
 	if out, err = cli(t, env, "config", "set", "group:ops", "respond_mode=none", "--relay", c.url); err != nil {
 		t.Fatalf("config set: %v\n%s", err, out)
 	}
-	for i := 0; i < 100; i++ {
+	testwait.For(t, "config get to show respond_mode=none", func() bool {
 		out, _ = cli(t, env, "config", "get", "group:ops", "--relay", c.url)
 		json.Unmarshal([]byte(out), &view)
-		if view.Effective.RespondMode == "none" {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if view.Effective.RespondMode != "none" || view.Effective.ContextHistory != 5 {
+		return view.Effective.RespondMode == "none"
+	})
+	if view.Effective.ContextHistory != 5 {
 		t.Fatalf("config get after second set: %s", out)
 	}
 	// keys the CLI does not know, like the UI's trust list, survive a set
@@ -227,12 +221,10 @@ func TestCLI_MemoryAndConfig(t *testing.T) {
 	// promotion of what she asked the agent to remember in the group
 	publishOK(t, ac, signed(alice, 9021, nostr.Tags{{"h", "ops"}}, ""))
 	publishOK(t, ac, signed(alice, 9, nostr.Tags{{"h", "ops"}}, "@Snowclaw remember that the ops pager rotates on mondays"))
-	for i := 0; i < 300; i++ {
-		if out, _ = cli(t, env, "memory", "items", "--relay", c.url); strings.Contains(out, "rotates on mondays") {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testwait.For(t, "the agent to remember the pager rotation", func() bool {
+		out, _ = cli(t, env, "memory", "items", "--relay", c.url)
+		return strings.Contains(out, "rotates on mondays")
+	})
 	out, err = cli(t, env, "privacy", "rectify", alice.npub, "pager rotates", "--text", "the ops pager rotates on fridays", "--relay", c.url)
 	if err != nil || !strings.Contains(out, `"version": 2`) || !strings.Contains(out, "fridays") {
 		t.Fatalf("privacy rectify: %v\n%s", err, out)

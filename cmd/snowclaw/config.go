@@ -181,19 +181,12 @@ type RelayConfig struct {
 	MemoryLimitMB int `toml:"memory_limit_mb"`
 }
 
+// LimitsConfig is the [limits] table: the relay's policies.Limits, whose
+// keys it promotes, and the websocket frame cap, which is the HTTP
+// server's and no policy's.
 type LimitsConfig struct {
-	MaxMessageBytes  int `toml:"max_message_bytes"`
-	MaxEventBytes    int `toml:"max_event_bytes"`
-	MaxContentBytes  int `toml:"max_content_bytes"`
-	MaxTags          int `toml:"max_tags"`
-	MaxTagValueBytes int `toml:"max_tag_value_bytes"`
-	MaxFutureSeconds int `toml:"max_future_seconds"`
-	MaxFilterValues  int `toml:"max_filter_values"`
-	MaxLimit         int `toml:"max_limit"`
-	DefaultLimit     int `toml:"default_limit"`
-	MaxFilters       int `toml:"max_filters"`
-	MaxSubscriptions int `toml:"max_subscriptions"`
-	MaxSubIDLength   int `toml:"max_subid_length"`
+	MaxMessageBytes int `toml:"max_message_bytes"`
+	policies.Limits
 }
 
 type RateConfig struct {
@@ -223,7 +216,6 @@ func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil
 
 // DefaultConfig is what `snowclaw serve` runs with when told nothing.
 func DefaultConfig() Config {
-	l := policies.DefaultLimits() // one source for the relay's and the CLI's defaults
 	return Config{
 		Addr:     "127.0.0.1:3334",
 		Data:     "./snowclaw-data",
@@ -233,20 +225,7 @@ func DefaultConfig() Config {
 			Description:    "Nostr relay with NIP-29 groups and an agent memory",
 			TrustedProxies: []string{},
 		},
-		Limits: LimitsConfig{
-			MaxMessageBytes:  256 * 1024,
-			MaxEventBytes:    l.MaxEventBytes,
-			MaxContentBytes:  l.MaxContentBytes,
-			MaxTags:          l.MaxTags,
-			MaxTagValueBytes: l.MaxTagValueBytes,
-			MaxFutureSeconds: int(l.MaxFutureSeconds),
-			MaxFilterValues:  l.MaxFilterValues,
-			MaxLimit:         l.MaxLimit,
-			DefaultLimit:     l.DefaultLimit,
-			MaxFilters:       l.MaxFilters,
-			MaxSubscriptions: l.MaxSubscriptions,
-			MaxSubIDLength:   l.MaxSubIDLength,
-		},
+		Limits: LimitsConfig{MaxMessageBytes: 256 * 1024, Limits: policies.DefaultLimits()},
 		RateLimits: RateConfig{
 			EventsPerSecondIP: 50, EventsBurstIP: 200,
 			EventsPerSecondPubkey: 20, EventsBurstPubkey: 100,
@@ -369,7 +348,7 @@ func (c *Config) Validate() error {
 	for key, v := range map[string]int{
 		"limits.max_message_bytes": l.MaxMessageBytes, "limits.max_event_bytes": l.MaxEventBytes,
 		"limits.max_content_bytes": l.MaxContentBytes, "limits.max_tags": l.MaxTags,
-		"limits.max_tag_value_bytes": l.MaxTagValueBytes, "limits.max_future_seconds": l.MaxFutureSeconds,
+		"limits.max_tag_value_bytes": l.MaxTagValueBytes, "limits.max_future_seconds": int(l.MaxFutureSeconds),
 		"limits.max_filter_values": l.MaxFilterValues, "limits.max_limit": l.MaxLimit,
 		"limits.default_limit": l.DefaultLimit, "limits.max_filters": l.MaxFilters,
 		"limits.max_subscriptions": l.MaxSubscriptions, "limits.max_subid_length": l.MaxSubIDLength,

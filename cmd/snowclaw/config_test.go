@@ -18,6 +18,7 @@ import (
 	"github.com/BurntSushi/toml"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip19"
+	"github.com/snowclaw/snowclaw/policies"
 	"github.com/snowclaw/snowclaw/relay"
 )
 
@@ -458,5 +459,25 @@ func TestConfig_InstanceID(t *testing.T) {
 		if got := nodeOptions(cfg, relay.Keys{}, newLogger(&bytes.Buffer{}, "error")).InstanceID; got != c.want {
 			t.Errorf("%s: instance %q, want %q", c.name, got, c.want)
 		}
+	}
+}
+
+// TestConfig_LimitsReachTheRelay: the [limits] table decodes into the
+// relay's own policies.Limits, from the file and the environment alike,
+// and the frame cap beside it goes to the websocket.
+func TestConfig_LimitsReachTheRelay(t *testing.T) {
+	path := writeFile(t, "[limits]\nmax_tags = 7\nmax_future_seconds = 60\nmax_message_bytes = 300000\n")
+	cfg, _, err := resolveConfig(&serveFlags{config: path}, []string{"SNOWCLAW_LIMITS_MAX_FILTERS=3", "SNOWCLAW_LIMITS_MAX_FUTURE_SECONDS=90"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := nodeOptions(cfg, relay.Keys{}, newLogger(&bytes.Buffer{}, "error"))
+	want := policies.DefaultLimits()
+	want.MaxTags, want.MaxFutureSeconds, want.MaxFilters = 7, 90, 3
+	if o.Limits != want || o.MaxMessageBytes != 300000 {
+		t.Errorf("relay limits %+v, frame cap %d\nwant %+v, 300000", o.Limits, o.MaxMessageBytes, want)
+	}
+	if _, _, err := resolveConfig(&serveFlags{}, []string{"SNOWCLAW_LIMITS_MAX_FUTURE_SECONDS=1e3"}); err == nil || !strings.Contains(err.Error(), "SNOWCLAW_LIMITS_MAX_FUTURE_SECONDS") {
+		t.Errorf("a number that is not whole: %v", err)
 	}
 }

@@ -28,11 +28,17 @@ func kubernetesServiceEnv(name string) bool {
 }
 
 // configFields lists every leaf of the config struct with its TOML path.
+// An embedded struct without a tag (LimitsConfig's policies.Limits) lends
+// its keys to the table around it, as the TOML decoder reads it.
 func configFields(v reflect.Value, prefix string, out map[string]reflect.Value) {
 	t := v.Type()
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		name := f.Tag.Get("toml")
+		if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
+			configFields(v.Field(i), prefix, out)
+			continue
+		}
 		if name == "" {
 			continue
 		}
@@ -68,6 +74,14 @@ func (w ignoredEnv) String() string {
 // compose file or a template that expanded to nothing leaves the file's
 // or the default value in force. A variable that names no setting is
 // returned in ignored (once), not applied.
+//
+// It is written here rather than taken from an env library: none is in
+// go.mod, and those we know of want an `env:"…"` tag on every field, a
+// second name per setting to keep in step with its toml tag. Here the
+// names come from the toml tags, so every key of the file has exactly
+// one variable (TestConfig_EnvCoversEveryKey), and the rules above —
+// empty is unset, an unknown name is reported, Kubernetes' service
+// variables pass silently — are ones those libraries do not have.
 func loadEnv(cfg *Config, environ []string) (ignored []ignoredEnv, err error) {
 	fields := make(map[string]reflect.Value)
 	configFields(reflect.ValueOf(cfg).Elem(), "", fields)
@@ -107,12 +121,12 @@ func setField(f reflect.Value, s string) error {
 	switch f.Kind() {
 	case reflect.String:
 		f.SetString(s)
-	case reflect.Int:
-		n, err := strconv.Atoi(strings.TrimSpace(s))
+	case reflect.Int, reflect.Int64:
+		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, f.Type().Bits())
 		if err != nil {
 			return fmt.Errorf("%q is not a whole number", s)
 		}
-		f.SetInt(int64(n))
+		f.SetInt(n)
 	case reflect.Float64:
 		n, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 		if err != nil {

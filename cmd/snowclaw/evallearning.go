@@ -17,7 +17,6 @@ import (
 	"github.com/snowclaw/snowclaw/agent"
 	"github.com/snowclaw/snowclaw/agent/dynconfig"
 	"github.com/snowclaw/snowclaw/agent/llm"
-	"github.com/snowclaw/snowclaw/agent/llm/llmtest"
 	"github.com/snowclaw/snowclaw/agent/privmsg"
 	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
 	"github.com/snowclaw/snowclaw/internal/learneval"
@@ -29,8 +28,8 @@ import (
 // runEvalLearning is `snowclaw eval learning`: the scripted conversation
 // of internal/learneval replayed over websockets into a real relay with
 // the agent learning, then each probe asked through NIP-50 by its reader.
-// The model is the script's own (its scripted extractions, served over
-// Ollama's HTTP protocol) unless --ollama-model names a real one.
+// The model is the script's own (its scripted extractions, scriptedModel)
+// unless --ollama-model names a real one.
 func runEvalLearning(ctx context.Context, args, environ []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("eval learning", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -51,7 +50,7 @@ func runEvalLearning(ctx context.Context, args, environ []string, stdout, stderr
 		return err
 	}
 	warnIgnoredEnv(stderr, ignored)
-	var chat llm.Chatter
+	var chat llm.Chatter = scriptedModel{script}
 	name := "scripted (the script's extractions)"
 	if *model != "" {
 		h := *host
@@ -62,12 +61,6 @@ func runEvalLearning(ctx context.Context, args, environ []string, stdout, stderr
 			return err
 		}
 		name = chat.Name()
-	} else {
-		srv := llmtest.Start(script.Reply)
-		defer srv.Close()
-		if chat, err = llm.NewOllama(llm.OllamaOptions{Host: srv.URL, Model: "scripted"}); err != nil {
-			return err
-		}
 	}
 	fmt.Fprintf(stdout, "learning: %d sessions, %d probes, model %s\n", len(script.Sessions), len(script.Probes), name)
 	start := time.Now()
@@ -100,6 +93,32 @@ func runEvalLearning(ctx context.Context, args, environ []string, stdout, stderr
 		ok, len(results), 100*float64(ok)/float64(len(results)), time.Since(start).Round(time.Millisecond),
 		stats.Calls, stats.PromptTokens, stats.OutputTokens, stats.Added, stats.Updated)
 	return nil
+}
+
+// scriptedModel is the script as the agent's model, answered in the
+// process: the eval measures what learning keeps, not a model client (the
+// Ollama client's wire is agent/llm's tests' business, against
+// agent/llm/llmtest, which the binary does not link). Tokens are counted
+// in words, as that fake server counts them.
+type scriptedModel struct{ s *learneval.Script }
+
+func (scriptedModel) Name() string { return "scripted" }
+
+func (m scriptedModel) Chat(ctx context.Context, msgs []llm.Message) (string, error) {
+	r, err := m.ChatJSON(ctx, msgs, nil)
+	return r.Text, err
+}
+
+func (m scriptedModel) ChatJSON(_ context.Context, msgs []llm.Message, schema []byte) (llm.Reply, error) {
+	if len(msgs) == 0 {
+		return llm.Reply{}, errors.New("scripted model: no messages")
+	}
+	r := llm.Reply{Text: m.s.Answer(msgs[len(msgs)-1].Content, schema)}
+	for _, msg := range msgs {
+		r.PromptTokens += len(strings.Fields(msg.Content))
+	}
+	r.OutputTokens = len(strings.Fields(r.Text))
+	return r, nil
 }
 
 // evalLearning starts a relay with the agent learning on a fresh data
@@ -204,7 +223,7 @@ func evalLearning(ctx context.Context, cfg Config, script *learneval.Script, cha
 		}
 		var top []string
 		for _, e := range evs {
-			if ns, _ := snowclaw.NamespaceOf(e); ns != snowclaw.NamespaceMemoryItem {
+			if !snowclaw.IsMemoryItem(e) {
 				continue
 			}
 			d := e.Tags.GetD()

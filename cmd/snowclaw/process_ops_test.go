@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	"github.com/snowclaw/snowclaw/internal/pgtest"
+	"github.com/snowclaw/snowclaw/internal/testwait"
 	"github.com/snowclaw/snowclaw/internal/wsclient"
 	"github.com/snowclaw/snowclaw/relay"
 )
@@ -175,12 +176,8 @@ func TestProcess_StandbyNamesLeader(t *testing.T) {
 	second := startChildEnv(t, sharedData(t, keys), []string{"SNOWCLAW_RELAY_INSTANCE_ID=relay-b"}, "--store-url", url, "--log-level", "debug")
 	// the barrier: it has tried the lock again since it said so
 	held := regexp.MustCompile(`msg="the lock is held: standing by"`)
-	deadline := time.Now().Add(20 * time.Second)
-	for len(held.FindAllString(logOf(second), -1)) < 3 {
-		if time.Now().After(deadline) {
-			t.Fatalf("the second instance did not try the lock 3 times; stderr:\n%s", logOf(second))
-		}
-		time.Sleep(50 * time.Millisecond)
+	if !testwait.Until(20*time.Second, func() bool { return len(held.FindAllString(logOf(second), -1)) >= 3 }) {
+		t.Fatalf("the second instance did not try the lock 3 times; stderr:\n%s", logOf(second))
 	}
 	told := regexp.MustCompile(`level=INFO msg="standing by: another instance runs the agent" component=leader leader=(\S+) leader_position=(\d+) leader_heartbeat_age=\S+`).FindAllStringSubmatch(logOf(second), -1)
 	if len(told) != 1 || told[0][1] != "relay-a" {

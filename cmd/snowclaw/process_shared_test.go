@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/ollama/ollama/api"
 	"github.com/snowclaw/snowclaw/agent/llm/llmtest"
 	"github.com/snowclaw/snowclaw/internal/pgtest"
+	"github.com/snowclaw/snowclaw/internal/testwait"
 	"github.com/snowclaw/snowclaw/internal/wsclient"
 	"github.com/snowclaw/snowclaw/relay"
 )
@@ -37,12 +39,8 @@ func sharedData(t *testing.T, keys string) string {
 // waitLog waits until c's log says s.
 func waitLog(t *testing.T, c *child, s string, within time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for !strings.Contains(logOf(c), s) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%q not logged within %s; stderr:\n%s", s, within, logOf(c))
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !testwait.Until(within, func() bool { return strings.Contains(logOf(c), s) }) {
+		t.Fatalf("%q not logged within %s; stderr:\n%s", s, within, logOf(c))
 	}
 }
 
@@ -57,20 +55,16 @@ func logOf(c *child) string {
 // returns how many it has.
 func agentReplies(t *testing.T, c *wsclient.Client, agent string, msg nostr.Event) int {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	n := 0
+	testwait.Within(t, 20*time.Second, fmt.Sprintf("a reply to %q", msg.Content), func() bool {
 		evs, _, err := c.Fetch(nostr.Filter{Kinds: []int{9}, Authors: []string{agent}, Tags: nostr.TagMap{"e": {msg.ID}}}, 5*time.Second)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(evs) > 0 {
-			return len(evs)
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no reply to %q", msg.Content)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		n = len(evs)
+		return n > 0
+	})
+	return n
 }
 
 // TestProcess_LeaderKillNineHandsOver: two `snowclaw serve` over one

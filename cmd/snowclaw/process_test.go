@@ -16,6 +16,7 @@ import (
 
 	"github.com/fasthttp/websocket"
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw/internal/testwait"
 	"github.com/snowclaw/snowclaw/internal/wsclient"
 )
 
@@ -176,15 +177,11 @@ func TestProcess_KillNineKeepsAcknowledgedEvents(t *testing.T) {
 			}
 		}(w)
 	}
-	for {
+	testwait.For(t, "400 acknowledged events", func() bool {
 		mu.Lock()
-		n := len(acked)
-		mu.Unlock()
-		if n >= 400 {
-			break
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		defer mu.Unlock()
+		return len(acked) >= 400
+	})
 	if err := c.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}

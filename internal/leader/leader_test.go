@@ -2,6 +2,7 @@ package leader_test
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"sync"
@@ -11,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/snowclaw/snowclaw/internal/leader"
 	"github.com/snowclaw/snowclaw/internal/pgtest"
+	"github.com/snowclaw/snowclaw/internal/testwait"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
@@ -158,16 +160,12 @@ func (r *records) with(msg string) []map[string]string {
 // await waits until msg has been logged at least n times.
 func (r *records) await(t *testing.T, msg string, n int) []map[string]string {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		if got := r.with(msg); len(got) >= n {
-			return got
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%q not logged %d times within 20s", msg, n)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	var got []map[string]string
+	testwait.Within(t, 20*time.Second, fmt.Sprintf("%q logged %d times", msg, n), func() bool {
+		got = r.with(msg)
+		return len(got) >= n
+	})
+	return got
 }
 
 // candidateLog runs one named election whose log is kept.

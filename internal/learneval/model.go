@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
-
-	"github.com/ollama/ollama/api"
 )
 
 var (
@@ -14,26 +12,25 @@ var (
 	candRE   = regexp.MustCompile(`(?m)^Candidate (\d+): (.*)$`)
 )
 
-// Reply is the scripted model, an Ollama chat answerer (for
-// agent/llm/llmtest's server): replies are "ok"; extraction answers the
-// script's memories of the messages in the batch; decisions file as
-// UPDATE of the first similar memory what the script marks update, and
-// ADD the rest; summaries are one line.
-func (s *Script) Reply(req api.ChatRequest) (string, error) {
-	if len(req.Format) == 0 {
-		return "ok", nil
+// Answer is the scripted model's answer to a chat whose last message is
+// user, asked to follow schema (nil: a plain reply): replies are "ok";
+// extraction answers the script's memories of the messages in the batch;
+// decisions file as UPDATE of the first similar memory what the script
+// marks update, and ADD the rest; summaries are one line.
+func (s *Script) Answer(user string, schema []byte) string {
+	if len(schema) == 0 {
+		return "ok"
 	}
-	user := req.Messages[len(req.Messages)-1].Content
-	f := string(req.Format)
+	f := string(schema)
 	switch {
 	case strings.Contains(f, `"memories"`):
-		return s.extract(user), nil
+		return s.extract(user)
 	case strings.Contains(f, `"decisions"`):
-		return s.decide(user), nil
+		return s.decide(user)
 	case strings.Contains(f, `"summary"`):
-		return `{"summary": "The crew planned the moon base."}`, nil
+		return `{"summary": "The crew planned the moon base."}`
 	}
-	return "{}", nil
+	return "{}"
 }
 
 func (s *Script) extract(user string) string {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowclaw/snowclaw"
+	"github.com/snowclaw/snowclaw/internal/testwait"
 )
 
 // Call runs a tool and decodes its structured result into out; it returns
@@ -66,20 +67,18 @@ type Results struct {
 // second) and returns its hit, or nil once wait is over.
 func Find(t testing.TB, cs *mcp.ClientSession, q, id string, wait time.Duration) *Hit {
 	t.Helper()
-	deadline := time.Now().Add(wait)
-	for {
+	var hit *Hit
+	testwait.Until(wait, func() bool {
 		var res Results
 		if msg := Call(t, cs, "memory_search", map[string]any{"q": q, "limit": 10}, &res); msg != "" {
 			t.Fatalf("memory_search %q: %s", q, msg)
 		}
 		for i, h := range res.Results {
 			if h.ID == id {
-				return &res.Results[i]
+				hit = &res.Results[i]
 			}
 		}
-		if time.Now().After(deadline) {
-			return nil
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return hit != nil
+	})
+	return hit
 }

@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/snowclaw/snowclaw/internal/testwait"
 )
 
 // ErrNoPostgres: initdb or postgres is not installed.
@@ -247,28 +248,34 @@ func run(bin, dir, data string, cred *syscall.Credential, port int, durable bool
 	}
 	s := &server{dir: dir, data: data, bin: bin, cred: cred, port: port, cmd: cmd, done: make(chan struct{})}
 	go func() { _ = cmd.Wait(); close(s.done) }()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	exited := false
+	testwait.Until(60*time.Second, func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		c, err := pgx.Connect(ctx, s.url("postgres"))
+		var c *pgx.Conn
+		c, err = pgx.Connect(ctx, s.url("postgres"))
 		cancel()
 		if err == nil {
 			_ = c.Close(context.Background())
-			return s, nil
+			return true
 		}
 		select {
 		case <-s.done:
-			log, _ := os.ReadFile(logPath)
-			return nil, fmt.Errorf("pgtest: postgres exited at start:\n%s", log)
-		case <-time.After(50 * time.Millisecond):
+			exited = true
+		default:
 		}
-		if time.Now().After(deadline) {
-			_ = cmd.Process.Kill()
-			<-s.done
-			log, _ := os.ReadFile(logPath)
-			return nil, fmt.Errorf("pgtest: postgres did not accept connections within a minute: %v\n%s", err, log)
-		}
+		return exited
+	})
+	switch {
+	case exited:
+		log, _ := os.ReadFile(logPath)
+		return nil, fmt.Errorf("pgtest: postgres exited at start:\n%s", log)
+	case err != nil:
+		_ = cmd.Process.Kill()
+		<-s.done
+		log, _ := os.ReadFile(logPath)
+		return nil, fmt.Errorf("pgtest: postgres did not accept connections within a minute: %v\n%s", err, log)
 	}
+	return s, nil
 }
 
 func freePort() (int, error) {
@@ -327,11 +334,7 @@ func (s *Server) Kill() {
 	<-s.srv.done
 	// a child still attached to the shared memory would stop the restart
 	for _, pid := range children {
-		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-			if err := syscall.Kill(pid, 0); err != nil {
-				break
-			}
-		}
+		testwait.Until(10*time.Second, func() bool { return syscall.Kill(pid, 0) != nil })
 	}
 	s.srv.cmd = nil
 }

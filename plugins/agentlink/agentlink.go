@@ -24,11 +24,11 @@ import (
 // Feeding never blocks the relay: the agent drops (and counts) what its
 // full queue cannot take.
 //
-// The agent hears every event the relay's Delete removes from the store,
-// and every delete-group once the groups plugin has carried it out: a
-// moderator's deletion of its record must not come back with its next
-// flush, and a group re-created under a deleted one's id must not get
-// the old group's memories and history.
+// The agent also hears every event the relay's Delete removes from the
+// store, and every delete-group once the groups plugin has carried it
+// out: its records live in its RAM, so without them its next flush would
+// write back a record a moderator deleted, and a group re-created under a
+// deleted one's id would inherit the old group's memories and history.
 type Link struct {
 	a     *agent.Agent
 	g     *groups.Groups
@@ -91,11 +91,11 @@ func MayShow(vis *policies.Visibility) func(reply, evt *nostr.Event) bool {
 // nobody else's memories are ranked and crowd the results; the agent
 // keeps only what the reply's audience may read (MayShow).
 //
-// It searched as the agent, which reads everything, and dropped the
-// unquotable afterwards: then memories no reader of the reply may see
-// still took the few places, and what was left told the readers about
-// them. It searches as anyone when anyone may read the reply (an open
-// room; canRead is the relay's read rule), else as the person it answers.
+// The search is not the agent's own (it reads everything) filtered
+// afterwards: memories no reader of the reply may see would take the few
+// places, and the gaps they left would tell the readers about them. So it
+// searches as anyone when anyone may read the reply (an open room;
+// canRead is the relay's read rule), else as the person it answers.
 //
 // With layered set ([memory.remote] agent_default), a reply anyone may
 // read recalls from the remote relays too. A reply to a private message

@@ -70,7 +70,7 @@ func (s *Service) Conflicts(ctx context.Context, reader, topic string) ([]Confli
 		for _, evt := range old {
 			mv := v.view(evt)
 			for _, cur := range evs {
-				if by := snowclaw.TagValues(cur, "snow:supersedes"); len(by) > 0 && by[0] == evt.ID {
+				if by := snowclaw.TagValues(cur, snowclaw.TagSupersedes); len(by) > 0 && by[0] == evt.ID {
 					mv.SupersededBy = append(mv.SupersededBy, cur.ID)
 				}
 			}
@@ -104,7 +104,7 @@ func (s *Service) conflictEvents(ctx context.Context, reader, topic string, ids 
 	}
 	out := make([]*nostr.Event, 0, len(ids))
 	for _, id := range ids {
-		if evt, ok := byID[id]; ok && isMemory(evt) && s.o.CanRead(reader, evt) {
+		if evt, ok := byID[id]; ok && snowclaw.IsMemoryItem(evt) && s.o.CanRead(reader, evt) {
 			out = append(out, evt)
 		}
 	}

@@ -162,10 +162,10 @@ func (s *Service) selfEntry(a AgentEntry) AgentEntry {
 	return a
 }
 
-// agentProfile reads the agent fields from a kind 0: JSON content
-// keys "snow:model", "snow:version", "snow:capabilities", "snow:operator",
-// or tags of those names (a tag wins). ok is false when the profile names
-// no model, i.e. it is not an agent's.
+// agentProfile reads the agent fields from a kind 0: JSON content keys
+// snowclaw.Profile* (spelled out in the struct tags below, which cannot
+// name a constant), or tags of those names (a tag wins). ok is false when
+// the profile names no model, i.e. it is not an agent's.
 func agentProfile(evt *nostr.Event) (AgentEntry, bool) {
 	var c struct {
 		snowclaw.Profile
@@ -197,13 +197,13 @@ func agentProfile(evt *nostr.Event) (AgentEntry, bool) {
 			continue
 		}
 		switch t[0] {
-		case "snow:model":
+		case snowclaw.ProfileModel:
 			a.Model = t[1]
-		case "snow:version":
+		case snowclaw.ProfileVersion:
 			a.Version = t[1]
-		case "snow:operator":
+		case snowclaw.ProfileOperator:
 			a.Operator = t[1]
-		case "snow:capabilities":
+		case snowclaw.ProfileCapabilities:
 			a.Capabilities = append([]string(nil), t[1:]...)
 		}
 	}

@@ -35,7 +35,7 @@ func (s *Service) memories(ctx context.Context, reader string) (*memorySet, erro
 	set := &memorySet{all: map[string]*nostr.Event{}, canRead: map[string]bool{}, newer: map[string][]*nostr.Event{}}
 	var walk []*nostr.Event
 	err := store.Each(ctx, s.o.Store, nostr.Filter{Kinds: []int{snowclaw.KindAppData}}, func(evt *nostr.Event) bool {
-		if !isMemory(evt) {
+		if !snowclaw.IsMemoryItem(evt) {
 			return true
 		}
 		walk = append(walk, evt)
@@ -50,7 +50,7 @@ func (s *Service) memories(ctx context.Context, reader string) (*memorySet, erro
 		return nil, snowclaw.Internal("reading the store: %v", err)
 	}
 	for _, evt := range walk { // newest first, so each newer list is too
-		for _, old := range snowclaw.TagValues(evt, "snow:supersedes") {
+		for _, old := range snowclaw.TagValues(evt, snowclaw.TagSupersedes) {
 			if o, ok := set.all[old]; ok && s.maySupersede(evt, o) {
 				set.newer[old] = append(set.newer[old], evt)
 			}
@@ -142,7 +142,7 @@ func listMatcher(req snowclaw.ListRequest) (func(*nostr.Event) bool, int, error)
 			req.Until > 0 && int64(evt.CreatedAt) > req.Until:
 			return false
 		case source != "":
-			src, err := snowclaw.ParsePubkey(firstTag(evt, "snow:source", evt.PubKey))
+			src, err := snowclaw.ParsePubkey(firstTag(evt, snowclaw.TagSource, evt.PubKey))
 			return err == nil && src == source
 		}
 		return true
@@ -172,7 +172,7 @@ func (s *Service) Get(ctx context.Context, reader, id string) (snowclaw.MemoryDe
 	d.Memory.SupersededBy = set.supersededBy(id)
 	older := set.chain(evt, func(e *nostr.Event) []*nostr.Event {
 		var out []*nostr.Event
-		for _, old := range snowclaw.TagValues(e, "snow:supersedes") {
+		for _, old := range snowclaw.TagValues(e, snowclaw.TagSupersedes) {
 			if o, ok := set.all[old]; ok && s.maySupersede(e, o) {
 				out = append(out, o)
 			}

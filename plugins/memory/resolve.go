@@ -114,18 +114,18 @@ func (s *Service) resolutionEvent(ctx context.Context, topic string, winner *nos
 	if g := snowclaw.GroupOf(winner); g != "" {
 		tags = append(tags, nostr.Tag{"h", g})
 	}
-	tags = append(tags, nostr.Tag{"snow:tier", string(snowclaw.TierOf(winner))})
+	tags = append(tags, nostr.Tag{snowclaw.TagTier, string(snowclaw.TierOf(winner))})
 	for _, t := range snowclaw.TagValues(winner, "t") {
 		tags = append(tags, nostr.Tag{"t", t})
 	}
-	tags = append(tags, nostr.Tag{"snow:source", snowclaw.NpubOf(firstTag(winner, "snow:source", winner.PubKey))})
-	for _, key := range []string{"snow:model", "snow:confidence"} {
+	tags = append(tags, nostr.Tag{snowclaw.TagSource, snowclaw.NpubOf(firstTag(winner, snowclaw.TagSource, winner.PubKey))})
+	for _, key := range []string{snowclaw.TagModel, snowclaw.TagConfidence} {
 		if v := firstTag(winner, key, ""); v != "" {
 			tags = append(tags, nostr.Tag{key, v})
 		}
 	}
 	for _, id := range superseded {
-		tags = append(tags, nostr.Tag{"snow:supersedes", id})
+		tags = append(tags, nostr.Tag{snowclaw.TagSupersedes, id})
 	}
 	// marks it as the owner's ruling, not one of the agent's own items:
 	// the agent does not load it, so compaction can never delete it and

@@ -142,13 +142,6 @@ func (b bound) Forget(ctx context.Context, id string) (snowclaw.ForgetResponse, 
 // the reader may not read, so the API does not reveal which ids exist.
 var errNotFound = snowclaw.NotFound("no such memory, or not yours to read")
 
-// isMemory reports whether evt is a memory item (kind 30078, d
-// snow:memory:<topic>).
-func isMemory(evt *nostr.Event) bool {
-	ns, _ := snowclaw.NamespaceOf(evt)
-	return ns == snowclaw.NamespaceMemoryItem
-}
-
 func firstTag(evt *nostr.Event, key, fallback string) string {
 	if v := snowclaw.TagValues(evt, key); len(v) > 0 && v[0] != "" {
 		return v[0]

@@ -52,9 +52,9 @@ func (v *viewer) view(evt *nostr.Event) snowclaw.MemoryView {
 		Tier:       snowclaw.TierOf(evt),
 		Group:      snowclaw.GroupOf(evt),
 		Tags:       snowclaw.TagValues(evt, "t"),
-		Source:     snowclaw.NpubOf(firstTag(evt, "snow:source", evt.PubKey)),
-		Model:      firstTag(evt, "snow:model", ""),
-		Supersedes: snowclaw.TagValues(evt, "snow:supersedes"),
+		Source:     snowclaw.NpubOf(firstTag(evt, snowclaw.TagSource, evt.PubKey)),
+		Model:      firstTag(evt, snowclaw.TagModel, ""),
+		Supersedes: snowclaw.TagValues(evt, snowclaw.TagSupersedes),
 		CreatedAt:  evt.CreatedAt,
 	}
 	if pk := snowclaw.LearntFrom(evt); pk != "" {
@@ -63,10 +63,10 @@ func (v *viewer) view(evt *nostr.Event) snowclaw.MemoryView {
 	if mv.Tier == snowclaw.TierPrivate {
 		mv.Person, _ = snowclaw.PersonOf(evt, v.agent)
 	}
-	if c, err := strconv.ParseFloat(firstTag(evt, "snow:confidence", ""), 64); err == nil && c >= 0 && c <= 1 {
+	if c, err := strconv.ParseFloat(firstTag(evt, snowclaw.TagConfidence, ""), 64); err == nil && c >= 0 && c <= 1 {
 		mv.Confidence = c
 	}
-	if n, err := strconv.Atoi(firstTag(evt, "snow:version", "")); err == nil && n > 0 {
+	if n, err := strconv.Atoi(firstTag(evt, snowclaw.TagVersion, "")); err == nil && n > 0 {
 		mv.Version = n
 	}
 	switch {

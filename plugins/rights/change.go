@@ -141,7 +141,7 @@ func (s *Service) changeable(ctx context.Context, r Request, ref string) (held, 
 func current(ms []held) []held {
 	gone := map[string]bool{}
 	for _, m := range ms {
-		for _, id := range snowclaw.TagValues(m.evt, "snow:supersedes") {
+		for _, id := range snowclaw.TagValues(m.evt, snowclaw.TagSupersedes) {
 			gone[id] = true
 		}
 	}

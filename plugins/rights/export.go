@@ -269,7 +269,7 @@ func (x *Export) AddEvent(evt *nostr.Event, text string) bool {
 	if ns == snowclaw.NamespaceMemoryItem {
 		r.Topic = rest
 	}
-	if src := snowclaw.TagValues(evt, "snow:source"); len(src) > 0 {
+	if src := snowclaw.TagValues(evt, snowclaw.TagSource); len(src) > 0 {
 		r.Source = src[0]
 	} else if x.pubkey != "" && strings.EqualFold(evt.PubKey, x.pubkey) {
 		r.Source = "user"

@@ -108,7 +108,7 @@ func (s *Service) Forget(ctx context.Context, r Request, sel Selector, token str
 	p := s.confirms.Issue(Pending{Subject: r.Subject, Op: "forget", Selector: sel, IDs: ids})
 	res := Result{Preview: true, Token: p.Token}
 	for _, m := range picked {
-		res.Matches = append(res.Matches, Match{ID: m.evt.ID, Topic: strings.TrimPrefix(m.evt.Tags.GetD(), "snow:memory:"), Text: m.text})
+		res.Matches = append(res.Matches, Match{ID: m.evt.ID, Topic: strings.TrimPrefix(m.evt.Tags.GetD(), snowclaw.PrefixMemoryItem), Text: m.text})
 	}
 	res.Message = fmt.Sprintf("%d memories match; confirm with token %s to forget exactly these", len(picked), p.Token)
 	s.audit(r, "forget-preview", sel.Kind(), nil, "")
@@ -137,7 +137,7 @@ func (s *Service) forgetIDs(ctx context.Context, r Request, sel Selector, ids []
 	}
 	res := Result{}
 	if s.o.Agent != nil {
-		s.o.Agent.EraseItems(func(it memory.Item) bool { return ds[agentItemD(it)] })
+		s.o.Agent.EraseItems(func(it memory.Item) bool { return ds[agent.ItemD(it)] })
 		s.o.Agent.EraseLessons(func(l memory.Lesson) bool { return ds[agent.LessonD(l)] })
 		if sel.Kind() == "query" {
 			res.Notes, err = s.o.Agent.ForgetNotes(ctx, r.Subject, func(note string) bool { return sel.Match(&nostr.Event{Kind: 1}, note) })
@@ -208,8 +208,6 @@ func (s *Service) Destroy(ctx context.Context, r Request, token string) (Result,
 	}
 	return res, nil
 }
-
-func agentItemD(it memory.Item) string { return "snow:memory:" + it.Topic }
 
 // lessonItem shows a lesson in an export the way an item is shown: the
 // person's words the agent learnt from, with the topic (and so the d tag)

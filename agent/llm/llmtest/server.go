@@ -54,20 +54,13 @@ type Server struct {
 // closes it when the test ends. A nil reply answers "ok".
 func NewServer(t testing.TB, reply func(req api.ChatRequest) (string, error)) *Server {
 	t.Helper()
-	s := Start(reply)
-	t.Cleanup(s.srv.Close)
-	return s
-}
-
-// Start is NewServer outside a test (`snowclaw eval learning` runs its
-// scripted model on it); the caller closes it.
-func Start(reply func(req api.ChatRequest) (string, error)) *Server {
 	if reply == nil {
 		reply = func(api.ChatRequest) (string, error) { return "ok", nil }
 	}
 	s := &Server{reply: reply, changed: make(chan struct{})}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	s.URL = s.srv.URL
+	t.Cleanup(s.srv.Close)
 	return s
 }
 

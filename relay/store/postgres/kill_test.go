@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw/internal/pgtest"
+	"github.com/snowclaw/snowclaw/internal/testwait"
 	"github.com/snowclaw/snowclaw/relay/store"
 )
 
@@ -62,7 +63,9 @@ func TestWrite_PostgresKilledUnderLoadLosesNothingAcknowledged(t *testing.T) {
 				cancel()
 				if err != nil {
 					fails.Add(1)
-					time.Sleep(10 * time.Millisecond) // the server is down: do not spin
+					// a retry's pause, not a wait: the server is down,
+					// and a writer that spun would only burn the CPU
+					time.Sleep(10 * time.Millisecond)
 					continue
 				}
 				mu.Lock()
@@ -77,21 +80,15 @@ func TestWrite_PostgresKilledUnderLoadLosesNothingAcknowledged(t *testing.T) {
 		return len(acked)
 	}
 	waitCount := func(n int, what string) {
-		deadline := time.Now().Add(2 * time.Minute)
-		for count() < n {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: only %d saves acknowledged", what, count())
-			}
-			time.Sleep(10 * time.Millisecond)
+		if !testwait.Until(2*time.Minute, func() bool { return count() >= n }) {
+			t.Fatalf("%s: only %d saves acknowledged", what, count())
 		}
 	}
 	waitCount(300, "before the kill")
 	srv.Kill()
 	before := count()
 	failed := fails.Load()
-	for fails.Load() < failed+8 {
-		time.Sleep(10 * time.Millisecond) // the writers meet the dead server
-	}
+	testwait.For(t, "the writers to meet the dead server", func() bool { return fails.Load() >= failed+8 })
 	srv.Start()
 	waitCount(before+300, "after the restart")
 	close(stop)
@@ -115,13 +112,9 @@ func TestWrite_PostgresKilledUnderLoadLosesNothingAcknowledged(t *testing.T) {
 	head := log[len(log)-1].seq
 	fresh := &recorder{}
 	fresh.run(t, open(t, url), false)
-	deadline := time.Now().Add(time.Minute)
 	for _, r := range []*recorder{through, fresh} {
-		for r.last() < head {
-			if time.Now().After(deadline) {
-				t.Fatalf("a follower stopped at %d, the log goes to %d", r.last(), head)
-			}
-			time.Sleep(10 * time.Millisecond)
+		if !testwait.Until(time.Minute, func() bool { return r.last() >= head }) {
+			t.Fatalf("a follower stopped at %d, the log goes to %d", r.last(), head)
 		}
 	}
 	for name, r := range map[string]*recorder{"the follower reading through the kill": through, "a new follower": fresh} {

@@ -15,6 +15,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/internal/pgtest"
+	"github.com/snowclaw/snowclaw/internal/testwait"
 	"github.com/snowclaw/snowclaw/relay/store"
 	"github.com/snowclaw/snowclaw/relay/store/postgres"
 )
@@ -188,13 +189,9 @@ func TestFollow_RacingWritersEveryFollowerGetsEveryEntryOnceInOrder(t *testing.T
 	if h, err := hs[0].Head(ctx); err != nil || h != head {
 		t.Fatalf("Head %d, %v; the log's newest entry is %d", h, err, head)
 	}
-	deadline := time.Now().Add(time.Minute)
 	for _, r := range append(slices.Clone(follows), tails...) {
-		for r.last() < head {
-			if time.Now().After(deadline) {
-				t.Fatalf("a follower stopped at %d, the log goes to %d", r.last(), head)
-			}
-			time.Sleep(10 * time.Millisecond)
+		if !testwait.Until(time.Minute, func() bool { return r.last() >= head }) {
+			t.Fatalf("a follower stopped at %d, the log goes to %d", r.last(), head)
 		}
 	}
 	saved := 0
@@ -343,10 +340,8 @@ func TestFollow_LowerSeqCommittedLaterIsNotSkipped(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			deadline := time.Now().Add(30 * time.Second)
-			for got.last() < pos && time.Now().Before(deadline) {
-				time.Sleep(5 * time.Millisecond)
-			}
+			// a follower that stops short fails the comparison below
+			testwait.Until(30*time.Second, func() bool { return got.last() >= pos })
 			var seqs []int64
 			for _, c := range got.snapshot() {
 				seqs = append(seqs, c.Seq)

@@ -12,6 +12,7 @@ import (
 	"github.com/snowclaw/snowclaw/agent/llm"
 	"github.com/snowclaw/snowclaw/agent/llm/llmtest"
 	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
+	"github.com/snowclaw/snowclaw/internal/testwait"
 )
 
 // TestAgent_RecallStaysInTheGroup: a memory remembered in one group is
@@ -48,22 +49,15 @@ func TestAgent_RecallStaysInTheGroup(t *testing.T) {
 	if items := e.n.Agent().Items(); len(items) != 0 {
 		t.Fatalf("items after forget: %+v", items)
 	}
-	for i := 0; ; i++ {
+	testwait.For(t, "the forgotten memory gone from the relay", func() bool {
 		evs, _ := fetch(t, e.ac, nostr.Filter{Kinds: []int{30078}, Authors: []string{e.agent.pk}, Tags: nostr.TagMap{"h": {agentGroup}}})
-		left := 0
 		for _, ev := range evs {
 			if strings.Contains(ev.Content, "Orbital") {
-				left++
+				return false
 			}
 		}
-		if left == 0 {
-			break
-		}
-		if i == 100 {
-			t.Fatalf("forgotten memory still on the relay")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return true
+	})
 }
 
 // TestAgent_MemoryPersistsAcrossRestart: records flushed on shutdown are
@@ -120,11 +114,11 @@ func TestAgent_LessonsFromFailuresAndCorrections(t *testing.T) {
 	})
 	e.llm = srv
 	e.say(e.ac, e.alice, "how far is mars?")
-	waitFor(t, func() bool { return len(e.n.Agent().Lessons()) == 1 }, "a lesson from the failed call")
+	testwait.For(t, "a lesson from the failed call", func() bool { return len(e.n.Agent().Lessons()) == 1 })
 	e.say(e.ac, e.alice, "which planet is mars?")
 	e.waitReplies(1)
 	e.say(e.ac, e.alice, "that's wrong, Mars is the fourth planet but you should cite the source")
-	waitFor(t, func() bool { return len(e.n.Agent().Lessons()) == 2 }, "a lesson from the correction")
+	testwait.For(t, "a lesson from the correction", func() bool { return len(e.n.Agent().Lessons()) == 2 })
 	if _, ok := srv.WaitRequests(3, 5*time.Second); !ok {
 		t.Fatal("no third model call")
 	}
@@ -136,15 +130,4 @@ func TestAgent_LessonsFromFailuresAndCorrections(t *testing.T) {
 	if !strings.Contains(p, "LESSONS") || !strings.Contains(p, "cite the source") {
 		t.Fatalf("lessons not in the prompt:\n%s", p)
 	}
-}
-
-func waitFor(t *testing.T, cond func() bool, what string) {
-	t.Helper()
-	for i := 0; i < 250; i++ {
-		if cond() {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("timed out waiting for %s", what)
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/snowclaw/snowclaw/agent/llm/llmtest"
 	"github.com/snowclaw/snowclaw/agent/privmsg"
 	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
+	"github.com/snowclaw/snowclaw/internal/testwait"
 	"github.com/snowclaw/snowclaw/internal/wsclient"
 )
 
@@ -77,13 +78,7 @@ func (e *agentEnv) say(c *wsclient.Client, u user, text string, tags ...nostr.Ta
 // settle waits until the agent has handled everything fed to it.
 func (e *agentEnv) settle() {
 	e.t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !e.n.Agent().Idle() {
-		if time.Now().After(deadline) {
-			e.t.Fatal("agent did not catch up")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testwait.For(e.t, "the agent to catch up", e.n.Agent().Idle)
 }
 
 // replies returns the agent's kind 9 messages in the group, as a member
@@ -100,14 +95,10 @@ func (e *agentEnv) replies() []*nostr.Event {
 func (e *agentEnv) waitReplies(n int) []*nostr.Event {
 	e.t.Helper()
 	var got []*nostr.Event
-	for i := 0; i < 250; i++ {
-		if got = e.replies(); len(got) >= n {
-			return got
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !testwait.Until(testwait.DefaultTimeout, func() bool { got = e.replies(); return len(got) >= n }) {
+		e.t.Fatalf("agent replies = %d, want %d", len(got), n)
 	}
-	e.t.Fatalf("agent replies = %d, want %d", len(got), n)
-	return nil
+	return got
 }
 
 func TestAgent_AnswersOnlyWhenMentioned(t *testing.T) {
@@ -271,7 +262,7 @@ func TestAgent_PrivateMessageGetsPrivateReply(t *testing.T) {
 		t.Fatalf("private prompt carries group context:\n%s", p)
 	}
 	var reply *privmsg.Message
-	for i := 0; i < 250 && reply == nil; i++ {
+	testwait.For(t, "the agent's private reply", func() bool {
 		evs, _ := fetch(t, e.ac, nostr.Filter{Kinds: []int{1059}, Tags: nostr.TagMap{"p": {e.alice.pk}}})
 		for _, w := range evs {
 			m, err := privmsg.Unwrap(context.Background(), w, e.alice.sk)
@@ -279,9 +270,9 @@ func TestAgent_PrivateMessageGetsPrivateReply(t *testing.T) {
 				reply = &m
 			}
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if reply == nil || reply.Content != "ack from the model" {
+		return reply != nil
+	})
+	if reply.Content != "ack from the model" {
 		t.Fatalf("no private reply from the agent: %+v", reply)
 	}
 	// bob cannot read alice's private reply

@@ -12,6 +12,7 @@ import (
 	"github.com/nbd-wtf/go-nostr/nip44"
 	"github.com/ollama/ollama/api"
 	agentmem "github.com/snowclaw/snowclaw/agent/memory"
+	"github.com/snowclaw/snowclaw/internal/testwait"
 )
 
 // Finding 2: a correction said in private (or in a private group) became
@@ -75,12 +76,12 @@ func TestAttack_LessonsStayWhereTheyWereSaid(t *testing.T) {
 	// Bob corrects it in the private group, right after it spoke
 	e.say(e.bc, e.bob, "@Snowclaw what is the vault code?")
 	e.waitReplies(1)
-	waitFor(t, func() bool {
+	testwait.For(t, "the agent's reply in its buffer", func() bool {
 		h := e.n.Agent().History(agentGroup)
 		return len(h) > 0 && h[len(h)-1].Self
-	}, "the agent's reply in its buffer")
+	})
 	e.say(e.bc, e.bob, "@Snowclaw that's wrong, the vault code is "+vault)
-	waitFor(t, func() bool { _, ok := lessonWith(e.n.Agent().Lessons(), vault); return ok }, "the group lesson")
+	testwait.For(t, "the group lesson", func() bool { _, ok := lessonWith(e.n.Agent().Lessons(), vault); return ok })
 	e.waitReplies(2) // its answer to the correction: no model call is pending
 	e.settle()
 	if l, _ := lessonWith(e.n.Agent().Lessons(), diag); l.Tier != "private" || l.Subject != e.alice.pk {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw/internal/testwait"
 	"github.com/snowclaw/snowclaw/internal/wsclient"
 )
 
@@ -17,7 +18,7 @@ import (
 // barrier proving that everything broadcast before it was delivered.
 func waitEventIn(t *testing.T, c *wsclient.Client, sub, id string) {
 	t.Helper()
-	waitFor(t, func() bool { return c.EventIDs(sub)[id] }, "event "+id[:8]+" on subscription "+sub)
+	testwait.For(t, "event "+id[:8]+" on subscription "+sub, func() bool { return c.EventIDs(sub)[id] })
 }
 
 // twoGroups makes the private groups A (the stranger is a member) and B

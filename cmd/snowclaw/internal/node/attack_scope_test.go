@@ -12,6 +12,7 @@ import (
 	"github.com/ollama/ollama/api"
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
+	"github.com/snowclaw/snowclaw/internal/testwait"
 )
 
 // Scope audit (every reader of scope uses the same parser:
@@ -67,10 +68,10 @@ func TestAttack_ScopeGroupMemoryNotInPublicRoomReply(t *testing.T) {
 	}
 	// and that reply is what strangers read, over the socket
 	anon := e.connect(nil)
-	waitFor(t, func() bool {
+	testwait.For(t, "the agent's reply in the public room, read anonymously", func() bool {
 		evs, _ := fetch(t, anon, nostr.Filter{Kinds: []int{9}, Authors: []string{e.agent.pk}, Tags: nostr.TagMap{"h": {room}}})
 		return len(evs) > 0
-	}, "the agent's reply in the public room, read anonymously")
+	})
 }
 
 // The same rule holds when the agent recalls from its own RAM (search
@@ -229,10 +230,10 @@ func TestAttack_ScopeModeratorDeleteNoExistenceOracle(t *testing.T) {
 	if got := answer(mine.ID); got != "accepted" {
 		t.Fatalf("the moderator deleting a message of their group: %q", got)
 	}
-	waitFor(t, func() bool {
+	testwait.For(t, "the moderated message gone", func() bool {
 		evs, _ := fetch(t, oc, nostr.Filter{IDs: []string{mine.ID}})
 		return len(evs) == 0
-	}, "the moderated message gone")
+	})
 }
 
 // The agent retires forgotten records with NIP-09 requests by address,
@@ -260,7 +261,7 @@ func TestAttack_ScopeDeletionAddressesNotPublic(t *testing.T) {
 		return false
 	}
 	oc := e.connect(&e.owner)
-	waitFor(t, func() bool { evs, _ := fetch(t, oc, f); return names(evs) }, "the agent's deletion of the forgotten group item, read by the owner")
+	testwait.For(t, "the agent's deletion of the forgotten group item, read by the owner", func() bool { evs, _ := fetch(t, oc, f); return names(evs) })
 	stranger := newUser()
 	for who, c := range map[string]*user{"a stranger": &stranger, "an anonymous client": nil} {
 		if evs, _ := fetch(t, e.connect(c), f); names(evs) {

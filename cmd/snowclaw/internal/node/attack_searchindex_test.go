@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw/internal/testwait"
 	searchidx "github.com/snowclaw/snowclaw/search"
 )
 
@@ -185,20 +186,13 @@ func TestAttack_PanicInIndexingRecovered(t *testing.T) {
 // running (a barrier on the relay's own word, not a guess at its timing).
 func waitRebuilt(t *testing.T, e *testEnv) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	testwait.Within(t, 20*time.Second, "the search index rebuilt", func() bool {
 		var h struct {
 			Rebuilding bool `json:"search_rebuilding"`
 		}
 		if code, msg := e.v1(nil, "GET", "/api/v1/health", nil, &h); code != 200 {
 			t.Fatalf("health %d %s", code, msg)
 		}
-		if !h.Rebuilding {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("search index still rebuilding after 20s")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return !h.Rebuilding
+	})
 }

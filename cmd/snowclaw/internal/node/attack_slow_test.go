@@ -15,6 +15,7 @@ import (
 	"github.com/fasthttp/websocket"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
+	"github.com/snowclaw/snowclaw/internal/testwait"
 )
 
 // Finding 5: subscribers that never read must not slow anyone else. Each
@@ -123,12 +124,8 @@ func TestAttack_SlowSubscribersDoNotStallPublishers(t *testing.T) {
 
 	// nothing of theirs is left running (reader, writer, pinger, senders
 	// waiting for room): only the publisher's connection remains
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > baseline+6 {
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<20)
-			t.Fatalf("%d goroutines, %d before the slow subscribers came:\n%s", runtime.NumGoroutine(), baseline, buf[:runtime.Stack(buf, true)])
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !testwait.Until(testwait.DefaultTimeout, func() bool { return runtime.NumGoroutine() <= baseline+6 }) {
+		buf := make([]byte, 1<<20)
+		t.Fatalf("%d goroutines, %d before the slow subscribers came:\n%s", runtime.NumGoroutine(), baseline, buf[:runtime.Stack(buf, true)])
 	}
 }

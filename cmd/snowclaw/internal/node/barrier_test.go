@@ -2,8 +2,8 @@ package node_test
 
 import (
 	"testing"
-	"time"
 
+	"github.com/snowclaw/snowclaw/internal/testwait"
 	"github.com/snowclaw/snowclaw/internal/wsclient"
 )
 
@@ -14,12 +14,5 @@ import (
 // arrived too (no sleep that hopes the relay was fast enough).
 func waitEvent(t testing.TB, c *wsclient.Client, sub, id string) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !c.EventIDs(sub)[id] {
-		if time.Now().After(deadline) {
-			t.Fatalf("event %s never reached subscription %q", id[:8], sub)
-		}
-		// the client's receive buffer fills from its own goroutine
-		time.Sleep(5 * time.Millisecond)
-	}
+	testwait.For(t, "event "+id[:8]+" on subscription "+sub, func() bool { return c.EventIDs(sub)[id] })
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
+	"github.com/snowclaw/snowclaw/internal/testwait"
 	"github.com/snowclaw/snowclaw/relay/store"
 )
 
@@ -91,10 +92,10 @@ func TestGroupCrypt_FailedDeliveryIsSentAgain(t *testing.T) {
 		t.Fatalf("the store refused %d of dave's deliveries, want the first", fs.refused())
 	}
 	var got *keyring
-	waitFor(t, func() bool {
+	testwait.For(t, "dave's key after the failed delivery", func() bool {
 		got = receiveKeys(t, dc, dave, e.agent.pk, "vault")
 		return got.current == 1
-	}, "dave's key after the failed delivery")
+	})
 	if owner := receiveKeys(t, oc, e.owner, e.agent.pk, "vault"); owner.current != 1 || owner.keys[1] != got.keys[1] {
 		t.Fatalf("the owner holds %v, dave %v: want one and the same version 1", owner.keys, got.keys)
 	}
@@ -107,7 +108,7 @@ func TestGroupCrypt_FailedDeliveryIsSentAgain(t *testing.T) {
 func (e *testEnv) waitKeyState(u *user, g, member, state string) map[string]any {
 	e.t.Helper()
 	var body map[string]any
-	waitFor(e.t, func() bool {
+	testwait.For(e.t, "member "+member[:8]+" "+state, func() bool {
 		var code int
 		code, body = e.api(u, "GET", "/api/v1/groups/"+g+"/keys", nil)
 		if code != 200 {
@@ -120,7 +121,7 @@ func (e *testEnv) waitKeyState(u *user, g, member, state string) map[string]any 
 			}
 		}
 		return false
-	}, "member "+member[:8]+" "+state)
+	})
 	return body
 }
 
@@ -151,7 +152,7 @@ func TestGroupKeys_StatusShowsRetryAndNoKeys(t *testing.T) {
 		}
 		e.waitKeyState(u, "vault", admin.pk, snowclaw.KeyDelivered)
 	}
-	waitFor(t, func() bool { return fs.refused() >= 3 }, "the relay trying dave's delivery again")
+	testwait.For(t, "the relay trying dave's delivery again", func() bool { return fs.refused() >= 3 })
 	blocked.Lock()
 	down = false
 	blocked.Unlock()

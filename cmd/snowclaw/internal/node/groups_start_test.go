@@ -6,6 +6,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
+	"github.com/snowclaw/snowclaw/internal/testwait"
 	"github.com/snowclaw/snowclaw/relay/store"
 )
 
@@ -64,10 +65,10 @@ func TestGroupsStart_ConfigEncryptsExistingGroup(t *testing.T) {
 	e.stop()
 	e.opts.GroupsEncrypted = []string{"vault"}
 	e.start()
-	waitFor(t, func() bool {
+	testwait.For(t, "39000 saying encrypted", func() bool {
 		meta := e.groupMeta(&e.owner, 39000, "vault")
 		return meta != nil && hasFlag(meta, "encrypted")
-	}, "39000 saying encrypted")
+	})
 }
 
 // A deleted 39002 is published again with the members.
@@ -82,7 +83,7 @@ func TestGroupsStart_DeletedMemberListRepublished(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	waitFor(t, func() bool { return e.membersListed("crew") == 3 }, "the 39002 listing the owner and both members again")
+	testwait.For(t, "the 39002 listing the owner and both members again", func() bool { return e.membersListed("crew") == 3 })
 }
 
 // Metadata dated ahead of the clock (an older release dated it so) is
@@ -104,10 +105,10 @@ func TestGroupsStart_FutureMetadataReplaced(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	waitFor(t, func() bool {
+	testwait.For(t, "a 39002 dated now listing the three members", func() bool {
 		meta := e.groupMeta(&e.owner, 39002, "crew")
 		return meta != nil && meta.CreatedAt <= nostr.Now() && countP(meta) == 3
-	}, "a 39002 dated now listing the three members")
+	})
 }
 
 // A delete-group stored but not carried out (the relay stopped in
@@ -130,7 +131,7 @@ func TestGroupsStart_UnfinishedDeletionFinished(t *testing.T) {
 			t.Fatalf("event %s of the deleted group is still stored", id[:8])
 		}
 	}
-	waitFor(t, func() bool { return e.groupMeta(&e.owner, 39000, "crew") == nil }, "the deleted group's metadata gone")
+	testwait.For(t, "the deleted group's metadata gone", func() bool { return e.groupMeta(&e.owner, 39000, "crew") == nil })
 }
 
 // groupMetaOffline is g's stored 39002, read from an opened store.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw/internal/testwait"
 )
 
 // groupMeta fetches the relay-signed metadata event of kind k for group g.
@@ -46,17 +47,15 @@ func (e *testEnv) waitMembers(g string, want ...string) {
 	e.t.Helper()
 	slices.Sort(want)
 	var got []string
-	for i := 0; i < 50; i++ {
+	if !testwait.Until(testwait.DefaultTimeout, func() bool {
 		if m := e.groupMeta(&e.agent, 39002, g); m != nil {
 			got = pTags(m)
 			slices.Sort(got)
-			if slices.Equal(got, want) {
-				return
-			}
 		}
-		time.Sleep(20 * time.Millisecond)
+		return slices.Equal(got, want)
+	}) {
+		e.t.Fatalf("members of %s = %v, want %v", g, got, want)
 	}
-	e.t.Fatalf("members of %s = %v, want %v", g, got, want)
 }
 
 func TestGroups_Lifecycle(t *testing.T) {
@@ -123,12 +122,11 @@ func TestGroups_Lifecycle(t *testing.T) {
 	// the new 39000 is published after the OK: wait until a member sees
 	// it, then the non-member's view is the hidden one
 	var m *nostr.Event
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if m = e.groupMeta(&alice, 39000, "team"); m != nil && hasFlag(m, "hidden") || time.Now().After(deadline) {
-			break
-		}
-	}
-	if m == nil || !hasFlag(m, "hidden") || !hasFlag(m, "closed") {
+	testwait.For(t, "the hidden 39000, read by a member", func() bool {
+		m = e.groupMeta(&alice, 39000, "team")
+		return m != nil && hasFlag(m, "hidden")
+	})
+	if !hasFlag(m, "closed") {
 		t.Fatalf("member sees 39000 %v", m)
 	}
 	if m := e.groupMeta(&mallory, 39000, "team"); m != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
+	"github.com/snowclaw/snowclaw/internal/testwait"
 	"github.com/snowclaw/snowclaw/internal/wsclient"
 	"github.com/snowclaw/snowclaw/policies"
 	"github.com/snowclaw/snowclaw/relay"
@@ -114,11 +115,7 @@ func (e *testEnv) start() {
 	if e.solo && e.opts.Agent.Enabled {
 		// a node alone on its database leads at once; the tests written
 		// for one process expect its agent running when start returns
-		for deadline := time.Now().Add(30 * time.Second); !n.Leading(); time.Sleep(5 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				e.t.Fatal("the only node on its database did not take the agent's lead within 30 s")
-			}
-		}
+		testwait.Within(e.t, 30*time.Second, "the only node on its database to take the agent's lead", n.Leading)
 	}
 	e.srv = httptest.NewServer(n.Handler())
 	e.url = "ws" + strings.TrimPrefix(e.srv.URL, "http")

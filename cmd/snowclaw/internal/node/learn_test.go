@@ -17,6 +17,7 @@ import (
 	"github.com/snowclaw/snowclaw/agent/llm/llmtest"
 	agentmem "github.com/snowclaw/snowclaw/agent/memory"
 	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
+	"github.com/snowclaw/snowclaw/internal/testwait"
 )
 
 // learnRule scripts one extraction: when a message of the batch contains
@@ -181,21 +182,17 @@ func (e *agentEnv) lastChatPrompt() string {
 // waitChats waits until n reply prompts reached the model.
 func (e *agentEnv) waitChats(n int) {
 	e.t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		got := 0
+	got := 0
+	if !testwait.Until(testwait.DefaultTimeout, func() bool {
+		got = 0
 		for _, r := range e.llm.Requests() {
 			if !llmtest.Structured(r) {
 				got++
 			}
 		}
-		if got >= n {
-			return
-		}
-		if time.Now().After(deadline) {
-			e.t.Fatalf("%d reply prompts, want %d", got, n)
-		}
-		time.Sleep(5 * time.Millisecond)
+		return got >= n
+	}) {
+		e.t.Fatalf("%d reply prompts, want %d", got, n)
 	}
 }
 
@@ -492,11 +489,8 @@ func TestLearn_StatusSaysWhatLearningDoes(t *testing.T) {
 // without waiting for learning's debounced batches (Idle would).
 func (e *agentEnv) settle0() {
 	e.t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for st := e.n.Agent().Stats(); st.Handled < st.Fed; st = e.n.Agent().Stats() {
-		if time.Now().After(deadline) {
-			e.t.Fatal("agent did not catch up")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testwait.For(e.t, "the agent to handle what it was fed", func() bool {
+		st := e.n.Agent().Stats()
+		return st.Handled >= st.Fed
+	})
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
+	"github.com/snowclaw/snowclaw/internal/testwait"
 	"github.com/snowclaw/snowclaw/internal/wsclient"
 	"github.com/snowclaw/snowclaw/relay"
 )
@@ -124,10 +125,10 @@ func TestModerationOrder_RemovalHoldsAfterBurstElsewhere(t *testing.T) {
 	for round := range rounds(t) {
 		g := fmt.Sprintf("closed-%d", round)
 		for i, e := range envs {
-			waitFor(t, func() bool {
+			testwait.For(t, fmt.Sprintf("instance %d's 39002 of %s listing 6 members after a restart", i, g), func() bool {
 				meta := e.groupMeta(&owner, 39002, g)
 				return meta != nil && countP(meta) == 6
-			}, fmt.Sprintf("instance %d's 39002 of %s listing 6 members after a restart", i, g))
+			})
 			if got, _ := e.n.Groups().Snapshot(g); len(got.Members) != 6 {
 				t.Fatalf("instance %d after a restart: %s has %d members, want 6", i, g, len(got.Members))
 			}
@@ -190,10 +191,10 @@ func TestModerationOrder_EncryptedSwitchSurvivesRestart(t *testing.T) {
 		if info, ok := e.n.Groups().GroupInfo(g); !ok || !info.Encrypted {
 			t.Fatalf("instance %d after the restart: group %v encrypted %v", i, ok, info.Encrypted)
 		}
-		waitFor(t, func() bool {
+		testwait.For(t, fmt.Sprintf("instance %d's 39000 saying encrypted", i), func() bool {
 			meta := e.groupMeta(&owner, 39000, g)
 			return meta != nil && hasFlag(meta, "encrypted")
-		}, fmt.Sprintf("instance %d's 39000 saying encrypted", i))
+		})
 	}
 }
 
@@ -308,10 +309,10 @@ func TestModerationOrder_JoinFlood(t *testing.T) {
 	for err := range errs {
 		t.Fatalf("a join of the flood: %v", err)
 	}
-	waitFor(t, func() bool {
+	testwait.For(t, "B holding the 5,001 members", func() bool {
 		got, ok := b.n.Groups().Snapshot(g)
 		return ok && len(got.Members) == joins+1
-	}, "B holding the 5,001 members")
+	})
 	if _, ok := b.n.Groups().Snapshot(g); ok && b.n.Groups().IsMember(g, member.pk) {
 		t.Fatal("B still counts the removed member")
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -19,6 +20,7 @@ import (
 	"github.com/nbd-wtf/go-nostr/nip44"
 	"github.com/snowclaw/snowclaw/agent/privmsg"
 	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
+	"github.com/snowclaw/snowclaw/internal/testwait"
 	"github.com/snowclaw/snowclaw/internal/wsclient"
 )
 
@@ -74,20 +76,21 @@ func (e *agentEnv) dm(u user, text string) string {
 		before[w.ID] = true
 	}
 	e.mustPublish(c, wrap)
-	for i := 0; i < 250; i++ {
+	var answer string
+	testwait.For(e.t, fmt.Sprintf("a private answer to %q", text), func() bool {
 		evs, _ := fetch(e.t, c, nostr.Filter{Kinds: []int{1059}, Tags: nostr.TagMap{"p": {u.pk}}})
 		for _, w := range evs {
 			if before[w.ID] {
 				continue
 			}
 			if m, err := privmsg.Unwrap(context.Background(), w, u.sk); err == nil && m.From == e.agent.pk {
-				return m.Content
+				answer = m.Content
+				return true
 			}
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	e.t.Fatalf("no private answer to %q", text)
-	return ""
+		return false
+	})
+	return answer
 }
 
 // TestPrivacy_CanaryStaysInRAM: a private memory is recalled by the agent

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw/internal/testwait"
 )
 
 // okFrame publishes evt raw and returns its OK: accepted and message.
@@ -15,12 +16,13 @@ func okFrame(t *testing.T, rc *rawConn, evt nostr.Event) (bool, string) {
 	t.Helper()
 	from := len(rc.Frames())
 	rc.send("EVENT", evt)
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
+	var ok bool
+	var msg string
+	// frames before from may hold the OK of an earlier publish of evt
+	if !testwait.Until(testwait.DefaultTimeout, func() bool {
 		for _, f := range rc.Frames()[from:] {
 			var arr []json.RawMessage
-			var label, id, msg string
-			var ok bool
+			var label, id string
 			if json.Unmarshal(f, &arr) != nil || len(arr) < 4 {
 				continue
 			}
@@ -29,13 +31,14 @@ func okFrame(t *testing.T, rc *rawConn, evt nostr.Event) (bool, string) {
 			if label == "OK" && id == evt.ID {
 				json.Unmarshal(arr[2], &ok)
 				json.Unmarshal(arr[3], &msg)
-				return ok, msg
+				return true
 			}
 		}
-		time.Sleep(5 * time.Millisecond)
+		return false
+	}) {
+		t.Fatalf("no OK for %s:\n%s", evt.ID[:8], rc.all())
 	}
-	t.Fatalf("no OK for %s:\n%s", evt.ID[:8], rc.all())
-	return false, ""
+	return ok, msg
 }
 
 // TestDuplicate_OKTrue: sending an event the relay already holds is no

@@ -2,6 +2,7 @@ package node_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/fasthttp/websocket"
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw/internal/testwait"
 )
 
 // N readers searching the same words at once while the cache is cold
@@ -49,13 +51,9 @@ func TestRemote_ConcurrentMissesShareOneRequest(t *testing.T) {
 			results <- result{evs, closed}
 		}()
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for e.scrape()[`snowclaw_remote_cache_total{result="miss"}`] < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("only %v of %d searches reached the remote layer", e.scrape()[`snowclaw_remote_cache_total{result="miss"}`], n)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testwait.For(t, fmt.Sprintf("all %d searches to reach the remote layer", n), func() bool {
+		return e.scrape()[`snowclaw_remote_cache_total{result="miss"}`] >= n
+	})
 	open()
 	for range n {
 		r := <-results
@@ -94,22 +92,22 @@ func TestRemote_LeaderLeavingDoesNotFailTheFlight(t *testing.T) {
 	t.Cleanup(open)
 	e := startEnv(t, withSearch, withMetrics, withRemotes(20*time.Second, held.url, 1.0))
 	filter := nostr.Filter{Search: "zeppelin mooring include:remote"}
-	waitFor(t, func() bool { return e.n.Relay().Connections() == 0 }, "no connections")
+	testwait.For(t, "no connections", func() bool { return e.n.Relay().Connections() == 0 })
 
 	leader := e.connect(nil)
 	if err := leader.Send("REQ", "lead", filter); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, func() bool { return reqs.Load() == 1 }, "the leader's REQ at the remote")
+	testwait.For(t, "the leader's REQ at the remote", func() bool { return reqs.Load() == 1 })
 	joined := make(chan []*nostr.Event, 1)
 	follower := e.connect(nil)
 	go func() {
 		evs, _, _ := follower.Fetch(filter, 30*time.Second)
 		joined <- evs
 	}()
-	waitFor(t, func() bool { return e.scrape()[`snowclaw_remote_cache_total{result="miss"}`] == 2 }, "the follower's miss")
+	testwait.For(t, "the follower's miss", func() bool { return e.scrape()[`snowclaw_remote_cache_total{result="miss"}`] == 2 })
 	leader.Close()
-	waitFor(t, func() bool { return e.n.Relay().Connections() == 1 }, "the leader's connection closed")
+	testwait.For(t, "the leader's connection closed", func() bool { return e.n.Relay().Connections() == 1 })
 	open()
 	if evs := <-joined; !contains(evs, far.ID) {
 		t.Fatalf("the follower lost the remote answer when the leader left: %v", ids(evs))
@@ -165,7 +163,7 @@ func TestRemote_ColdRemoteNIP11AskedOnce(t *testing.T) {
 			done <- closed
 		}()
 	}
-	waitFor(t, func() bool { return e.scrape()[`snowclaw_remote_cache_total{result="miss"}`] == 2 }, "both searches' misses")
+	testwait.For(t, "both searches' misses", func() bool { return e.scrape()[`snowclaw_remote_cache_total{result="miss"}`] == 2 })
 	open()
 	for range 2 {
 		if closed := <-done; closed != "" {

@@ -54,6 +54,8 @@ func TestSearch_FoundWithinASecondOfOKUnderLoad(t *testing.T) {
 			evt = memory(u, fmt.Sprintf("probe/%d", i), fmt.Sprintf(`{"summary":"probe memory with %s inside"}`, word))
 		}
 		e.mustPublish(pub, evt)
+		// the bound is the behaviour under test: searchable within a
+		// second of the OK, while loaders keep the indexer busy
 		deadline := time.Now().Add(time.Second)
 		for {
 			got, closed, err := reader.Fetch(nostr.Filter{Search: word, Limit: 5}, 5*time.Second)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw/internal/testwait"
 )
 
 // A member removed on B posts on A at once. A has not applied the removal
@@ -35,8 +36,7 @@ func TestShared_SaveDecidedBeforeAPeersChangeIsDecidedAgain(t *testing.T) {
 
 	post := make(chan error, 1)
 	go func() { post <- publish(ma, mkEvent(member, 9, nostr.Tags{{"h", "held"}}, "after my removal on B")) }()
-	waitFor(t, func() bool { return a.scrape()["snowclaw_feed_saves_decided_again_total"] >= 1 },
-		"A's store refusing a save decided before B's removal")
+	testwait.For(t, "A's store refusing a save decided before B's removal", func() bool { return a.scrape()["snowclaw_feed_saves_decided_again_total"] >= 1 })
 	// let the followers go on: A catches up and decides again
 	if err := tx.Rollback(context.Background()); err != nil {
 		t.Fatal(err)

@@ -20,6 +20,7 @@ import (
 	"github.com/snowclaw/snowclaw/agent/llm/llmtest"
 	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
 	"github.com/snowclaw/snowclaw/internal/pgtest"
+	"github.com/snowclaw/snowclaw/internal/testwait"
 	"github.com/snowclaw/snowclaw/internal/wsclient"
 )
 
@@ -95,20 +96,13 @@ func TestShared_SearchOnBFindsMemoryFromA(t *testing.T) {
 	alice := newUser()
 	mem := a.mustPublish(a.connect(&alice), memory(alice, "kayak", `{"summary":"the red kayak lives in the boathouse by the pier"}`))
 	cb := b.connect(&alice)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	testwait.For(t, "B's search to find the memory stored on A", func() bool {
 		evs, closed := fetch(t, cb, nostr.Filter{Kinds: []int{30078}, Search: "kayak boathouse"})
 		if closed != "" {
 			t.Fatalf("search on B closed: %s", closed)
 		}
-		if contains(evs, mem.ID) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("B's search never found the memory stored on A")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return contains(evs, mem.ID)
+	})
 	// restart B: its index replays the change log from its recorded
 	// position, so a memory deleted on A while B was down leaves B's
 	// index (no scan of the store could show a deletion)
@@ -190,9 +184,9 @@ func startAgentCluster(t *testing.T) ([]*testEnv, *llmtest.Server, user) {
 // leaderOf waits until exactly one of envs leads and returns its index.
 func leaderOf(t *testing.T, envs ...*testEnv) int {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		lead := -1
+	lead := -1
+	testwait.Within(t, 15*time.Second, "a node to take the lead", func() bool {
+		lead = -1
 		for i, e := range envs {
 			if e.srv != nil && e.n.Leading() {
 				if lead >= 0 {
@@ -201,14 +195,9 @@ func leaderOf(t *testing.T, envs ...*testEnv) int {
 				lead = i
 			}
 		}
-		if lead >= 0 {
-			return lead
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no node took the lead")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return lead >= 0
+	})
+	return lead
 }
 
 // replies are the agent's answers to msg, as stored.
@@ -230,17 +219,9 @@ func TestShared_AgentRunsOnOneNode(t *testing.T) {
 	onStandby := standby.connect(&alice)
 	watch := live(t, onStandby, nostr.Filter{Kinds: []int{9}, Authors: []string{lead.agent.pk}})
 	first := standby.mustPublish(onStandby, mkEvent(alice, 9, nostr.Tags{{"h", agentGroup}}, "Snowclaw, what is the launch date?"))
-	var answer string
-	deadline := time.Now().Add(10 * time.Second)
-	for answer == "" {
-		for id := range onStandby.EventIDs(watch) {
-			answer = id
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the leader never answered a mention published on the other node")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testwait.For(t, "the leader's answer to a mention published on the other node", func() bool {
+		return len(onStandby.EventIDs(watch)) > 0
+	})
 	if got := replies(t, standby, &alice, first); len(got) != 1 {
 		t.Fatalf("%d replies to the first mention, want 1", len(got))
 	}
@@ -253,20 +234,10 @@ func TestShared_AgentRunsOnOneNode(t *testing.T) {
 	if leaderOf(t, standby) != 0 {
 		t.Fatal("the remaining node did not take over")
 	}
-	deadline = time.Now().Add(10 * time.Second)
-	for len(replies(t, standby, &alice, second)) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the new leader never answered the mention made while nobody led")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	deadline = time.Now().Add(10 * time.Second)
-	for !standby.n.Agent().Idle() {
-		if time.Now().After(deadline) {
-			t.Fatal("the new leader's agent never settled")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testwait.For(t, "the new leader's answer to the mention made while nobody led", func() bool {
+		return len(replies(t, standby, &alice, second)) > 0
+	})
+	testwait.For(t, "the new leader's agent to settle", standby.n.Agent().Idle)
 	if n1, n2 := len(replies(t, standby, &alice, first)), len(replies(t, standby, &alice, second)); n1 != 1 || n2 != 1 {
 		t.Fatalf("after the takeover: %d replies to the first mention and %d to the second, want 1 and 1", n1, n2)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/snowclaw/snowclaw"
+	"github.com/snowclaw/snowclaw/internal/testwait"
 )
 
 // The owner's status report (GET /api/v1/status) and the agent routes
@@ -129,10 +130,10 @@ func TestStatus_Report(t *testing.T) {
 		t.Fatalf("store: %d %s", code, msg)
 	}
 	docs := st.Index.Docs
-	waitFor(t, func() bool {
+	testwait.For(t, "the owner's index total to count alice's memory", func() bool {
 		e.v1(&e.owner, "GET", "/api/v1/status", nil, &st)
 		return st.Index.Docs > docs
-	}, "the owner's index total to count alice's memory")
+	})
 	var h struct {
 		Counts map[string]int `json:"counts"`
 	}

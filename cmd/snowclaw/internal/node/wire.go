@@ -51,6 +51,9 @@ func (n *Node) wire(ctx context.Context) {
 	// through r
 	n.groups.Init(r)
 	n.crypt.Init(r)
+	// the relay tells kinds apart; which kind 30078 events are memories
+	// is the schema's word
+	r.CountStoredAs("memory", snowclaw.IsMemoryItem)
 	r.OnEventSaved = append(r.OnEventSaved,
 		n.groups.OnEventSaved, // group state first: whatever follows reads it
 		n.crypt.OnEventSaved,  // the keys follow membership

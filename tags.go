@@ -1,0 +1,33 @@
+package snowclaw
+
+// Tags of a memory item beside its d tag (docs/events.md, "Memory
+// items"); the markers that decide its tier are tier.go's, the group
+// key's version groupseal.go's.
+const (
+	// TagTier is the tier the writer meant (["snow:tier", "group"]);
+	// informative only: TierOf reads the markers.
+	TagTier = "snow:tier"
+	// TagSource names the agent a memory came from (npub or hex); trust
+	// ranking weighs by it, and the signer stands in when it is missing.
+	TagSource = "snow:source"
+	// TagModel names the model that wrote it ("<provider>/<model>").
+	TagModel = "snow:model"
+	// TagConfidence is the writer's confidence, 0–1.
+	TagConfidence = "snow:confidence"
+	// TagVersion numbers a rewritten memory's versions from 1.
+	TagVersion = "snow:version"
+	// TagSupersedes names the event id of a version this one replaces.
+	TagSupersedes = "snow:supersedes"
+)
+
+// Keys an agent's kind 0 profile may carry in its content beside NIP-01's,
+// which list it in the agent directory (docs/events.md).
+const (
+	ProfileModel        = "snow:model"
+	ProfileVersion      = "snow:version"
+	ProfileCapabilities = "snow:capabilities"
+	ProfileOperator     = "snow:operator"
+)
+
+// MemoryItemD is the d tag of the memory item with this topic.
+func MemoryItemD(topic string) string { return PrefixMemoryItem + topic }
