@@ -30,7 +30,7 @@ func TestShared_SaveDecidedBeforeAPeersChangeIsDecidedAgain(t *testing.T) {
 	// B writes too: its note changes nothing A's rules read, so A still
 	// decides at once
 	b.mustPublish(ob, mkEvent(owner, 1, nil, "a note from B"))
-	waitFor(t, func() bool { return a.r.FeedPosition() >= b.r.FeedPosition() }, "A applying B's note")
+	testwait.For(t, "A applying B's note", func() bool { return a.r.FeedPosition() >= b.r.FeedPosition() })
 	tx := holdTheLog(t, a.opts.PostgresURL)
 	b.mustPublish(ob, mkEvent(owner, 9001, nostr.Tags{{"h", "held"}, {"p", member.pk}}, ""))
 
@@ -69,7 +69,7 @@ func TestShared_RefusalDecidedBeforeAPeersChangeIsNotSent(t *testing.T) {
 	ja, jb := a.connect(&joiner), b.connect(&joiner)
 
 	b.mustPublish(jb, mkEvent(joiner, 1, nil, "a note from B"))
-	waitFor(t, func() bool { return a.r.FeedPosition() >= b.r.FeedPosition() }, "A applying B's note")
+	testwait.For(t, "A applying B's note", func() bool { return a.r.FeedPosition() >= b.r.FeedPosition() })
 	tx := holdTheLog(t, a.opts.PostgresURL)
 	b.mustPublish(jb, mkEvent(joiner, 9021, nostr.Tags{{"h", "open-held"}}, ""))
 
