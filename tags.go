@@ -29,5 +29,13 @@ const (
 	ProfileOperator     = "snow:operator"
 )
 
+// Tags of a workspace file chunk (d snowclaw:file:<path>#<chunk>), which
+// the search index makes and serves, never stores.
+const (
+	TagPath  = "snow:path"  // the file, relative to the indexed directory
+	TagChunk = "snow:chunk" // the chunk's number in the file, from 0
+	TagHash  = "snow:hash"  // the SHA-256 of the file version it was cut from
+)
+
 // MemoryItemD is the d tag of the memory item with this topic.
 func MemoryItemD(topic string) string { return PrefixMemoryItem + topic }

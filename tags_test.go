@@ -27,6 +27,11 @@ func TestTags_AreTheDocumentedSchema(t *testing.T) {
 			t.Errorf("profile key %s is not in docs/events.md", key)
 		}
 	}
+	for _, tag := range []string{TagPath, TagChunk, TagHash} {
+		if !strings.Contains(doc, "`"+tag+"`") {
+			t.Errorf("file chunk tag %s is not in docs/events.md", tag)
+		}
+	}
 	if d := MemoryItemD("project/x"); !IsMemoryItem(&nostr.Event{Kind: KindAppData, Tags: nostr.Tags{{"d", d}}}) {
 		t.Errorf("MemoryItemD made %q, not a memory item's d tag", d)
 	}

@@ -93,7 +93,7 @@ func (p *Plugin) docOf(evt *nostr.Event) (search.Doc, bool) {
 	case snowclaw.NamespaceMemoryItem:
 		doc.Topic = rest
 	case snowclaw.NamespaceMemoryNpub, snowclaw.NamespaceMemoryGroup, snowclaw.NamespaceMemoryOther:
-		doc.Topic = strings.TrimPrefix(evt.Tags.GetD(), "snowclaw:memory:")
+		doc.Topic = strings.TrimPrefix(evt.Tags.GetD(), snowclaw.PrefixMemory)
 	default:
 		return doc, false // config and other apps' data are not memories
 	}
@@ -194,21 +194,21 @@ func eventOf(d search.Doc) *nostr.Event {
 // [0, 1], what it supersedes, its version and whom it was learnt from.
 // Local and remote memories read them alike.
 func provenance(evt *nostr.Event, doc *search.Doc) {
-	if v := snowclaw.TagValues(evt, "snow:source"); len(v) > 0 {
+	if v := snowclaw.TagValues(evt, snowclaw.TagSource); len(v) > 0 {
 		if pk, err := snowclaw.ParsePubkey(v[0]); err == nil {
 			doc.Source = pk
 		}
 	}
-	if v := snowclaw.TagValues(evt, "snow:model"); len(v) > 0 {
+	if v := snowclaw.TagValues(evt, snowclaw.TagModel); len(v) > 0 {
 		doc.Model = v[0]
 	}
-	if v := snowclaw.TagValues(evt, "snow:confidence"); len(v) > 0 {
+	if v := snowclaw.TagValues(evt, snowclaw.TagConfidence); len(v) > 0 {
 		if c, err := strconv.ParseFloat(v[0], 64); err == nil && c >= 0 && c <= 1 {
 			doc.Confidence = c
 		}
 	}
-	doc.Supersedes = snowclaw.TagValues(evt, "snow:supersedes")
-	if v := snowclaw.TagValues(evt, "snow:version"); len(v) > 0 {
+	doc.Supersedes = snowclaw.TagValues(evt, snowclaw.TagSupersedes)
+	if v := snowclaw.TagValues(evt, snowclaw.TagVersion); len(v) > 0 {
 		doc.Version, _ = strconv.Atoi(v[0])
 	}
 	doc.LearntFrom = snowclaw.LearntFrom(evt)

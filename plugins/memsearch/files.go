@@ -41,6 +41,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/search"
 )
 
@@ -77,7 +78,7 @@ var chunkerVersion = fmt.Sprintf("words:%d/%d", chunkWords, overlapWords)
 
 // IsFileDoc reports whether an indexed doc is a workspace file chunk.
 func IsFileDoc(d search.Doc) bool {
-	return strings.HasPrefix(d.D, FileDPrefix) && len(d.Tags["snow:path"]) > 0 && len(d.Tags["snow:hash"]) > 0
+	return strings.HasPrefix(d.D, FileDPrefix) && len(d.Tags[snowclaw.TagPath]) > 0 && len(d.Tags[snowclaw.TagHash]) > 0
 }
 
 func fileD(rel string, n int) string { return FileDPrefix + rel + "#" + strconv.Itoa(n) }

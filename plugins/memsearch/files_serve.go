@@ -20,7 +20,7 @@ func (fx *fileIndexer) chunkEvent(rel string, n int, text string, createdAt int6
 		PubKey:    fx.agent,
 		Kind:      snowclaw.KindAppData,
 		CreatedAt: nostr.Timestamp(createdAt),
-		Tags:      nostr.Tags{{"d", fileD(rel, n)}, {"snow:path", rel}, {"snow:chunk", strconv.Itoa(n)}},
+		Tags:      nostr.Tags{{"d", fileD(rel, n)}, {snowclaw.TagPath, rel}, {snowclaw.TagChunk, strconv.Itoa(n)}},
 		Content:   text,
 	}
 }
@@ -37,10 +37,10 @@ func (fx *fileIndexer) chunkDoc(rec chunkRec, rel string, n int, text string) se
 		D:         d,
 		Text:      text + pathSuffix(rel),
 		Tags: map[string][]string{
-			"d":          {d},
-			"snow:path":  {rel},
-			"snow:chunk": {strconv.Itoa(n)},
-			"snow:hash":  {rec.Hash},
+			"d":               {d},
+			snowclaw.TagPath:  {rel},
+			snowclaw.TagChunk: {strconv.Itoa(n)},
+			snowclaw.TagHash:  {rec.Hash},
 		},
 		Tier:   string(snowclaw.TierPrivate),
 		Source: fx.agent,
@@ -76,7 +76,7 @@ func (p *Plugin) fileCanRead(inner func(string, *nostr.Event) bool) func(string,
 			return fx.canRead(reader)
 		}
 		if evt.Kind == snowclaw.KindAppData && evt.PubKey == fx.agent &&
-			strings.HasPrefix(evt.Tags.GetD(), FileDPrefix) && evt.Tags.Find("snow:hash") != nil {
+			strings.HasPrefix(evt.Tags.GetD(), FileDPrefix) && evt.Tags.Find(snowclaw.TagHash) != nil {
 			return false
 		}
 		return inner != nil && inner(reader, evt)

@@ -188,7 +188,7 @@ func servable(evt *nostr.Event) bool {
 		switch t[0] {
 		case "p", snowclaw.TagLearntFrom:
 			return false
-		case "snow:tier":
+		case snowclaw.TagTier:
 			if len(t) < 2 || t[1] != string(snowclaw.TierPublic) {
 				return false
 			}

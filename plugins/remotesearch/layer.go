@@ -116,7 +116,7 @@ func (l *Layer) rank(ctx context.Context, reader string, f snowclaw.Filter, q sn
 		if h.evt.Kind >= 30000 && h.evt.Kind < 40000 {
 			localAddrs[snowclaw.Address(h.evt.Kind, h.evt.PubKey, h.evt.Tags.GetD())] = true
 		}
-		for _, id := range snowclaw.TagValues(h.evt, "snow:supersedes") {
+		for _, id := range snowclaw.TagValues(h.evt, snowclaw.TagSupersedes) {
 			superseded[h.evt.PubKey+":"+id] = true
 		}
 	}
