@@ -16,6 +16,7 @@ import (
 	"github.com/fiatjaf/eventstore/badger"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
+	"github.com/snowclaw/snowclaw/internal/testwait"
 	"github.com/snowclaw/snowclaw/search"
 )
 
@@ -550,17 +551,9 @@ func TestFiles_Periodic(t *testing.T) {
 	if err := os.Remove(filepath.Join(e.ws, "rooms", "a.md")); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		found := has(t, p, e.owner, "tapir") && !has(t, p, e.owner, "okapi")
-		if found {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the periodic scan did not pick up the changes")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testwait.For(t, "the periodic scan to pick up the changes", func() bool {
+		return has(t, p, e.owner, "tapir") && !has(t, p, e.owner, "okapi")
+	})
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
 	}

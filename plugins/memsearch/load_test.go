@@ -13,6 +13,7 @@ import (
 	"github.com/fiatjaf/eventstore"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
+	"github.com/snowclaw/snowclaw/internal/testwait"
 	"github.com/snowclaw/snowclaw/relay/store"
 	"github.com/snowclaw/snowclaw/search"
 )
@@ -230,7 +231,7 @@ func TestLoad_RestartIsReadyBeforeTheWalk(t *testing.T) {
 		t.Fatal("the event written while closed is found before the walk")
 	}
 	close(gate)
-	waitUntil(t, func() bool { _, ok := p.ix.Meta(offline.ID); return ok }, "the walk to index the event written while closed")
+	testwait.Within(t, 30*time.Second, "the walk to index the event written while closed", func() bool { _, ok := p.ix.Meta(offline.ID); return ok })
 	if got := findText(t, p, "", "walrus spare keys"); len(got) != 1 {
 		t.Fatalf("the event written while closed: %d results after the walk", len(got))
 	}
@@ -261,17 +262,6 @@ func TestLoad_WalkSkipsWhatTheRelayDropped(t *testing.T) {
 	}
 	if _, ok := p.ix.Meta(dropped.ID); ok {
 		t.Fatal("the walk indexed an event the relay had dropped")
-	}
-}
-
-// waitUntil polls cond until it holds, for what the background work of
-// the plugin must reach.
-func waitUntil(t *testing.T, cond func() bool, what string) {
-	t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
 	}
 }
 
