@@ -273,35 +273,15 @@ func runSetup(ctx context.Context, bin, dir, setup string, count instanceCount, 
 		return r, err
 	}
 	ownerPK, _ := nostr.GetPublicKey(nostr.GeneratePrivateKey())
-	var procs []*proc
-	defer func() {
-		for _, p := range procs {
-			_ = p.stop()
-		}
-	}()
-	n := count.n
-	for i := range n {
-		data := filepath.Join(dir, fmt.Sprintf("instance-%d", i))
-		if err := copyKeys(keys, data); err != nil {
-			return r, err
-		}
-		args := []string{"serve", "--addr", "127.0.0.1:0", "--data", data, "--owner", ownerPK}
-		if dbURL != "" {
-			args = append(args, "--store-url", dbURL)
-		}
-		if cpuprofile {
-			args = append(args, "--cpuprofile", data+".pprof")
-		}
-		p, err := startProc(ctx, fmt.Sprintf("%s-%d", setup, i), bin, args, snowclawEnv(), data+".log", 5*time.Minute)
-		if err != nil {
-			return r, err
-		}
-		procs = append(procs, p)
+	procs, err := startInstances(ctx, bin, dir, setup, keys, ownerPK, dbURL, count.n, cpuprofile)
+	defer stopAll(procs)
+	if err != nil {
+		return r, err
 	}
+	n := count.n
 	if err := r.ingest(ctx, procs, count.writers, srv, db, sks, notes); err != nil {
 		return r, err
 	}
-	var err error
 	if _, _, err := publishSpread(procs, sks, mems); err != nil {
 		return r, err
 	}
@@ -322,6 +302,39 @@ func runSetup(ctx context.Context, bin, dir, setup string, count instanceCount, 
 		r.rss = append(r.rss, now)
 	}
 	return r, nil
+}
+
+// startInstances starts n `snowclaw serve` processes on data directories
+// under dir, each with the keys in keys and, when dbURL is set, over that
+// PostgreSQL database; what started is returned even on an error, for
+// stopAll.
+func startInstances(ctx context.Context, bin, dir, setup, keys, ownerPK, dbURL string, n int, cpuprofile bool) ([]*proc, error) {
+	var procs []*proc
+	for i := range n {
+		data := filepath.Join(dir, fmt.Sprintf("instance-%d", i))
+		if err := copyKeys(keys, data); err != nil {
+			return procs, err
+		}
+		args := []string{"serve", "--addr", "127.0.0.1:0", "--data", data, "--owner", ownerPK}
+		if dbURL != "" {
+			args = append(args, "--store-url", dbURL)
+		}
+		if cpuprofile {
+			args = append(args, "--cpuprofile", data+".pprof")
+		}
+		p, err := startProc(ctx, fmt.Sprintf("%s-%d", setup, i), bin, args, snowclawEnv(), data+".log", 5*time.Minute)
+		if err != nil {
+			return procs, err
+		}
+		procs = append(procs, p)
+	}
+	return procs, nil
+}
+
+func stopAll(procs []*proc) {
+	for _, p := range procs {
+		_ = p.stop()
+	}
 }
 
 func copyKeys(from, to string) error {

@@ -150,26 +150,10 @@ func joinsSetup(ctx context.Context, bin, dir, setup string, n int, dbURL string
 	}
 	ownerSK := nostr.GeneratePrivateKey()
 	ownerPK, _ := nostr.GetPublicKey(ownerSK)
-	var procs []*proc
-	defer func() {
-		for _, p := range procs {
-			_ = p.stop()
-		}
-	}()
-	for i := range n {
-		data := filepath.Join(dir, fmt.Sprintf("instance-%d", i))
-		if err := copyKeys(keys, data); err != nil {
-			return r, err
-		}
-		args := []string{"serve", "--addr", "127.0.0.1:0", "--data", data, "--owner", ownerPK}
-		if dbURL != "" {
-			args = append(args, "--store-url", dbURL)
-		}
-		p, err := startProc(ctx, fmt.Sprintf("%s-%d", setup, i), bin, args, snowclawEnv(), data+".log", 5*time.Minute)
-		if err != nil {
-			return r, err
-		}
-		procs = append(procs, p)
+	procs, err := startInstances(ctx, bin, dir, setup, keys, ownerPK, dbURL, n, false)
+	defer stopAll(procs)
+	if err != nil {
+		return r, err
 	}
 	owner, err := dial(procs[0].url)
 	if err != nil {
