@@ -100,6 +100,9 @@ func (p *Plugin) replay(ctx context.Context) (bool, error) {
 		err = feed.Follow(ctx, from, func(c store.Change) error {
 			switch c.Op {
 			case store.Saved:
+				if c.Event == nil {
+					break // removed since: its deletion's entry follows
+				}
 				if doc, ok := p.docOf(c.Event); ok {
 					ops = append(ops, op{doc: &doc})
 				}

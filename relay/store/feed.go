@@ -50,11 +50,14 @@ func (o Op) String() string {
 
 // Change is one entry of the change log.
 type Change struct {
-	Seq    int64        // position in the log: strictly increasing in the order every reader gets entries
-	Op     Op           // what happened
-	Origin string       // the instance that made the change (Feed.Origin of its store)
-	At     time.Time    // when it was written, by the store's clock
-	Event  *nostr.Event // nil for Unused and for a Tail's own entries
+	Seq    int64     // position in the log: strictly increasing in the order every reader gets entries
+	Op     Op        // what happened
+	Origin string    // the instance that made the change (Feed.Origin of its store)
+	At     time.Time // when it was written, by the store's clock
+	// Event is nil for Unused, for a Tail's own entries, and for a Saved
+	// entry whose event was removed before it was read (the entry of its
+	// removal follows).
+	Event *nostr.Event
 }
 
 // ErrFeedTruncated is returned by Follow when the entries right after the

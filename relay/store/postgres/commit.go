@@ -55,9 +55,9 @@ const (
 // a deletion, or a saved event of a kind in $4 (snowclaw.DecisiveKinds;
 // the rest cannot change what the rules decided). $3 is the lowest such
 // pos. Those that did come after are returned with a NULL seq, and draw
-// none. The rows are inserted in id order, so two
-// statements holding the same ids wait for each other in one order and
-// never deadlock.
+// none. An entry repeats its event only for a decisive kind (schema step
+// 6). The rows are inserted in id order, so two statements holding the
+// same ids wait for each other in one order and never deadlock.
 const saveBatch = `WITH input AS (
 		SELECT x.*
 		FROM jsonb_array_elements($1::jsonb) AS j(e)
@@ -65,7 +65,7 @@ const saveBatch = `WITH input AS (
 			kind integer, tags jsonb, content text, sig text, tv text[], addr text, pos bigint)),
 	other AS (
 		SELECT max(seq) AS seq FROM changes WHERE seq > $3 AND origin <> $2
-		AND (op = 2 OR op = 1 AND (event->>'kind')::integer = ANY($4::integer[]))),
+		AND (op = 2 OR op = 1 AND coalesce(kind, (event->>'kind')::integer) = ANY($4::integer[]))),
 	fresh AS MATERIALIZED (
 		SELECT input.*, ` + nextSeq + ` AS seq FROM input
 		-- a subquery per row: an index lookup, never a join the planner
@@ -77,14 +77,15 @@ const saveBatch = `WITH input AS (
 		SELECT id, pubkey, created_at, kind, tags, content, sig, tv, addr, seq FROM fresh
 		ORDER BY id
 		ON CONFLICT DO NOTHING
-		RETURNING id, seq, jsonb_build_object('id', id, 'pubkey', pubkey, 'created_at', created_at,
-			'kind', kind, 'tags', tags, 'content', content, 'sig', sig) AS body),
+		RETURNING id, seq, kind, CASE WHEN kind = ANY($4::integer[]) THEN jsonb_build_object('id', id,
+			'pubkey', pubkey, 'created_at', created_at, 'kind', kind, 'tags', tags, 'content', content,
+			'sig', sig) END AS body),
 	unused AS (
 		SELECT id, seq FROM fresh WHERE seq NOT IN (SELECT seq FROM ins)),
 	logged AS (
-		INSERT INTO changes (seq, op, origin, event)
-		SELECT seq, 1, $2, body FROM ins
-		UNION ALL SELECT seq, 3, $2, NULL FROM unused)
+		INSERT INTO changes (seq, op, origin, id, kind, event)
+		SELECT seq, 1, $2, id, kind, body FROM ins
+		UNION ALL SELECT seq, 3, $2, NULL, NULL, NULL FROM unused)
 	SELECT id, seq, true FROM ins
 	UNION ALL SELECT id, seq, false FROM unused
 	UNION ALL SELECT id, NULL, NULL FROM input WHERE input.pos < (SELECT seq FROM other)`

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -279,11 +280,16 @@ const heldWarn = time.Second
 // read hands fn the entries after the cursor that one read of the log
 // can prove complete up to; more is true when the read was full.
 func (r *reader) read(ctx context.Context) (more bool, err error) {
-	rows, err := r.conn.Query(ctx, `SELECT snap.through, c.seq, c.op, c.origin, c.at, c.event
+	// A saved event's entry that names it without its body (schema step
+	// 6) takes it from events; one deleted since finds none there and
+	// comes without its Event, as its deletion's entry follows.
+	rows, err := r.conn.Query(ctx, `SELECT snap.through, c.seq, c.op, c.origin, c.at, c.event,
+			e.id, e.pubkey, e.created_at, e.kind, e.tags, e.content, e.sig
 		FROM (SELECT (SELECT through FROM changes_pruned) AS through) snap
 		LEFT JOIN LATERAL (
-			SELECT seq, op, origin, at, CASE WHEN origin = $3 THEN NULL ELSE event END AS event
+			SELECT seq, op, origin, at, id, CASE WHEN origin = $3 THEN NULL ELSE event END AS event
 			FROM changes WHERE seq > $1 ORDER BY seq LIMIT $2) c ON true
+		LEFT JOIN events e ON c.op = 1 AND c.event IS NULL AND c.origin <> $3 AND e.id = c.id
 		ORDER BY c.seq`, *r.cursor, feedBatch, r.ownOrigin())
 	if err != nil {
 		return false, err
@@ -294,13 +300,18 @@ func (r *reader) read(ctx context.Context) (more bool, err error) {
 	)
 	for rows.Next() {
 		var (
-			seq    *int64
-			op     *int16
-			origin *string
-			at     *time.Time
-			body   []byte
+			seq                      *int64
+			op                       *int16
+			origin                   *string
+			at                       *time.Time
+			body                     []byte
+			id, pubkey, content, sig *string
+			when                     *int64
+			kind                     *int32
+			tags                     []byte
 		)
-		if err := rows.Scan(&through, &seq, &op, &origin, &at, &body); err != nil {
+		if err := rows.Scan(&through, &seq, &op, &origin, &at, &body,
+			&id, &pubkey, &when, &kind, &tags, &content, &sig); err != nil {
 			rows.Close()
 			return false, err
 		}
@@ -308,11 +319,19 @@ func (r *reader) read(ctx context.Context) (more bool, err error) {
 			continue
 		}
 		c := store.Change{Seq: *seq, Op: store.Op(*op), Origin: *origin, At: *at}
-		if body != nil {
+		switch {
+		case body != nil:
 			c.Event = &nostr.Event{}
 			if err := c.Event.UnmarshalJSON(body); err != nil {
 				rows.Close()
 				return false, fmt.Errorf("change %d: %w", c.Seq, err)
+			}
+		case id != nil:
+			c.Event = &nostr.Event{ID: *id, PubKey: *pubkey, CreatedAt: nostr.Timestamp(*when),
+				Kind: int(*kind), Tags: nostr.Tags{}, Content: *content, Sig: *sig}
+			if err := json.Unmarshal(tags, &c.Event.Tags); err != nil {
+				rows.Close()
+				return false, fmt.Errorf("change %d: the tags of event %s: %w", c.Seq, *id, err)
 			}
 		}
 		batch = append(batch, c)

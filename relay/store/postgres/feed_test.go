@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/internal/pgtest"
 	"github.com/snowclaw/snowclaw/relay/store"
 	"github.com/snowclaw/snowclaw/relay/store/postgres"
@@ -102,29 +103,42 @@ func TestFollow_TwoInstancesSurviveAKilledConnection(t *testing.T) {
 	}
 }
 
-// Only real changes are logged with an event: a delete of a missing event
-// and a duplicate log nothing; a replacement that lost logs the seq it
-// drew as unused, without an event; a delete logs the stored event.
+// Only real changes are logged: a delete of a missing event and a
+// duplicate log nothing; a replacement that lost logs the seq it drew as
+// unused, without an event; a delete logs the stored event. A saved
+// event's entry names it, so one removed before the reader came comes
+// without it, unless its kind is decisive: a group's state must be
+// applied even when the event is gone.
 func TestFollow_LogsOnlyChanges(t *testing.T) {
 	ctx := context.Background()
 	s := open(t, "")
 	pk := newKey()
 	note := save(t, s, ev(pk, 1, 10, nil, "note"))
-	_ = s.SaveEvent(ctx, note)                                            // duplicate
-	_ = s.DeleteEvent(ctx, ev(pk, 1, 11, nil, "never stored"))            // missing
-	_ = s.ReplaceEvent(ctx, ev(pk, 0, 20, nil, "profile"))                // saved
-	_ = s.ReplaceEvent(ctx, ev(pk, 0, 19, nil, "older profile"))          // not newer
-	if err := s.DeleteEvent(ctx, &nostr.Event{ID: note.ID}); err != nil { // deleted, by id alone
-		t.Fatal(err)
+	_ = s.SaveEvent(ctx, note)                                   // duplicate
+	_ = s.DeleteEvent(ctx, ev(pk, 1, 11, nil, "never stored"))   // missing
+	_ = s.ReplaceEvent(ctx, ev(pk, 0, 20, nil, "profile"))       // saved
+	_ = s.ReplaceEvent(ctx, ev(pk, 0, 19, nil, "older profile")) // not newer
+	put := save(t, s, ev(pk, snowclaw.KindPutUser, 21, nostr.Tags{{"h", "g"}, {"p", pk}}, "put"))
+	for _, gone := range []*nostr.Event{note, put} {
+		if err := s.DeleteEvent(ctx, &nostr.Event{ID: gone.ID}); err != nil { // by id alone
+			t.Fatal(err)
+		}
 	}
 	changes, _ := follow(t, s, 0)
 	var last store.Change
 	for i, want := range []struct {
 		op      store.Op
-		content string
-	}{{store.Saved, "note"}, {store.Saved, "profile"}, {store.Unused, ""}, {store.Deleted, "note"}} {
+		content string // "": no event
+	}{
+		{store.Saved, ""}, // the note, deleted since
+		{store.Saved, "profile"},
+		{store.Unused, ""},
+		{store.Saved, "put"}, // decisive: its body is in the log
+		{store.Deleted, "note"},
+		{store.Deleted, "put"},
+	} {
 		last = next(t, changes)
-		if last.Op != want.op || (last.Event == nil) != (want.op == store.Unused) ||
+		if last.Op != want.op || (last.Event == nil) != (want.content == "") ||
 			last.Event != nil && last.Event.Content != want.content {
 			t.Fatalf("change %d: %s %v, want %s %q", i, last.Op, last.Event, want.op, want.content)
 		}
@@ -165,5 +179,41 @@ func TestFollow_Truncated(t *testing.T) {
 	err = s.Follow(ctx, 2, func(c store.Change) error { got = append(got, c.Event.Content); return stop })
 	if !errors.Is(err, stop) || len(got) != 1 || got[0] != "2" {
 		t.Fatalf("following from 2: %q, %v; want the kept entry, then fn's error", got, err)
+	}
+}
+
+// Entries written before schema step 6 carry their event and no id or
+// kind: a reader still gets the event from the entry, and a decisive one
+// still makes a decision that missed it stale.
+func TestFollow_EntriesFromBeforeTheyNamedTheirEvent(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.New(t)
+	a := open(t, url)
+	pk := newKey()
+	removal := ev(pk, snowclaw.KindRemoveUser, 1, nostr.Tags{{"h", "g"}, {"p", pk}}, "")
+	body, err := removal.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	// the row and its entry as an instance before step 6 wrote them
+	var seq int64
+	if err := conn.QueryRow(ctx, `WITH c AS (INSERT INTO changes (seq, op, origin, event)
+			VALUES (nextval('changes_seq_seq'), 1, 'an older instance', $1::jsonb) RETURNING seq)
+		INSERT INTO events (id, pubkey, created_at, kind, tags, content, sig, tagvalues, seq)
+		SELECT $2, $3, 1, $4, $5, '', $6, ARRAY['h:g', 'p:' || $3], seq FROM c RETURNING seq`,
+		string(body), removal.ID, removal.PubKey, removal.Kind, removal.Tags, removal.Sig).Scan(&seq); err != nil {
+		t.Fatal(err)
+	}
+	changes, _ := follow(t, a, 0)
+	if c := next(t, changes); c.Seq != seq || c.Op != store.Saved || c.Event == nil || c.Event.ID != removal.ID {
+		t.Fatalf("the older entry came as %d %s %v, want %d saved %s", c.Seq, c.Op, c.Event, seq, removal.ID)
+	}
+	if _, err := a.SaveSequenced(store.WithDecidedAt(ctx, seq-1), ev(pk, 1, 2, nil, "decided before it")); !errors.Is(err, store.ErrStale) {
+		t.Fatalf("a save decided before an older instance's removal: %v, want ErrStale", err)
 	}
 }

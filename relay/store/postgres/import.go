@@ -53,7 +53,7 @@ func (s *Store) Import(ctx context.Context, evs []*nostr.Event) (int, error) {
 			return nil
 		}
 		var err error
-		seqs, err = s.logChanges(ctx, tx, store.Saved, saved)
+		seqs, err = s.logSaves(ctx, tx, saved)
 		return err
 	})
 	if err == nil {

@@ -84,6 +84,13 @@ var migrations = []string{
 	// without an event. A binary older than this waits for no late
 	// entry, so it must not run against this schema.
 	`ALTER TABLE changes ALTER COLUMN event DROP NOT NULL;`,
+	// 6: a saved event's entry names it (id, kind) instead of repeating
+	// it, unless its kind is decisive (snowclaw.IsDecisiveKind): readers
+	// take the body from events, where it is already stored. A decisive
+	// entry and a deletion keep their body, because a reader must apply
+	// them even when the event is gone by the time it reads. Entries
+	// written before keep their body and no id or kind.
+	`ALTER TABLE changes ADD COLUMN id text, ADD COLUMN kind integer;`,
 }
 
 // Advisory lock keys (arbitrary constants, one per purpose).

@@ -162,9 +162,10 @@ const replaceEvent = `WITH s AS MATERIALIZED (SELECT ` + nextSeq + ` AS seq),
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, (SELECT seq FROM s))` + replaceClause + `
 		RETURNING seq),
 	logged AS (
-		INSERT INTO changes (seq, op, origin, event)
+		INSERT INTO changes (seq, op, origin, id, kind, event)
 		SELECT s.seq, CASE WHEN ins.seq IS NULL THEN 3 ELSE 1 END, $10,
-			CASE WHEN ins.seq IS NULL THEN NULL ELSE $11::jsonb END
+			CASE WHEN ins.seq IS NOT NULL THEN $1 END, CASE WHEN ins.seq IS NOT NULL THEN $4::integer END,
+			CASE WHEN ins.seq IS NOT NULL THEN $11::jsonb END
 		FROM s LEFT JOIN ins ON true)
 	SELECT s.seq, ins.seq IS NOT NULL FROM s LEFT JOIN ins ON true`
 
@@ -182,13 +183,13 @@ func (s *Store) ReplaceEvent(ctx context.Context, evt *nostr.Event) error {
 	if args[8] == nil || args[8].(*string) == nil {
 		return s.SaveEvent(ctx, evt) // a regular kind has nothing to replace
 	}
-	body, err := evt.MarshalJSON()
+	body, err := entryBody(evt)
 	if err != nil {
 		return err
 	}
 	var seq int64
 	var won bool
-	err = s.pool.QueryRow(ctx, replaceEvent, append(args, s.opts.Origin, string(body))...).Scan(&seq, &won)
+	err = s.pool.QueryRow(ctx, replaceEvent, append(args, s.opts.Origin, body)...).Scan(&seq, &won)
 	switch {
 	case isUniqueViolation(err):
 		// the id is stored under no address of its own (it cannot be:
@@ -208,8 +209,8 @@ func (s *Store) ReplaceEvent(ctx context.Context, evt *nostr.Event) error {
 // only for a row the DELETE removed.
 const deleteEvent = `WITH gone AS (
 		DELETE FROM events WHERE id = $1 RETURNING ` + columns + `)
-	INSERT INTO changes (op, origin, event)
-	SELECT 2, $2, jsonb_build_object('id', id, 'pubkey', pubkey, 'created_at', created_at,
+	INSERT INTO changes (op, origin, id, kind, event)
+	SELECT 2, $2, id, kind, jsonb_build_object('id', id, 'pubkey', pubkey, 'created_at', created_at,
 		'kind', kind, 'tags', tags, 'content', content, 'sig', sig) FROM gone
 	RETURNING seq`
 
@@ -228,26 +229,29 @@ func (s *Store) DeleteEvent(ctx context.Context, evt *nostr.Event) error {
 	return nil
 }
 
-// logChanges appends one entry per event, in order, in one statement,
-// inside tx, and returns the entries' seqs. A saved event's row takes its
+// logSaves appends one saved event's entry per event, in order, in one
+// statement, inside tx, and returns the entries' seqs. A saved event's row takes its
 // entry's seq as its position (store.Sequencer). The caller reports the
 // seqs once tx has committed (Store.committed).
-func (s *Store) logChanges(ctx context.Context, tx pgx.Tx, op store.Op, evs []*nostr.Event) ([]int64, error) {
-	bodies := make([]string, len(evs))
+func (s *Store) logSaves(ctx context.Context, tx pgx.Tx, evs []*nostr.Event) ([]int64, error) {
+	ids := make([]string, len(evs))
+	kinds := make([]int32, len(evs))
+	bodies := make([]*string, len(evs))
 	for i, evt := range evs {
-		b, err := json.Marshal(evt)
-		if err != nil {
+		ids[i], kinds[i] = evt.ID, int32(evt.Kind)
+		var err error
+		if bodies[i], err = entryBody(evt); err != nil {
 			return nil, err
 		}
-		bodies[i] = string(b)
 	}
 	rows, err := tx.Query(ctx, `WITH c AS (
-			INSERT INTO changes (op, origin, event)
-			SELECT $1, $2, u.e::jsonb FROM unnest($3::text[]) WITH ORDINALITY AS u(e, n) ORDER BY u.n
-			RETURNING seq, event->>'id' AS id),
+			INSERT INTO changes (op, origin, id, kind, event)
+			SELECT 1, $1, u.id, u.kind, u.e::jsonb
+			FROM unnest($2::text[], $3::integer[], $4::text[]) WITH ORDINALITY AS u(id, kind, e, n) ORDER BY u.n
+			RETURNING seq, id),
 		positioned AS (
-			UPDATE events SET seq = c.seq FROM c WHERE $1 = 1 AND events.id = c.id)
-		SELECT seq FROM c`, int16(op), s.opts.Origin, bodies)
+			UPDATE events SET seq = c.seq FROM c WHERE events.id = c.id)
+		SELECT seq FROM c`, s.opts.Origin, ids, kinds, bodies)
 	if err != nil {
 		return nil, fmt.Errorf("writing the change log: %w", err)
 	}
@@ -256,6 +260,21 @@ func (s *Store) logChanges(ctx context.Context, tx pgx.Tx, op store.Op, evs []*n
 		return nil, fmt.Errorf("writing the change log: %w", err)
 	}
 	return seqs, nil
+}
+
+// entryBody is what a saved event's change log entry repeats of it: the
+// whole event for a decisive kind, nothing (SQL NULL) for the rest,
+// whose readers take it from events (schema step 6).
+func entryBody(evt *nostr.Event) (*string, error) {
+	if !snowclaw.IsDecisiveKind(evt.Kind) {
+		return nil, nil
+	}
+	b, err := evt.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	body := string(b)
+	return &body, nil
 }
 
 func isUniqueViolation(err error) bool {

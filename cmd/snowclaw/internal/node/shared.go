@@ -191,7 +191,7 @@ func (n *Node) receivedBy(ctx context.Context, prev leader.Previous) (func(strin
 	after := make(map[string]bool)
 	if head > prev.Position {
 		err = feed.Follow(ctx, prev.Position, func(c store.Change) error {
-			if c.Op == store.Saved {
+			if c.Op == store.Saved && c.Event != nil { // nil: removed since
 				after[c.Event.ID] = true
 			}
 			if c.Seq >= head {
