@@ -289,7 +289,11 @@ func (r *reader) read(ctx context.Context) (more bool, err error) {
 		LEFT JOIN LATERAL (
 			SELECT seq, op, origin, at, id, CASE WHEN origin = $3 THEN NULL ELSE event END AS event
 			FROM changes WHERE seq > $1 ORDER BY seq LIMIT $2) c ON true
-		LEFT JOIN events e ON c.op = 1 AND c.event IS NULL AND c.origin <> $3 AND e.id = c.id
+		-- per entry, an index lookup: never a join the planner could make
+		-- a scan of the whole table
+		LEFT JOIN LATERAL (
+			SELECT id, pubkey, created_at, kind, tags, content, sig FROM events
+			WHERE c.op = 1 AND c.event IS NULL AND c.origin <> $3 AND events.id = c.id LIMIT 1) e ON true
 		ORDER BY c.seq`, *r.cursor, feedBatch, r.ownOrigin())
 	if err != nil {
 		return false, err
