@@ -59,13 +59,18 @@ func (c countingIndex) Index(ctx context.Context, docs ...search.Doc) error {
 	return c.searchIndex.Index(ctx, docs...)
 }
 
+// options are the files' options over the env's directories and keys.
+func (e *filesEnv) options(interval time.Duration, paths ...string) Options {
+	return Options{Dir: e.ws, Paths: paths, Interval: interval, OwnerPubkey: e.owner, AgentSecret: e.agentSK, IndexDir: e.indexDir}
+}
+
 // open opens the index in indexDir and starts the workspace files over it,
 // as the index's owner does when it opens.
-func (e *filesEnv) open(t *testing.T, paths []string, interval time.Duration) (*Files, error) {
+func (e *filesEnv) open(t *testing.T, o Options) *Files {
 	t.Helper()
-	f, err := New(Options{Dir: e.ws, Paths: paths, Interval: interval, OwnerPubkey: e.owner, AgentSecret: e.agentSK, IndexDir: e.indexDir})
+	f, err := New(o)
 	if err != nil {
-		return nil, err
+		t.Fatal(err)
 	}
 	ix, err := search.Open(search.Options{Dir: e.indexDir, Embedder: search.NewBuiltinEmbedder()})
 	if err != nil {
@@ -74,19 +79,16 @@ func (e *filesEnv) open(t *testing.T, paths []string, interval time.Duration) (*
 	e.ix = ix
 	f.Start(context.Background(), countingIndex{searchIndex: ix, e: e})
 	t.Cleanup(func() { closeFiles(f, ix) })
-	return f, nil
+	return f
 }
 
 // embeds is how many docs the index was asked to embed so far.
 func (e *filesEnv) embeds() int { return int(e.embedded.Load()) }
 
+// mustOpen opens the files with no periodic scan.
 func (e *filesEnv) mustOpen(t *testing.T, paths ...string) *Files {
 	t.Helper()
-	f, err := e.open(t, paths, -1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return f
+	return e.open(t, e.options(-1, paths...))
 }
 
 // closeFiles stops the files and closes their index, as the index's owner
@@ -453,10 +455,7 @@ func TestFiles_Restart(t *testing.T) {
 func TestFiles_Periodic(t *testing.T) {
 	e := newFilesEnv(t)
 	e.write(t, "rooms/a.md", "The okapi room.")
-	f, err := e.open(t, []string{"rooms/*.md"}, 20*time.Millisecond)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := e.open(t, e.options(20*time.Millisecond, "rooms/*.md"))
 	e.write(t, "rooms/b.md", "The tapir room.")
 	if err := os.Remove(filepath.Join(e.ws, "rooms", "a.md")); err != nil {
 		t.Fatal(err)

@@ -89,9 +89,9 @@ func TestFiles_BadGlob(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.pattern, func(t *testing.T) {
 			env := newFilesEnv(t)
-			_, err := env.open(t, []string{"MEMORY.md", c.pattern}, -1)
+			_, err := New(env.options(-1, "MEMORY.md", c.pattern))
 			if err == nil {
-				t.Fatalf("Open accepted indexed path %q", c.pattern)
+				t.Fatalf("New accepted indexed path %q", c.pattern)
 			}
 			if !strings.Contains(err.Error(), "indexed_paths") || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("error %q: want indexed_paths and %q", err, c.want)
@@ -101,14 +101,14 @@ func TestFiles_BadGlob(t *testing.T) {
 	t.Run("missing workspace directory", func(t *testing.T) {
 		env := newFilesEnv(t)
 		env.ws = filepath.Join(env.ws, "nope")
-		if _, err := env.open(t, []string{"*.md"}, -1); err == nil || !strings.Contains(err.Error(), "workspace directory") {
+		if _, err := New(env.options(-1, "*.md")); err == nil || !strings.Contains(err.Error(), "workspace directory") {
 			t.Fatalf("err = %v, want a workspace directory error", err)
 		}
 	})
 	t.Run("no agent key", func(t *testing.T) {
 		env := newFilesEnv(t)
 		env.agentSK = ""
-		if _, err := env.open(t, []string{"*.md"}, -1); err == nil || !strings.Contains(err.Error(), "agent key") {
+		if _, err := New(env.options(-1, "*.md")); err == nil || !strings.Contains(err.Error(), "agent key") {
 			t.Fatalf("err = %v, want an agent key error", err)
 		}
 	})

@@ -12,6 +12,13 @@ import (
 	"github.com/snowclaw/snowclaw/search"
 )
 
+// IsChunk reports whether an indexed doc is a workspace file chunk.
+func IsChunk(d search.Doc) bool {
+	return strings.HasPrefix(d.D, DPrefix) && len(d.Tags[snowclaw.TagPath]) > 0 && len(d.Tags[snowclaw.TagHash]) > 0
+}
+
+func chunkD(rel string, n int) string { return DPrefix + rel + "#" + strconv.Itoa(n) }
+
 // chunkEvent is the unsigned event of a chunk.
 func (f *Files) chunkEvent(rel string, n int, text string, createdAt int64) *nostr.Event {
 	return &nostr.Event{
@@ -47,7 +54,7 @@ func (f *Files) chunkDoc(rec chunkRec, rel string, n int, text string) search.Do
 }
 
 // pathSuffix makes a file's path words ("rooms/dev-notes.md" → "rooms dev
-// notes") findable; fileEvent cuts it off again.
+// notes") findable; event cuts it off again.
 func pathSuffix(rel string) string {
 	p := strings.TrimSuffix(rel, path.Ext(rel))
 	return "\n" + strings.Join(strings.FieldsFunc(p, func(r rune) bool {

@@ -27,20 +27,15 @@ package workspace
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
-	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/search"
 )
 
@@ -71,18 +66,6 @@ const (
 	// maxCachedEvents bounds the signed chunk events kept for repeated hits.
 	maxCachedEvents = 4096
 )
-
-// IsChunk reports whether an indexed doc is a workspace file chunk.
-func IsChunk(d search.Doc) bool {
-	return strings.HasPrefix(d.D, DPrefix) && len(d.Tags[snowclaw.TagPath]) > 0 && len(d.Tags[snowclaw.TagHash]) > 0
-}
-
-func chunkD(rel string, n int) string { return DPrefix + rel + "#" + strconv.Itoa(n) }
-
-func sha256Hex(b []byte) string {
-	h := sha256.Sum256(b)
-	return hex.EncodeToString(h[:])
-}
 
 // Index is what the workspace needs of the search index, which
 // *search.Index has: adding and removing the chunks' docs, telling which
