@@ -252,7 +252,9 @@ func (p *Plugin) walkProgress(step string, total int64, progress func(done, tota
 // the walk of the store follows in the background.
 func (p *Plugin) becomeReady(ctx context.Context, walkAfter bool) error {
 	p.probesFromIndex()
-	p.startFiles(ctx)
+	if p.files != nil {
+		p.files.Start(ctx, p.ix)
+	}
 	p.loadMu.Lock()
 	defer p.loadMu.Unlock()
 	if p.sources != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/fiatjaf/eventstore"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
+	"github.com/snowclaw/snowclaw/plugins/workspace"
 	"github.com/snowclaw/snowclaw/policies"
 	"github.com/snowclaw/snowclaw/relay/store"
 	"github.com/snowclaw/snowclaw/search"
@@ -41,12 +42,12 @@ type Options struct {
 	ForceRebuild bool
 	Logger       *slog.Logger
 
-	// Workspace file indexing (docs/design.md#search, files.go), off while
-	// IndexedPaths is empty. IndexedPaths are globs relative to FilesDir
-	// ("" = the working directory); a "**" segment spans directories.
-	// Changed files are re-indexed every IndexInterval (0: 30 minutes;
-	// negative: only at Open and on ScanFiles). File chunks are readable by
-	// OwnerPubkey (hex) and the agent only.
+	// Workspace file indexing (plugins/workspace), off while IndexedPaths
+	// is empty. IndexedPaths are globs relative to FilesDir ("" = the
+	// working directory); a "**" segment spans directories. Changed files
+	// are re-indexed every IndexInterval (0: 30 minutes; negative: only at
+	// Open and on ScanFiles). File chunks are readable by OwnerPubkey (hex)
+	// and the agent only.
 	OwnerPubkey   string
 	FilesDir      string
 	IndexedPaths  []string
@@ -67,7 +68,7 @@ type Plugin struct {
 	q        *queue
 	stopQ    chan struct{}
 	stopOnce sync.Once
-	files    *fileIndexer // nil when no workspace files are indexed
+	files    *workspace.Files // nil when no workspace files are indexed
 	// keys redacts secret keys from text before it is indexed
 	// (docs/design.md#the-agent): an nsec pasted in a chat must not reach the index on disk.
 	keys *policies.KeyFilter
@@ -144,7 +145,7 @@ func newPlugin(opts Options) (*Plugin, error) {
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	p.loading.Store(true)
 	p.loadDone = make(chan struct{})
-	if err := p.initFiles(); err != nil {
+	if err := p.initWorkspace(); err != nil {
 		p.cancel()
 		return nil, err
 	}
@@ -273,7 +274,9 @@ func (p *Plugin) Close() error {
 	if p.ix == nil {
 		return nil // the load failed or was stopped before the index opened
 	}
-	p.stopFiles()
+	if p.files != nil {
+		p.files.Stop()
+	}
 	if p.stopQ != nil {
 		p.stopOnce.Do(func() { close(p.stopQ) })
 		<-p.q.done

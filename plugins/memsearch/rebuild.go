@@ -96,7 +96,7 @@ func (p *Plugin) rebuildFromStore(ctx context.Context) error {
 		return err
 	}
 	if p.files != nil {
-		if _, err := p.ScanFiles(ctx); err != nil {
+		if _, err := p.files.Scan(ctx); err != nil {
 			p.log.Warn("re-indexing workspace files after the rebuild", "err", err)
 		}
 	}

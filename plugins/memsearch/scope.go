@@ -8,6 +8,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
+	"github.com/snowclaw/snowclaw/plugins/workspace"
 )
 
 // Scopes are the index partitions (search.Doc.Scope): a search ranks over
@@ -31,10 +32,7 @@ import (
 // The agent reads every scope; workspace file chunks are their own scope,
 // readable by the owner and the agent.
 
-const (
-	publicScope = "public"
-	fileScope   = "files"
-)
+const publicScope = "public"
 
 // scopeOf is the scope of a stored event's doc.
 func scopeOf(evt *nostr.Event, volatile bool) string {
@@ -96,8 +94,8 @@ func (p *Plugin) readable(reader string) func(string) bool {
 		return nil
 	}
 	return func(scope string) bool {
-		if scope == fileScope {
-			return p.files != nil && p.files.canRead(reader)
+		if scope == workspace.Scope {
+			return p.files != nil && p.files.CanRead(reader)
 		}
 		p.scopeMu.RLock()
 		probe := p.probes[scope]

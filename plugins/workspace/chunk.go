@@ -1,4 +1,4 @@
-package memsearch
+package workspace
 
 import (
 	"strings"

@@ -1,4 +1,4 @@
-package memsearch
+package workspace
 
 import (
 	"errors"
@@ -14,37 +14,37 @@ import (
 // list walks the workspace for files matching the globs, as sorted slash
 // paths relative to it. Directories no glob can reach are not entered;
 // symlinked files are followed, symlinked directories are not.
-func (fx *fileIndexer) list(p *Plugin) ([]string, error) {
+func (f *Files) list() ([]string, error) {
 	var out []string
-	err := filepath.WalkDir(fx.dir, func(full string, de fs.DirEntry, err error) error {
+	err := filepath.WalkDir(f.dir, func(full string, de fs.DirEntry, err error) error {
 		if err != nil {
-			if full == fx.dir {
+			if full == f.dir {
 				return err
 			}
-			p.log.Warn("walking the workspace", "path", full, "err", err)
+			f.log.Warn("walking the workspace", "path", full, "err", err)
 			if de != nil && de.IsDir() {
 				return fs.SkipDir
 			}
 			return nil
 		}
-		if full == fx.dir {
+		if full == f.dir {
 			return nil
 		}
-		r, err := filepath.Rel(fx.dir, full)
+		r, err := filepath.Rel(f.dir, full)
 		if err != nil {
 			return nil
 		}
 		rel := filepath.ToSlash(r)
 		segs := strings.Split(rel, "/")
 		if de.IsDir() {
-			for _, g := range fx.globs {
+			for _, g := range f.globs {
 				if g.couldContain(segs) {
 					return nil
 				}
 			}
 			return fs.SkipDir
 		}
-		if !fx.matches(segs) {
+		if !f.matches(segs) {
 			return nil
 		}
 		if de.Type()&fs.ModeSymlink != 0 {
@@ -62,8 +62,8 @@ func (fx *fileIndexer) list(p *Plugin) ([]string, error) {
 	return out, err
 }
 
-func (fx *fileIndexer) matches(segs []string) bool {
-	for _, g := range fx.globs {
+func (f *Files) matches(segs []string) bool {
+	for _, g := range f.globs {
 		if g.match(segs) {
 			return true
 		}
