@@ -12,11 +12,6 @@ import (
 	"github.com/snowclaw/snowclaw/search"
 )
 
-// IsChunk reports whether an indexed doc is a workspace file chunk.
-func IsChunk(d search.Doc) bool {
-	return strings.HasPrefix(d.D, DPrefix) && len(d.Tags[snowclaw.TagPath]) > 0 && len(d.Tags[snowclaw.TagHash]) > 0
-}
-
 func chunkD(rel string, n int) string { return DPrefix + rel + "#" + strconv.Itoa(n) }
 
 // chunkEvent is the unsigned event of a chunk.
