@@ -92,7 +92,7 @@ func (a *Agent) List() Listing {
 
 // AddOwnerNote and SetPref are the owner's annotations of a person.
 func (a *Agent) AddOwnerNote(pk, note string) {
-	if a.frozen(pk) {
+	if a.mem.Frozen(pk) {
 		return
 	}
 	a.mem.TouchNpub(pk, a.o.Now().Unix(), "")

@@ -107,7 +107,7 @@ func (a *Agent) Restore(ctx context.Context, eventID string) (memory.Item, error
 		return memory.Item{}, fmt.Errorf("%w: %s", ErrNotArchived, eventID)
 	}
 	it := *rec.Item
-	if it.Subject != "" && a.frozen(it.Subject) {
+	if it.Subject != "" && a.mem.Frozen(it.Subject) {
 		return memory.Item{}, fmt.Errorf("the memory is about a person whose memory is frozen")
 	}
 	it.UpdatedAt = a.o.Now().Unix()

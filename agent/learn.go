@@ -35,7 +35,7 @@ func (a *Agent) learn(t turn) string {
 	}
 	switch in.kind {
 	case intentRemember:
-		if a.frozen(t.sender) {
+		if a.mem.Frozen(t.sender) {
 			return "The sender asked you to remember something, but their memory is frozen: nothing was stored. Tell them so."
 		}
 		it := memory.Item{
@@ -62,7 +62,7 @@ func (a *Agent) learn(t turn) string {
 		if !a.correctsAgent(t) {
 			return ""
 		}
-		if a.frozen(t.sender) {
+		if a.mem.Frozen(t.sender) {
 			return "The sender is correcting you, but their memory is frozen: the correction was not saved. Acknowledge it."
 		}
 		l, _ := a.mem.Learn(a.lessonFrom(t, fmt.Sprintf("%s corrected you: %s", t.msg.Sender, in.text)))
@@ -92,17 +92,6 @@ func (a *Agent) lessonFrom(t turn, text string) memory.Lesson {
 	return l
 }
 
-// lessonMayShow is the audience rule of lessons, the same as that of
-// items (audienceMayRead): a group lesson only in its group, a private one
-// only in its person's private conversation; global ones are the owner's
-// or the agent's own (failures), never another person's words.
-func (a *Agent) lessonMayShow(l memory.Lesson, t turn) bool {
-	if l.LessonTier() == snowclaw.TierInternal {
-		return l.Subject == "" || a.o.Owner != "" && l.Subject == a.o.Owner
-	}
-	return a.audienceMayRead(memory.Item{Tier: l.LessonTier(), Group: l.Group, Subject: l.Subject}, t)
-}
-
 // correctsAgent tells a correction of the agent from one between people:
 // in private it always is; in a group the agent must have spoken last.
 func (a *Agent) correctsAgent(t turn) bool {
@@ -129,13 +118,6 @@ func shortError(err error) string {
 		s = s[:160] + "…"
 	}
 	return s
-}
-
-// frozen reports whether a person asked that nothing new be remembered
-// about them (docs/privacy.md, "restrict"); the preference lives in their record.
-func (a *Agent) frozen(pk string) bool {
-	n, ok := a.mem.Npub(pk)
-	return ok && n.Preferences["snowclaw.frozen"] == "true"
 }
 
 // flushNow writes dirty records at once (explicit requests outlive a

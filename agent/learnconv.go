@@ -82,7 +82,7 @@ func (a *Agent) learnBatch(b *batch) {
 	for _, m := range b.msgs {
 		// a frozen person's words are not even read: nothing about them
 		// may be written, and what they said is what would be
-		if a.frozen(m.Pubkey) {
+		if a.mem.Frozen(m.Pubkey) {
 			a.ls.frozenSkipped.Add(1)
 			continue
 		}
@@ -131,7 +131,7 @@ func (a *Agent) learnBatch(b *batch) {
 	for i, it := range items {
 		// the model took its time: what was deleted, erased or frozen
 		// meanwhile is not written
-		if !a.lq.wanted(sources[i].EventID) || a.frozen(it.Author) || it.Subject != "" && a.frozen(it.Subject) {
+		if !a.lq.wanted(sources[i].EventID) || a.mem.Frozen(it.Author) || it.Subject != "" && a.mem.Frozen(it.Subject) {
 			a.ls.ignored.Add(1)
 			continue
 		}
@@ -183,7 +183,7 @@ func (a *Agent) candidateItem(c extract.Candidate, t turn, m memory.HistoryMessa
 	} else {
 		it.Tier, it.Group, it.Subject = snowclaw.TierGroup, t.group, c.About
 	}
-	if it.Subject != "" && a.frozen(it.Subject) {
+	if it.Subject != "" && a.mem.Frozen(it.Subject) {
 		a.ls.frozenSkipped.Add(1)
 		return memory.Item{}, false
 	}

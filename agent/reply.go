@@ -241,6 +241,17 @@ func (a *Agent) recallEvents(found []snowclaw.SearchHit, t turn, n int) []recall
 	return out
 }
 
+// lessonMayShow is the audience rule of lessons, the same as that of
+// items (audienceMayRead): a group lesson only in its group, a private one
+// only in its person's private conversation; global ones are the owner's
+// or the agent's own (failures), never another person's words.
+func (a *Agent) lessonMayShow(l memory.Lesson, t turn) bool {
+	if l.LessonTier() == snowclaw.TierInternal {
+		return l.Subject == "" || a.o.Owner != "" && l.Subject == a.o.Owner
+	}
+	return a.audienceMayRead(memory.Item{Tier: l.LessonTier(), Group: l.Group, Subject: l.Subject}, t)
+}
+
 // audienceMayRead decides whether an item the agent holds may go into
 // the reply of t: it belongs to the conversation (inScope) and the
 // relay's read rule lets everyone who reads the reply read it (mayShow),

@@ -209,7 +209,7 @@ func (a *Agent) groupConversations(ctx context.Context, covered map[string]int64
 		c := conversation{group: g.ID}
 		since := nostr.Timestamp(covered[g.ID])
 		_ = a.o.Query(ctx, nostr.Filter{Kinds: []int{1, 9, 10, 11, 12, 1111}, Tags: nostr.TagMap{"h": {g.ID}}, Since: &since}, func(evt *nostr.Event) bool {
-			if evt.PubKey == a.pk || a.frozen(evt.PubKey) || int64(evt.CreatedAt) < covered[g.ID] {
+			if evt.PubKey == a.pk || a.mem.Frozen(evt.PubKey) || int64(evt.CreatedAt) < covered[g.ID] {
 				return true
 			}
 			n, _ := a.mem.Npub(evt.PubKey)
@@ -235,7 +235,7 @@ func (a *Agent) privateConversations(ctx context.Context, covered map[string]int
 	})
 	for _, w := range wraps {
 		pm, err := privmsg.Unwrap(ctx, w, a.sk)
-		if err != nil || pm.From == a.pk || a.frozen(pm.From) || int64(pm.CreatedAt) < covered[dmKey(pm.From)] {
+		if err != nil || pm.From == a.pk || a.mem.Frozen(pm.From) || int64(pm.CreatedAt) < covered[dmKey(pm.From)] {
 			continue
 		}
 		n, _ := a.mem.Npub(pm.From)
