@@ -120,7 +120,7 @@ func (a *Agent) DeleteItem(ctx context.Context, id string) error {
 	if len(gone) == 0 {
 		return fmt.Errorf("no memory item %q", id)
 	}
-	a.unlearn(gone)
+	a.learning.Unlearn(gone)
 	return a.flush(ctx)
 }
 

@@ -51,7 +51,7 @@ func (a *Agent) learn(t turn) string {
 		return fmt.Sprintf("You have just stored this memory (%s tier): %q. Confirm briefly.", tier, in.text)
 	case intentForget:
 		gone := a.mem.ForgetText(tier, scope, in.text)
-		a.unlearn(gone)
+		a.learning.Unlearn(gone)
 		a.log.Info("memory items forgotten on request", "count", len(gone), "tier", tier)
 		a.flushNow()
 		if len(gone) == 0 {

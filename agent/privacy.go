@@ -96,7 +96,7 @@ func (a *Agent) ForgetNotes(ctx context.Context, pk string, match func(string) b
 // (and their private conversation), their place in group records. It
 // returns how many items and lessons, and how many messages, went.
 func (a *Agent) ErasePerson(ctx context.Context, pk string) (items, messages int, err error) {
-	a.lq.drop(func(b *batch, m memory.HistoryMessage) bool { return b.person == pk || m.Pubkey == pk })
+	a.learning.DropPerson(pk)
 	items = len(a.mem.Erase(func(it memory.Item) bool { return it.Subject == pk || it.Author == pk }))
 	items += len(a.mem.EraseLessons(func(l memory.Lesson) bool { return l.Subject == pk }))
 	a.mem.ErasePerson(pk)
