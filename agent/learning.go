@@ -9,11 +9,12 @@ import (
 	"github.com/snowclaw/snowclaw/agent/privmsg"
 )
 
-// The agent composes its learning (agent/learn): the turn path offers it
-// each message, the delete hooks tell it what the relay deleted, and the
-// agent is its host (learnHost). Persistence, the conversation buffers,
-// recall and the rule of what a reply may quote stay the agent's, so
-// what learning writes goes the way every record of the agent goes.
+// The agent composes its learning (agent/learn): the turn path hands it
+// each message (told, queueLearn), a failed model call becomes its lesson,
+// the delete hooks tell it what the relay deleted, and the agent is its
+// host (learnHost). Persistence, the conversation buffers, recall and the
+// rule of what a reply may quote stay the agent's, so what learning
+// writes goes the way every record of the agent goes.
 
 // conv is the conversation of t as learning knows it.
 func (t turn) conv() learn.Conversation {
@@ -34,6 +35,21 @@ func (a *Agent) queueLearn(t turn) {
 		return
 	}
 	a.learning.Offer(t.conv(), t.msg)
+}
+
+// told acts on what t explicitly asks of the agent's memory
+// (learn.Learning.Told) and returns the line for the reply prompt.
+func (a *Agent) told(t turn) string {
+	if a.backlog.wasSeen(t.msg.EventID) {
+		return "" // the previous leader acted on it (standby.go)
+	}
+	return a.learning.Told(learn.Turn{Conversation: t.conv(), Msg: t.msg, History: t.history})
+}
+
+// llmFailed counts a failed model call, which becomes a lesson.
+func (a *Agent) llmFailed(err error) {
+	a.llmErr.Add(1)
+	a.learning.Failed(err)
 }
 
 // LearningStatus reports learning's settings and counters, and why it is
