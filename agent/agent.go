@@ -140,7 +140,7 @@ type Agent struct {
 
 	replying atomic.Int64 // replies queued or being written (Idle)
 
-	learning *learn.Learning
+	learning *learn.Learning        // what it learns; the agent is its host (learning.go)
 	contexts map[string]ContextView // last prompt per conversation (LastContext)
 
 	stop    chan struct{}
