@@ -92,7 +92,7 @@ func (a *Agent) List() Listing {
 
 // AddOwnerNote and SetPref are the owner's annotations of a person.
 func (a *Agent) AddOwnerNote(pk, note string) {
-	if a.frozen(pk) {
+	if a.mem.Frozen(pk) {
 		return
 	}
 	a.mem.TouchNpub(pk, a.o.Now().Unix(), "")
@@ -120,7 +120,7 @@ func (a *Agent) DeleteItem(ctx context.Context, id string) error {
 	if len(gone) == 0 {
 		return fmt.Errorf("no memory item %q", id)
 	}
-	a.unlearn(gone)
+	a.learning.Unlearn(gone)
 	return a.flush(ctx)
 }
 

@@ -12,7 +12,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/agent/dynconfig"
-	"github.com/snowclaw/snowclaw/agent/extract"
+	"github.com/snowclaw/snowclaw/agent/learn"
 	"github.com/snowclaw/snowclaw/agent/llm"
 	"github.com/snowclaw/snowclaw/agent/memory"
 	"github.com/snowclaw/snowclaw/agent/prompt"
@@ -64,9 +64,9 @@ type Options struct {
 	ReplyTimeout  time.Duration // one reply, model call included; 0 = 3m
 	MaxReplies    int           // replies written side by side; 0 = 2
 
-	// Learning is learning from conversation and consolidation (issue
-	// 15); it needs LLM to answer structured JSON (llm.Structured).
-	Learning LearningOptions
+	// Learning is learning from conversation and consolidation; it
+	// needs LLM to answer structured JSON (llm.Structured).
+	Learning learn.Options
 	// Profile is what the agent says of itself in its kind 0 and relay
 	// list (docs/agent.md#the-agents-profile); published at Start when it changed.
 	Profile ProfileOptions
@@ -109,21 +109,7 @@ type Stats struct {
 	FlushErrors uint64 `json:"flush_errors"`
 
 	// Learning from conversation (zero when it is off).
-	Learning LearningStats `json:"learning"`
-}
-
-// LearningStats are learning's counters: what the model calls cost and
-// what they wrote.
-type LearningStats struct {
-	Enabled bool `json:"enabled"`
-	extract.Stats
-	Pending       int    `json:"pending"` // messages waiting to be read
-	Added         uint64 `json:"added"`
-	Updated       uint64 `json:"updated"`
-	Ignored       uint64 `json:"ignored"`
-	FrozenSkipped uint64 `json:"frozen_skipped"`
-	Dropped       uint64 `json:"dropped_batches"`
-	Compactions   uint64 `json:"compactions"`
+	Learning learn.Stats `json:"learning"`
 }
 
 // Agent is the resident agent. Feed it events; it does the rest in its
@@ -154,9 +140,7 @@ type Agent struct {
 
 	replying atomic.Int64 // replies queued or being written (Idle)
 
-	learner  *extract.Learner       // nil: learning is off
-	lq       *learnQueue            // conversations waiting to be read
-	ls       learnStats             // what learning wrote
+	learning *learn.Learning        // what it learns; the agent is its host (learning.go)
 	contexts map[string]ContextView // last prompt per conversation (LastContext)
 
 	stop    chan struct{}
@@ -204,10 +188,14 @@ func New(o Options) (*Agent, error) {
 		last:    make(map[string]int64),
 		stop:    make(chan struct{}),
 
-		lq:       newLearnQueue(),
 		contexts: make(map[string]ContextView),
 	}
-	a.learner, err = newLearner(o, func(s string) string { return a.keys.Sanitize(s).Text })
+	a.learning, err = learn.New(o.Learning, learn.Env{
+		Host: learnHost{a}, Mem: a.mem, Query: o.Query,
+		Pubkey: pk, Owner: o.Owner, Name: o.Name, LLM: o.LLM,
+		Sanitize: func(s string) string { return a.keys.Sanitize(s).Text }, Tokens: a.tok,
+		MaxItems: o.MaxItems, ReplyTimeout: o.ReplyTimeout, Logger: a.log, Now: o.Now,
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -240,7 +228,6 @@ func setDefaults(o *Options) {
 	if o.ReplyTimeout <= 0 {
 		o.ReplyTimeout = 3 * time.Minute
 	}
-	o.Learning.defaults()
 }
 
 // Pubkey is the agent's public key, hex.
@@ -264,16 +251,9 @@ func (a *Agent) Start(ctx context.Context) error {
 	a.done.Add(2)
 	go a.work()
 	go a.flushLoop()
-	// the background loops of learning (a leader gate must cover them):
-	// learnLoop reads debounced conversations, compactLoop consolidates
-	if a.learner != nil {
-		a.done.Add(1)
-		go a.learnLoop()
-	}
-	if a.learner != nil && a.o.Learning.CompactEvery > 0 {
-		a.done.Add(1)
-		go a.compactLoop()
-	}
+	// learning's background loops stop with the others: the leader gate
+	// covers them
+	a.learning.Run(a.stop, &a.done)
 	a.publishProfile(ctx)
 	for i := 0; i < a.o.MaxReplies; i++ {
 		go a.replyWriter(a.replyQ)
@@ -307,18 +287,7 @@ func (a *Agent) Stats() Stats {
 		Fed: a.fed.Load(), Dropped: a.dropped.Load(), Handled: a.handled.Load(),
 		Replies: a.replied.Load(), LLMErrors: a.llmErr.Load(),
 		Flushed: a.flushed.Load(), FlushErrors: a.flushErr.Load(),
-		Learning: a.learningStats(),
-	}
-}
-
-func (a *Agent) learningStats() LearningStats {
-	if a.learner == nil {
-		return LearningStats{}
-	}
-	return LearningStats{
-		Enabled: true, Stats: a.learner.Stats(), Pending: a.lq.size(),
-		Added: a.ls.added.Load(), Updated: a.ls.updated.Load(), Ignored: a.ls.ignored.Load(),
-		FrozenSkipped: a.ls.frozenSkipped.Load(), Dropped: a.ls.dropped.Load(), Compactions: a.ls.compactions.Load(),
+		Learning: a.learning.Stats(),
 	}
 }
 
@@ -329,9 +298,7 @@ func (a *Agent) Close(ctx context.Context) error {
 	if !a.closed.CompareAndSwap(false, true) {
 		return nil
 	}
-	if n := a.lq.close(); n > 0 {
-		a.log.Info("learning: unread messages left at shutdown", "messages", n)
-	}
+	a.learning.Close()
 	if a.standby.Load() {
 		return nil // it never led, or Pause has flushed what it knew
 	}
@@ -377,5 +344,5 @@ func (a *Agent) work() {
 func (a *Agent) Idle() bool {
 	// replying is raised before handled (reply runs inside handle), so
 	// once every fed event is handled it counts every queued reply
-	return a.fed.Load() == a.handled.Load() && a.replying.Load() == 0 && a.lq.idle()
+	return a.fed.Load() == a.handled.Load() && a.replying.Load() == 0 && a.learning.Idle()
 }

@@ -41,7 +41,7 @@ func (a *Agent) Deleted(evt *nostr.Event) {
 	for _, r := range a.allRings() {
 		r.Remove(func(m memory.HistoryMessage) bool { return m.EventID == evt.ID })
 	}
-	a.lq.drop(func(_ *batch, m memory.HistoryMessage) bool { return m.EventID == evt.ID })
+	a.learning.DropMessage(evt.ID)
 }
 
 // GroupDeleted forgets a deleted group: its record, its items and
@@ -54,7 +54,7 @@ func (a *Agent) GroupDeleted(g string) {
 	if g == "" {
 		return
 	}
-	a.lq.drop(func(b *batch, _ memory.HistoryMessage) bool { return b.group == g })
+	a.learning.DropGroup(g)
 	items, lessons := a.mem.EraseGroup(g)
 	a.mu.Lock()
 	delete(a.rings, g)

@@ -8,6 +8,8 @@
 // The agent knows nothing of the relay or the search index: the relay
 // hands it functions (Publish, Query, Recall) in Options. Its parts live
 // in subpackages: memory (records and their event form), prompt (sanitizer
-// and context assembly), dynconfig (owner-signed config), llm (the model)
-// and privmsg (NIP-17 private messages).
+// and context assembly), dynconfig (owner-signed config), llm (the model),
+// privmsg (NIP-17 private messages) and learn (what it learns, from being
+// told and from conversation, and consolidation), which the agent hosts
+// (learning.go).
 package agent

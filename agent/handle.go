@@ -11,6 +11,17 @@ import (
 	"github.com/snowclaw/snowclaw/agent/privmsg"
 )
 
+// turn is one incoming message the agent may learn from and answer.
+type turn struct {
+	group   string // "" in a private conversation
+	private bool
+	sender  string // hex
+	msg     memory.HistoryMessage
+	history []memory.HistoryMessage // before msg, oldest first
+	replyTo *nostr.Event            // the group event answered (nil in private)
+	note    string                  // what the agent just learnt, for the prompt
+}
+
 // handle is the agent's view of one stored or ephemeral event.
 func (a *Agent) handle(evt *nostr.Event) {
 	defer a.handled.Add(1)
@@ -120,7 +131,7 @@ func (a *Agent) seeGroupMessage(evt *nostr.Event) {
 	a.ring(group).Push(msg)
 	a.seeGroupTopics(group, clean, evt)
 	if learnNow {
-		turn.note = a.learn(turn)
+		turn.note = a.told(turn)
 	}
 	a.queueLearn(turn)
 	if replies {
@@ -163,7 +174,7 @@ func (a *Agent) seeGiftWrap(evt *nostr.Event) {
 	key := dmKey(pm.From)
 	t := turn{sender: pm.From, msg: msg, history: a.ring(key).Messages(), private: true}
 	a.ring(key).Push(msg)
-	t.note = a.learn(t)
+	t.note = a.told(t)
 	a.queueLearn(t)
 	if a.shouldReply(pm.From, "", true) {
 		a.reply(t)

@@ -38,6 +38,16 @@ func (a *Agent) flushLoop() {
 // ones (CLI: memory flush).
 func (a *Agent) Flush(ctx context.Context) error { return a.flush(ctx) }
 
+// dirtied wakes the flusher when enough records wait.
+func (a *Agent) dirtied() {
+	if a.mem.Dirty() >= a.o.FlushEvery {
+		select {
+		case a.kick <- struct{}{}:
+		default:
+		}
+	}
+}
+
 func (a *Agent) flush(ctx context.Context) error {
 	a.flushMu.Lock()
 	defer a.flushMu.Unlock()

@@ -48,10 +48,6 @@ func (a *Agent) Person(pk string) PersonData {
 	return d
 }
 
-// frozenPref is the person's restriction flag (docs/privacy.md, "restrict"). It
-// lives in their record, so it survives restarts with it.
-const frozenPref = "snowclaw.frozen"
-
 // Freeze stops (or, off, resumes) new memories about a person; what is
 // stored stays readable. It is flushed at once.
 func (a *Agent) Freeze(ctx context.Context, pk string, on bool) error {
@@ -60,12 +56,12 @@ func (a *Agent) Freeze(ctx context.Context, pk string, on bool) error {
 	if on {
 		v = "true"
 	}
-	a.mem.SetPref(pk, frozenPref, v)
+	a.mem.SetPref(pk, memory.FrozenPref, v)
 	return a.flush(ctx)
 }
 
 // Frozen reports whether new memories about pk are refused.
-func (a *Agent) Frozen(pk string) bool { return a.frozen(pk) }
+func (a *Agent) Frozen(pk string) bool { return a.mem.Frozen(pk) }
 
 // ItemD is the d tag of an item's event.
 func ItemD(it memory.Item) string { return snowclaw.MemoryItemD(it.Topic) }
@@ -100,7 +96,7 @@ func (a *Agent) ForgetNotes(ctx context.Context, pk string, match func(string) b
 // (and their private conversation), their place in group records. It
 // returns how many items and lessons, and how many messages, went.
 func (a *Agent) ErasePerson(ctx context.Context, pk string) (items, messages int, err error) {
-	a.lq.drop(func(b *batch, m memory.HistoryMessage) bool { return b.person == pk || m.Pubkey == pk })
+	a.learning.DropPerson(pk)
 	items = len(a.mem.Erase(func(it memory.Item) bool { return it.Subject == pk || it.Author == pk }))
 	items += len(a.mem.EraseLessons(func(l memory.Lesson) bool { return l.Subject == pk }))
 	a.mem.ErasePerson(pk)

@@ -28,7 +28,7 @@ func (a *Agent) profileContent() string {
 		model = a.o.LLM.Name()
 		caps = append(caps, "chat")
 	}
-	if a.learner != nil {
+	if a.learning.Enabled() {
 		caps = append(caps, "learning")
 	}
 	about := a.o.Profile.About

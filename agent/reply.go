@@ -7,6 +7,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/agent/dynconfig"
+	"github.com/snowclaw/snowclaw/agent/learn"
 	"github.com/snowclaw/snowclaw/agent/memory"
 	"github.com/snowclaw/snowclaw/agent/privmsg"
 	"github.com/snowclaw/snowclaw/agent/prompt"
@@ -184,28 +185,19 @@ func (a *Agent) recall(t turn) ([]string, []string) {
 	defer cancel()
 	var texts, ids []string
 	for _, r := range a.recallItems(ctx, t, t.msg.Content, 5) {
-		text := r.item.Text
-		if r.origin != "" && r.origin != snowclaw.OriginLocal {
-			text = "(from the relay " + r.origin + ") " + text
+		text := r.Item.Text
+		if r.Origin != "" && r.Origin != snowclaw.OriginLocal {
+			text = "(from the relay " + r.Origin + ") " + text
 		}
-		texts, ids = append(texts, text), append(ids, r.item.ID)
+		texts, ids = append(texts, text), append(ids, r.Item.ID)
 	}
 	return texts, ids
-}
-
-// recalled is a memory item found for a conversation, with the event it
-// was read from ("" when it came from RAM).
-type recalled struct {
-	item   memory.Item
-	event  string
-	author string // the event's author ("" from RAM: the agent)
-	origin string // SearchHit.Origin: a remote relay's URL for its results
 }
 
 // recallItems finds up to n memory items relevant to query through the
 // search index when the relay has one, else over the agent's own items;
 // in either case only what the audience of a reply in t may read.
-func (a *Agent) recallItems(ctx context.Context, t turn, query string, n int) []recalled {
+func (a *Agent) recallItems(ctx context.Context, t turn, query string, n int) []learn.Recalled {
 	if a.o.Recall != nil {
 		evts, err := a.o.Recall(ctx, RecallRequest{Query: query, Group: t.group, Person: t.sender, Limit: 4 * n, Reply: replyOf(a.pk, t)})
 		if err == nil {
@@ -214,17 +206,17 @@ func (a *Agent) recallItems(ctx context.Context, t turn, query string, n int) []
 		a.log.Warn("recall through the search index failed; using RAM", "err", err)
 	}
 	items := a.mem.Recall(query, func(it memory.Item) bool { return a.audienceMayRead(it, t) }, n)
-	out := make([]recalled, 0, len(items))
+	out := make([]learn.Recalled, 0, len(items))
 	for _, it := range items {
-		out = append(out, recalled{item: it})
+		out = append(out, learn.Recalled{Item: it})
 	}
 	return out
 }
 
 // recallEvents keeps the memory items among the search results that the
 // reply's audience may read, decrypted.
-func (a *Agent) recallEvents(found []snowclaw.SearchHit, t turn, n int) []recalled {
-	var out []recalled
+func (a *Agent) recallEvents(found []snowclaw.SearchHit, t turn, n int) []learn.Recalled {
+	var out []learn.Recalled
 	for _, f := range found {
 		evt := f.Event
 		if !snowclaw.IsMemoryItem(evt) {
@@ -234,11 +226,22 @@ func (a *Agent) recallEvents(found []snowclaw.SearchHit, t turn, n int) []recall
 		if err != nil || rec.Item == nil || !inScope(*rec.Item, t) || !a.mayShow(t, evt) {
 			continue
 		}
-		if out = append(out, recalled{item: *rec.Item, event: evt.ID, author: evt.PubKey, origin: f.Origin}); len(out) == n {
+		if out = append(out, learn.Recalled{Item: *rec.Item, Event: evt.ID, Author: evt.PubKey, Origin: f.Origin}); len(out) == n {
 			break
 		}
 	}
 	return out
+}
+
+// lessonMayShow is the audience rule of lessons, the same as that of
+// items (audienceMayRead): a group lesson only in its group, a private one
+// only in its person's private conversation; global ones are the owner's
+// or the agent's own (failures), never another person's words.
+func (a *Agent) lessonMayShow(l memory.Lesson, t turn) bool {
+	if l.LessonTier() == snowclaw.TierInternal {
+		return l.Subject == "" || a.o.Owner != "" && l.Subject == a.o.Owner
+	}
+	return a.audienceMayRead(memory.Item{Tier: l.LessonTier(), Group: l.Group, Subject: l.Subject}, t)
 }
 
 // audienceMayRead decides whether an item the agent holds may go into

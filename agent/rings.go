@@ -23,10 +23,17 @@ func (a *Agent) ring(key string) *memory.Ring {
 // what its group scope asks for; a person's setting narrows what their
 // prompt shows (turn.history), not the shared buffer.
 func (a *Agent) ringSize(key string) int {
+	group, person := ringOwner(key)
+	return a.cfg.Resolve(person, group).ContextHistory
+}
+
+// ringOwner is whose conversation a buffer holds: a group's (person ""),
+// or a person's private one (group "").
+func ringOwner(key string) (group, person string) {
 	if pk, ok := strings.CutPrefix(key, "dm:"); ok {
-		return a.cfg.Resolve(pk, "").ContextHistory
+		return "", pk
 	}
-	return a.cfg.Resolve("", key).ContextHistory
+	return key, ""
 }
 
 // resizeRings applies a config change to every buffer at once.

@@ -20,7 +20,7 @@ func (a *Agent) StoreItem(ctx context.Context, it memory.Item) (memory.Item, err
 		return memory.Item{}, snowclaw.Unsupported("the agent is shutting down")
 	}
 	for _, pk := range []string{it.Subject, it.Author} {
-		if pk != "" && a.frozen(pk) {
+		if pk != "" && a.mem.Frozen(pk) {
 			return memory.Item{}, snowclaw.Restricted("this person's memory is frozen; unfreeze it before storing new memories")
 		}
 	}

@@ -62,3 +62,36 @@ func (a *Agent) currentEvent(ctx context.Context, it memory.Item) (string, error
 	}
 	return id, err
 }
+
+// ErrNotArchived: Restore was given an event that is not a stored memory
+// item of the agent.
+var ErrNotArchived = errors.New("not a stored memory item of the agent")
+
+// Restore brings back an archived, merged or superseded memory of the
+// agent: the item its event holds becomes current again, written anew at
+// its own address, so what named the old event no longer hides it. It
+// returns the restored item.
+func (a *Agent) Restore(ctx context.Context, eventID string) (memory.Item, error) {
+	var evt *nostr.Event
+	err := a.o.Query(ctx, nostr.Filter{IDs: []string{eventID}, Authors: []string{a.pk}, Kinds: []int{snowclaw.KindAppData}}, func(e *nostr.Event) bool {
+		evt = e
+		return false
+	})
+	if err != nil {
+		return memory.Item{}, err
+	}
+	if evt == nil {
+		return memory.Item{}, fmt.Errorf("%w: %s", ErrNotArchived, eventID)
+	}
+	rec, err := a.codec.Decode(evt)
+	if err != nil || rec.Item == nil {
+		return memory.Item{}, fmt.Errorf("%w: %s", ErrNotArchived, eventID)
+	}
+	it := *rec.Item
+	if it.Subject != "" && a.mem.Frozen(it.Subject) {
+		return memory.Item{}, fmt.Errorf("the memory is about a person whose memory is frozen")
+	}
+	it.UpdatedAt = a.o.Now().Unix()
+	it, _ = a.mem.Remember(it)
+	return it, a.flush(ctx)
+}

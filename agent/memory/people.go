@@ -158,6 +158,17 @@ func (s *Store) SetPref(pk, key, value string) bool {
 	return true
 }
 
+// FrozenPref is the preference of a person who asked that nothing new be
+// remembered about them (docs/privacy.md, "restrict"). It lives in their
+// record, so it survives restarts with it.
+const FrozenPref = "snowclaw.frozen"
+
+// Frozen reports whether pk's memory is frozen (FrozenPref).
+func (s *Store) Frozen(pk string) bool {
+	n, ok := s.Npub(pk)
+	return ok && n.Preferences[FrozenPref] == "true"
+}
+
 // Npubs returns copies of every person's record, ordered by pubkey.
 func (s *Store) Npubs() []Npub {
 	s.mu.Lock()

@@ -119,6 +119,30 @@ func TestStore_SetPref(t *testing.T) {
 	}
 }
 
+// TestStore_Frozen: only FrozenPref set to "true" in the person's own
+// record freezes them; no record, another value or another key does not.
+func TestStore_Frozen(t *testing.T) {
+	_, pk := keypair(t)
+	_, other := keypair(t)
+	s, _ := newTestStore(t, Options{})
+	if s.Frozen(pk) {
+		t.Fatal("a person without a record is frozen")
+	}
+	s.SetPref(pk, "frozen", "true")
+	s.SetPref(pk, FrozenPref, "yes")
+	if s.Frozen(pk) {
+		t.Fatal("frozen without FrozenPref=true")
+	}
+	s.SetPref(pk, FrozenPref, "true")
+	if !s.Frozen(pk) || s.Frozen(other) {
+		t.Fatalf("Frozen(pk) = %v, Frozen(other) = %v; want true, false", s.Frozen(pk), s.Frozen(other))
+	}
+	s.SetPref(pk, FrozenPref, "")
+	if s.Frozen(pk) {
+		t.Fatal("still frozen once the preference is cleared")
+	}
+}
+
 func TestStore_GettersReturnCopies(t *testing.T) {
 	_, pk := keypair(t)
 	s, _ := newTestStore(t, Options{})

@@ -6,6 +6,7 @@ import (
 
 	"github.com/snowclaw/snowclaw/agent"
 	"github.com/snowclaw/snowclaw/agent/dynconfig"
+	"github.com/snowclaw/snowclaw/agent/learn"
 	"github.com/snowclaw/snowclaw/agent/llm"
 	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
 )
@@ -89,7 +90,7 @@ func agentOptions(c Config) (node.AgentOptions, error) {
 		Instructions: a.Instructions, TokenBudget: a.TokenBudget,
 		QueueSize: a.QueueSize, FlushEvery: a.FlushEvery, FlushInterval: a.FlushInterval.Duration,
 		MaxItems: a.MaxItems, MaxLessons: a.MaxLessons,
-		Learning: agent.LearningOptions{
+		Learning: learn.Options{
 			Enabled: a.Learning.Enabled, Debounce: a.Learning.Debounce.Duration, BatchSize: a.Learning.BatchSize,
 			CallsPerHour: a.Learning.CallsPerHour, CompactEvery: a.Learning.CompactEvery.Duration,
 			SummaryAfter: a.Learning.SummaryAfter.Duration, ScopeItems: a.Learning.ScopeItems, Similar: a.Learning.Similar,

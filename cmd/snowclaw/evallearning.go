@@ -16,6 +16,7 @@ import (
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/agent"
 	"github.com/snowclaw/snowclaw/agent/dynconfig"
+	"github.com/snowclaw/snowclaw/agent/learn"
 	"github.com/snowclaw/snowclaw/agent/llm"
 	"github.com/snowclaw/snowclaw/agent/privmsg"
 	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
@@ -123,8 +124,8 @@ func (m scriptedModel) ChatJSON(_ context.Context, msgs []llm.Message, schema []
 
 // evalLearning starts a relay with the agent learning on a fresh data
 // directory, replays the script and asks the probes.
-func evalLearning(ctx context.Context, cfg Config, script *learneval.Script, chat llm.Chatter) ([]learneval.Result, agent.LearningStats, error) {
-	var none agent.LearningStats
+func evalLearning(ctx context.Context, cfg Config, script *learneval.Script, chat llm.Chatter) ([]learneval.Result, learn.Stats, error) {
+	var none learn.Stats
 	dir, err := os.MkdirTemp("", "snowclaw-eval-learning-")
 	if err != nil {
 		return nil, none, err
@@ -144,7 +145,7 @@ func evalLearning(ctx context.Context, cfg Config, script *learneval.Script, cha
 		Name: cfg.Agent.Name, LLM: chat,
 		// it listens and learns; replies would only cost model calls here
 		File: dynconfig.Patch{RespondMode: dynconfig.None, ContextHistory: 20},
-		Learning: agent.LearningOptions{
+		Learning: learn.Options{
 			Enabled: true, Debounce: 100 * time.Millisecond, BatchSize: cfg.Agent.Learning.BatchSize,
 			CallsPerHour: 1 << 20, ScopeItems: cfg.Agent.Learning.ScopeItems, Similar: cfg.Agent.Learning.Similar,
 		},

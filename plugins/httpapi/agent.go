@@ -9,6 +9,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw/agent"
 	"github.com/snowclaw/snowclaw/agent/dynconfig"
+	"github.com/snowclaw/snowclaw/agent/learn"
 )
 
 // onLeader answers 503 on an instance whose agent stands by: over a
@@ -202,7 +203,7 @@ func (a *API) apiCompact(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, struct {
-		agent.CompactReport
+		learn.CompactReport
 		Items int `json:"items"`
 	}{rep, len(a.o.Agent.Items())})
 }

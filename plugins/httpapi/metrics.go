@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/agent"
+	"github.com/snowclaw/snowclaw/agent/learn"
 )
 
 // serveMetrics is GET /metrics: the relay's registry (its own series, the
@@ -81,17 +82,17 @@ func (a *API) registerMetrics() {
 		counter("snowclaw_agent_flush_errors_total", "Memory records the agent failed to write to the relay.", stat(func(s agent.Stats) float64 { return float64(s.FlushErrors) }))
 		// learning is on or off for the agent's life (its options)
 		if ag.Stats().Learning.Enabled {
-			learn := func(f func(l agent.LearningStats) float64) func() float64 {
+			learning := func(f func(l learn.Stats) float64) func() float64 {
 				return func() float64 { return f(ag.Stats().Learning) }
 			}
-			counter("snowclaw_agent_learning_calls_total", "Model calls made by learning from conversation.", learn(func(l agent.LearningStats) float64 { return float64(l.Calls) }))
-			counter("snowclaw_agent_learning_prompt_tokens_total", "Prompt tokens of learning's model calls, as the model counts them.", learn(func(l agent.LearningStats) float64 { return float64(l.PromptTokens) }))
-			counter("snowclaw_agent_learning_output_tokens_total", "Output tokens of learning's model calls.", learn(func(l agent.LearningStats) float64 { return float64(l.OutputTokens) }))
-			counter("snowclaw_agent_learning_errors_total", "Learning's model calls that failed or broke the JSON schema.", learn(func(l agent.LearningStats) float64 { return float64(l.Errors) }))
-			counter("snowclaw_agent_learning_skipped_budget_total", "Learning's model calls not made because the hourly budget was spent.", learn(func(l agent.LearningStats) float64 { return float64(l.SkippedBudget) }))
-			gauge("snowclaw_agent_learning_pending", "Messages waiting to be read by learning.", learn(func(l agent.LearningStats) float64 { return float64(l.Pending) }))
-			counter("snowclaw_agent_learning_added_total", "Memories learning added.", learn(func(l agent.LearningStats) float64 { return float64(l.Added) }))
-			counter("snowclaw_agent_learning_updated_total", "Memories learning wrote a new version of.", learn(func(l agent.LearningStats) float64 { return float64(l.Updated) }))
+			counter("snowclaw_agent_learning_calls_total", "Model calls made by learning from conversation.", learning(func(l learn.Stats) float64 { return float64(l.Calls) }))
+			counter("snowclaw_agent_learning_prompt_tokens_total", "Prompt tokens of learning's model calls, as the model counts them.", learning(func(l learn.Stats) float64 { return float64(l.PromptTokens) }))
+			counter("snowclaw_agent_learning_output_tokens_total", "Output tokens of learning's model calls.", learning(func(l learn.Stats) float64 { return float64(l.OutputTokens) }))
+			counter("snowclaw_agent_learning_errors_total", "Learning's model calls that failed or broke the JSON schema.", learning(func(l learn.Stats) float64 { return float64(l.Errors) }))
+			counter("snowclaw_agent_learning_skipped_budget_total", "Learning's model calls not made because the hourly budget was spent.", learning(func(l learn.Stats) float64 { return float64(l.SkippedBudget) }))
+			gauge("snowclaw_agent_learning_pending", "Messages waiting to be read by learning.", learning(func(l learn.Stats) float64 { return float64(l.Pending) }))
+			counter("snowclaw_agent_learning_added_total", "Memories learning added.", learning(func(l learn.Stats) float64 { return float64(l.Added) }))
+			counter("snowclaw_agent_learning_updated_total", "Memories learning wrote a new version of.", learning(func(l learn.Stats) float64 { return float64(l.Updated) }))
 		}
 	}
 	a.metrics = promhttp.HandlerFor(a.o.Relay.Gatherer(), promhttp.HandlerOpts{

@@ -13,7 +13,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/ollama/ollama/api"
 	"github.com/snowclaw/snowclaw"
-	"github.com/snowclaw/snowclaw/agent"
+	"github.com/snowclaw/snowclaw/agent/learn"
 	"github.com/snowclaw/snowclaw/agent/llm/llmtest"
 	agentmem "github.com/snowclaw/snowclaw/agent/memory"
 	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
@@ -143,7 +143,7 @@ func (s *learnScript) count() int {
 // withLearning turns learning on with a short debounce.
 func withLearning(callsPerHour int) func(*node.Options) {
 	return func(o *node.Options) {
-		o.Agent.Learning = agent.LearningOptions{Enabled: true, Debounce: 20 * time.Millisecond, BatchSize: 20, CallsPerHour: callsPerHour}
+		o.Agent.Learning = learn.Options{Enabled: true, Debounce: 20 * time.Millisecond, BatchSize: 20, CallsPerHour: callsPerHour}
 		o.MetricsToken = metricsToken
 	}
 }

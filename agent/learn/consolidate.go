@@ -1,4 +1,4 @@
-package agent
+package learn
 
 import (
 	"cmp"
@@ -11,7 +11,7 @@ import (
 
 // Consolidation ("dreaming", docs/agent.md#consolidation-dreaming): duplicates merged with their originals kept as history,
 // per-scope caps, weekly summaries of old conversation. It runs every
-// Learning.CompactEvery (compactLoop) and on `snowclaw memory compact`.
+// Options.CompactEvery (compactLoop) and on `snowclaw memory compact`.
 
 // CompactReport says what one consolidation did.
 type CompactReport struct {
@@ -26,45 +26,44 @@ type CompactReport struct {
 // same normalized text, then near-duplicates by word overlap, within one
 // tier and scope), archives what is over the per-scope cap (archive.go),
 // applies the global cap max
-// (0: Options.MaxItems), and, when learning is on, writes the weekly
+// (0: Env.MaxItems), and, when learning is on, writes the weekly
 // summaries that are due. Every change is written before it returns.
-func (a *Agent) Compact(ctx context.Context, max int) (CompactReport, error) {
+func (l *Learning) Compact(ctx context.Context, max int) (CompactReport, error) {
 	if max <= 0 {
-		max = a.o.MaxItems
+		max = l.env.MaxItems
 	}
 	var rep CompactReport
-	rep.Merged = a.mergeDuplicates(ctx)
-	rep.Archived = a.capScopes(ctx)
-	rep.Removed = len(a.mem.Compact(max))
-	if a.learner != nil {
-		n, note := a.summarize(ctx)
+	rep.Merged = l.mergeDuplicates(ctx)
+	rep.Archived = l.capScopes(ctx)
+	rep.Removed = len(l.mem.Compact(max))
+	if l.model != nil {
+		n, note := l.summarize(ctx)
 		rep.Summaries, rep.Note = n, note
 	} else {
 		rep.Note = "learning is off: no summaries"
 	}
-	a.ls.compactions.Add(1)
-	return rep, a.flush(ctx)
+	l.st.compactions.Add(1)
+	return rep, l.host.Flush(ctx)
 }
 
 // compactLoop consolidates on a schedule.
-func (a *Agent) compactLoop() {
-	defer a.done.Done()
-	tick := time.NewTicker(a.o.Learning.CompactEvery)
+func (l *Learning) compactLoop(stop <-chan struct{}) {
+	tick := time.NewTicker(l.o.CompactEvery)
 	defer tick.Stop()
 	for {
 		select {
-		case <-a.stop:
+		case <-stop:
 			return
 		case <-tick.C:
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-		rep, err := a.Compact(ctx, 0)
+		rep, err := l.Compact(ctx, 0)
 		cancel()
 		if err != nil {
-			a.log.Error("scheduled consolidation failed", "err", err)
+			l.log.Error("scheduled consolidation failed", "err", err)
 			continue
 		}
-		a.log.Info("memory consolidated", "merged", rep.Merged, "removed", rep.Removed, "summaries", rep.Summaries)
+		l.log.Info("memory consolidated", "merged", rep.Merged, "removed", rep.Removed, "summaries", rep.Summaries)
 	}
 }
 
@@ -87,9 +86,9 @@ func byScope(items []memory.Item) map[string][]memory.Item {
 // it in the same scope. The older ones' events stay on the relay, named
 // by the kept memory's snow:supersedes, so search and the prompt leave
 // them and the owner can still read and restore them.
-func (a *Agent) mergeDuplicates(ctx context.Context) int {
+func (l *Learning) mergeDuplicates(ctx context.Context) int {
 	merged := 0
-	for _, list := range byScope(a.mem.Items()) {
+	for _, list := range byScope(l.mem.Items()) {
 		// archive records say alike things of different scopes: never merged
 		list = slices.DeleteFunc(list, memory.Item.IsArchive)
 		gone := map[string]bool{}
@@ -99,10 +98,10 @@ func (a *Agent) mergeDuplicates(ctx context.Context) int {
 			}
 			var drop, events []string
 			for _, other := range list[i+1:] {
-				if gone[other.ID] || memory.Similarity(keep.Text, other.Text) < a.o.Learning.Similar {
+				if gone[other.ID] || memory.Similarity(keep.Text, other.Text) < l.o.Similar {
 					continue
 				}
-				evt, err := a.currentEvent(ctx, other)
+				evt, err := l.host.CurrentEvent(ctx, other)
 				if err != nil {
 					continue // not stored yet: merged on a later run
 				}
@@ -112,8 +111,8 @@ func (a *Agent) mergeDuplicates(ctx context.Context) int {
 			if len(drop) == 0 {
 				continue
 			}
-			if err := a.mem.Merge(keep.ID, drop, events); err != nil {
-				a.log.Warn("duplicates not merged", "keep", keep.ID, "err", err)
+			if err := l.mem.Merge(keep.ID, drop, events); err != nil {
+				l.log.Warn("duplicates not merged", "keep", keep.ID, "err", err)
 				continue
 			}
 			merged += len(drop)

@@ -1,4 +1,4 @@
-package agent
+package learn
 
 import (
 	"sync"
@@ -7,78 +7,19 @@ import (
 	"github.com/snowclaw/snowclaw/agent/memory"
 )
 
-// LearningOptions configure learning from conversation (docs/agent.md). It
-// runs only when Enabled and the model answers structured JSON
-// (llm.Structured); with no model nothing of it runs.
-type LearningOptions struct {
-	Enabled bool
-	// Debounce is how long a conversation must be quiet before its new
-	// messages are read for memories; 0 = 30s.
-	Debounce time.Duration
-	// BatchSize reads a busy conversation once this many messages wait,
-	// quiet or not (one model call per batch); 0 = 20.
-	BatchSize int
-	// CallsPerHour caps learning's model calls; 0 = 60.
-	CallsPerHour int
-	// CompactEvery is how often consolidation runs; 0 = never on its own
-	// (memory compact still runs it).
-	CompactEvery time.Duration
-	// SummaryAfter: buffered conversation older than this is summarized
-	// into one memory per group or person and week; 0 = 7 days.
-	SummaryAfter time.Duration
-	// SummaryTokens: when what is not summarized yet of one conversation
-	// passes this many tokens, its oldest SummaryShare is summarized at
-	// once, whatever its age (docs/agent.md#consolidation-dreaming); 0 = 150,000.
-	SummaryTokens int
-	// SummaryShare is that oldest share (0–1); 0 = 0.7.
-	SummaryShare float64
-	// ScopeItems caps the memories of one group or person; 0 = 100.
-	ScopeItems int
-	// Similar is the word overlap (Jaccard, 0–1) above which two memories
-	// of one scope are near-duplicates merged by compaction; 0 = 0.8.
-	Similar float64
-}
-
-func (l *LearningOptions) defaults() {
-	if l.Debounce <= 0 {
-		l.Debounce = 30 * time.Second
-	}
-	if l.BatchSize <= 0 {
-		l.BatchSize = 20
-	}
-	if l.CallsPerHour <= 0 {
-		l.CallsPerHour = 60
-	}
-	if l.SummaryAfter <= 0 {
-		l.SummaryAfter = 7 * 24 * time.Hour
-	}
-	if l.SummaryTokens <= 0 {
-		l.SummaryTokens = 150_000
-	}
-	if l.SummaryShare <= 0 || l.SummaryShare >= 1 {
-		l.SummaryShare = 0.7
-	}
-	if l.ScopeItems <= 0 {
-		l.ScopeItems = 100
-	}
-	if l.Similar <= 0 || l.Similar > 1 {
-		l.Similar = 0.8
-	}
-}
-
 // batch is the messages of one conversation waiting to be read.
 type batch struct {
-	key    string // group id, or dmKey(person)
+	key    string // convKey(group, person)
 	group  string // "" in private
 	person string // the private conversation's person
 	msgs   []memory.HistoryMessage
 	timer  *time.Timer
 }
 
-// learnQueue debounces conversations: a conversation's batch is ready
+// queue debounces conversations: a conversation's batch is ready
 // once it has been quiet for Debounce or holds BatchSize messages. The
 // learn loop takes ready batches one at a time.
-type learnQueue struct {
+type queue struct {
 	mu      sync.Mutex
 	waiting map[string]*batch // still collecting
 	ready   []*batch          // oldest first
@@ -90,8 +31,17 @@ type learnQueue struct {
 	revoked map[string]bool // event ids of current's messages deleted meanwhile
 }
 
-func newLearnQueue() *learnQueue {
-	return &learnQueue{waiting: map[string]*batch{}, signal: make(chan struct{}, 1)}
+func newQueue() *queue {
+	return &queue{waiting: map[string]*batch{}, signal: make(chan struct{}, 1)}
+}
+
+// convKey names a conversation in learning's bookkeeping: its group, or
+// the person of a private one.
+func convKey(group, person string) string {
+	if group != "" {
+		return group
+	}
+	return "dm:" + person
 }
 
 // maxReady bounds the messages waiting for the model: when the model is
@@ -100,7 +50,7 @@ func newLearnQueue() *learnQueue {
 const maxReady = 64
 
 // add queues one message of a conversation.
-func (q *learnQueue) add(key, group, person string, m memory.HistoryMessage, o LearningOptions) {
+func (q *queue) add(key, group, person string, m memory.HistoryMessage, o Options) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.closed {
@@ -125,7 +75,7 @@ func (q *learnQueue) add(key, group, person string, m memory.HistoryMessage, o L
 }
 
 // fire is the debounce timer of b running out.
-func (q *learnQueue) fire(b *batch) {
+func (q *queue) fire(b *batch) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.waiting[b.key] == b && !q.closed {
@@ -133,7 +83,7 @@ func (q *learnQueue) fire(b *batch) {
 	}
 }
 
-func (q *learnQueue) readyLocked(b *batch) {
+func (q *queue) readyLocked(b *batch) {
 	if b.timer != nil {
 		b.timer.Stop()
 	}
@@ -150,7 +100,7 @@ func (q *learnQueue) readyLocked(b *batch) {
 }
 
 // next takes the oldest ready batch.
-func (q *learnQueue) next() *batch {
+func (q *queue) next() *batch {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if len(q.ready) == 0 {
@@ -163,7 +113,7 @@ func (q *learnQueue) next() *batch {
 }
 
 // done marks a batch read.
-func (q *learnQueue) done(b *batch) {
+func (q *queue) done(b *batch) {
 	q.mu.Lock()
 	q.pending -= len(b.msgs)
 	q.current, q.revoked = nil, nil
@@ -174,7 +124,7 @@ func (q *learnQueue) done(b *batch) {
 // that what the relay deleted (a message, a group, a person's data) is
 // never read; those of the batch being read now are revoked: nothing
 // learnt from them is written (wanted).
-func (q *learnQueue) drop(match func(b *batch, m memory.HistoryMessage) bool) {
+func (q *queue) drop(match func(b *batch, m memory.HistoryMessage) bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	filter := func(b *batch) {
@@ -205,19 +155,19 @@ func (q *learnQueue) drop(match func(b *batch, m memory.HistoryMessage) bool) {
 
 // wanted reports whether what was learnt from the message id of the batch
 // being read may still be written.
-func (q *learnQueue) wanted(id string) bool {
+func (q *queue) wanted(id string) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return !q.revoked[id]
 }
 
-func (q *learnQueue) idle() bool {
+func (q *queue) idle() bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return q.pending == 0
 }
 
-func (q *learnQueue) size() int {
+func (q *queue) size() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return q.pending
@@ -225,7 +175,7 @@ func (q *learnQueue) size() int {
 
 // close stops the timers and drops what waits: at shutdown the model is
 // not called (the conversation stays in the buffers).
-func (q *learnQueue) close() int {
+func (q *queue) close() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.closed = true

@@ -1,4 +1,4 @@
-package agent
+package learn
 
 import (
 	"context"
@@ -23,38 +23,38 @@ import (
 // an event of the agent already holds that d tag: writing there would
 // replace it, current or history) it is added under its own topic. It
 // reports whether something was written.
-func (a *Agent) contradict(ctx context.Context, it memory.Item, f recalled, t turn) bool {
-	topic := f.item.Topic
-	if a.mayTakeTopic(ctx, topic) {
+func (l *Learning) contradict(ctx context.Context, it memory.Item, f Recalled, t Conversation) bool {
+	topic := f.Item.Topic
+	if l.mayTakeTopic(ctx, topic) {
 		it.Topic = topic
-		it.Context += "; contradicts " + f.event + " by " + snowclaw.NpubOf(f.author)
-		if _, err := a.mem.RememberAt(it); err == nil {
-			a.ls.added.Add(1)
+		it.Context += "; contradicts " + f.Event + " by " + snowclaw.NpubOf(f.Author)
+		if _, err := l.mem.RememberAt(it); err == nil {
+			l.st.added.Add(1)
 			return true
 		} else if !errors.Is(err, memory.ErrTopicTaken) {
-			a.log.Warn("learnt contradiction not written", "topic", topic, "err", err)
-			a.ls.ignored.Add(1)
+			l.log.Warn("learnt contradiction not written", "topic", topic, "err", err)
+			l.st.ignored.Add(1)
 			return false
 		}
 	}
 	it.Topic = ""
-	if _, fresh := a.mem.Remember(it); fresh {
-		a.ls.added.Add(1)
+	if _, fresh := l.mem.Remember(it); fresh {
+		l.st.added.Add(1)
 		return true
 	}
-	a.ls.ignored.Add(1)
+	l.st.ignored.Add(1)
 	return false
 }
 
 // mayTakeTopic reports whether the agent may write a memory at exactly
 // topic: one memory.MayAnswerAt allows, with no event of the agent at
 // that d tag (current or history).
-func (a *Agent) mayTakeTopic(ctx context.Context, topic string) bool {
+func (l *Learning) mayTakeTopic(ctx context.Context, topic string) bool {
 	if !memory.MayAnswerAt(topic) {
 		return false
 	}
 	taken := false
-	err := a.o.Query(ctx, nostr.Filter{Kinds: []int{snowclaw.KindAppData}, Authors: []string{a.pk}, Tags: nostr.TagMap{"d": {snowclaw.PrefixMemoryItem + topic}}, Limit: 1}, func(*nostr.Event) bool {
+	err := l.env.Query(ctx, nostr.Filter{Kinds: []int{snowclaw.KindAppData}, Authors: []string{l.env.Pubkey}, Tags: nostr.TagMap{"d": {snowclaw.PrefixMemoryItem + topic}}, Limit: 1}, func(*nostr.Event) bool {
 		taken = true
 		return false
 	})

@@ -1,4 +1,4 @@
-package agent
+package learn
 
 import (
 	"cmp"
@@ -12,16 +12,15 @@ import (
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/agent/extract"
 	"github.com/snowclaw/snowclaw/agent/memory"
-	"github.com/snowclaw/snowclaw/agent/privmsg"
 )
 
 // Weekly summaries (docs/agent.md#consolidation-dreaming): the conversation of a group, or
 // of a person with the agent in private, becomes one memory per week in
 // the tier of that conversation, on two triggers:
-//   - age: weeks that ended more than Learning.SummaryAfter ago;
+//   - age: weeks that ended more than Options.SummaryAfter ago;
 //   - size: when what is not summarized yet of one conversation passes
-//     Learning.SummaryTokens (150,000 by default), its oldest
-//     Learning.SummaryShare (70%) is summarized at once, whatever its age;
+//     Options.SummaryTokens (150,000 by default), its oldest
+//     Options.SummaryShare (70%) is summarized at once, whatever its age;
 //     a week cut short this way gets a summary of its part, and the rest of
 //     it a summary of its own later.
 //
@@ -39,12 +38,7 @@ type conversation struct {
 	msgs          []extract.Message
 }
 
-func (c conversation) key() string {
-	if c.group != "" {
-		return c.group
-	}
-	return dmKey(c.person)
-}
+func (c conversation) key() string { return convKey(c.group, c.person) }
 
 // convWeek is one week, or the first part of one, of a conversation.
 type convWeek struct {
@@ -53,19 +47,19 @@ type convWeek struct {
 }
 
 // summarize writes the summaries that are due and trims the buffers.
-func (a *Agent) summarize(ctx context.Context) (int, string) {
-	l := a.o.Learning
+func (l *Learning) summarize(ctx context.Context) (int, string) {
+	o := l.o
 	// only whole weeks by age: those that end before the cutoff
-	ageCut := extract.WeekStart(a.o.Now().Add(-l.SummaryAfter)).Unix()
-	covered := a.summarized()
-	convs := a.groupConversations(ctx, covered)
-	convs = append(convs, a.privateConversations(ctx, covered)...)
+	ageCut := extract.WeekStart(l.env.Now().Add(-o.SummaryAfter)).Unix()
+	covered := l.summarized()
+	convs := l.groupConversations(ctx, covered)
+	convs = append(convs, l.privateConversations(ctx, covered)...)
 	var due []convWeek
 	cuts := map[string]int64{}
 	for _, c := range convs {
 		cut := ageCut
-		if a.conversationTokens(c.msgs) > l.SummaryTokens {
-			cut = max(cut, extract.ShareCut(c.msgs, l.SummaryShare, a.conversationTokens))
+		if l.conversationTokens(c.msgs) > o.SummaryTokens {
+			cut = max(cut, extract.ShareCut(c.msgs, o.SummaryShare, l.conversationTokens))
 		}
 		cuts[c.key()] = cut
 		for _, w := range extract.SplitWeeks(c.msgs, cut) {
@@ -83,13 +77,13 @@ func (a *Agent) summarize(ctx context.Context) (int, string) {
 			note = "more summaries are due; they are written on the next run"
 			break
 		}
-		text, err := a.learner.Summarize(ctx, a.weekWhere(w), w.Msgs)
+		text, err := l.model.Summarize(ctx, l.weekWhere(w), w.Msgs)
 		if err != nil {
 			note = "summaries stopped: " + err.Error()
 			break
 		}
 		it := memory.Item{
-			Text:   a.keys.Sanitize(fmt.Sprintf("Week %s: %s", w.Week.Week, text)).Text,
+			Text:   l.env.Sanitize(fmt.Sprintf("Week %s: %s", w.Week.Week, text)),
 			Source: memory.SourceAgent, Topic: summaryTopic(w), Confidence: 0.6,
 			Context: fmt.Sprintf("weekly summary of %d messages", len(w.Msgs)),
 		}
@@ -98,32 +92,31 @@ func (a *Agent) summarize(ctx context.Context) (int, string) {
 		} else {
 			it.Tier, it.Subject = snowclaw.TierPrivate, w.person
 		}
-		if _, fresh := a.mem.Remember(it); fresh {
+		if _, fresh := l.mem.Remember(it); fresh {
 			n++
 		}
 		k := w.key()
 		written[k] = max(written[k], w.Until)
 	}
 	// what is summarized, or old enough, leaves the prompt's history
-	a.mu.Lock()
-	for k, r := range a.rings {
+	l.host.TrimHistory(func(group, person string) int64 {
+		k := convKey(group, person)
 		drop := ageCut
 		if cuts[k] > ageCut {
 			drop = max(drop, min(cuts[k], written[k]))
 		}
-		r.DropBefore(drop)
-	}
-	a.mu.Unlock()
+		return drop
+	})
 	return n, note
 }
 
 func (w convWeek) key() string { return conversation{group: w.group, person: w.person}.key() }
 
 // conversationTokens counts a stretch of conversation as a prompt would.
-func (a *Agent) conversationTokens(msgs []extract.Message) int {
+func (l *Learning) conversationTokens(msgs []extract.Message) int {
 	n := 0
 	for _, m := range msgs {
-		n += a.tok.Count(m.Sender + ": " + m.Text)
+		n += l.env.Tokens.Count(m.Sender + ": " + m.Text)
 	}
 	return n
 }
@@ -145,9 +138,9 @@ func summaryTopic(w convWeek) string {
 
 // summarized is, per conversation (conversation.key), the time up to
 // which the agent's summaries cover it, read from their topics.
-func (a *Agent) summarized() map[string]int64 {
+func (l *Learning) summarized() map[string]int64 {
 	out := map[string]int64{}
-	for _, it := range a.mem.Items() {
+	for _, it := range l.mem.Items() {
 		base, rest, ok := strings.Cut(it.Topic, "/summary/")
 		if !ok || it.Source != memory.SourceAgent || it.Tier == snowclaw.TierInternal {
 			continue
@@ -165,7 +158,7 @@ func (a *Agent) summarized() map[string]int64 {
 		case it.Tier == snowclaw.TierGroup && base == "group/"+it.Group:
 			key = it.Group
 		case it.Tier == snowclaw.TierPrivate && base == "user/"+snowclaw.NpubOf(it.Subject):
-			key = dmKey(it.Subject)
+			key = convKey("", it.Subject)
 		default:
 			continue
 		}
@@ -196,24 +189,24 @@ func lastSummary(items []memory.Item) *SummaryNote {
 	return n
 }
 
-func (a *Agent) weekWhere(w convWeek) string {
-	t := turn{group: w.group, private: w.group == "", sender: w.person}
-	return fmt.Sprintf("%s, week %s", a.where(t), w.Week.Week)
+func (l *Learning) weekWhere(w convWeek) string {
+	t := Conversation{Group: w.group, Private: w.group == "", Sender: w.person}
+	return fmt.Sprintf("%s, week %s", l.where(t), w.Week.Week)
 }
 
 // groupConversations reads each group's messages the summaries do not
 // cover yet from the store; frozen people's messages are left out.
-func (a *Agent) groupConversations(ctx context.Context, covered map[string]int64) []conversation {
+func (l *Learning) groupConversations(ctx context.Context, covered map[string]int64) []conversation {
 	var out []conversation
-	for _, g := range a.mem.Groups() {
+	for _, g := range l.mem.Groups() {
 		c := conversation{group: g.ID}
 		since := nostr.Timestamp(covered[g.ID])
-		_ = a.o.Query(ctx, nostr.Filter{Kinds: []int{1, 9, 10, 11, 12, 1111}, Tags: nostr.TagMap{"h": {g.ID}}, Since: &since}, func(evt *nostr.Event) bool {
-			if evt.PubKey == a.pk || a.frozen(evt.PubKey) || int64(evt.CreatedAt) < covered[g.ID] {
+		_ = l.env.Query(ctx, nostr.Filter{Kinds: []int{1, 9, 10, 11, 12, 1111}, Tags: nostr.TagMap{"h": {g.ID}}, Since: &since}, func(evt *nostr.Event) bool {
+			if evt.PubKey == l.env.Pubkey || l.mem.Frozen(evt.PubKey) || int64(evt.CreatedAt) < covered[g.ID] {
 				return true
 			}
-			n, _ := a.mem.Npub(evt.PubKey)
-			c.msgs = append(c.msgs, extract.Message{Sender: n.Name(), Pubkey: evt.PubKey, At: int64(evt.CreatedAt), Text: a.keys.Sanitize(evt.Content).Text})
+			n, _ := l.mem.Npub(evt.PubKey)
+			c.msgs = append(c.msgs, extract.Message{Sender: n.Name(), Pubkey: evt.PubKey, At: int64(evt.CreatedAt), Text: l.env.Sanitize(evt.Content)})
 			return true
 		})
 		if len(c.msgs) > 0 {
@@ -226,23 +219,23 @@ func (a *Agent) groupConversations(ctx context.Context, covered map[string]int64
 // privateConversations opens the private messages people sent the agent
 // that the summaries do not cover yet (their gift wraps are addressed to
 // it), by person.
-func (a *Agent) privateConversations(ctx context.Context, covered map[string]int64) []conversation {
+func (l *Learning) privateConversations(ctx context.Context, covered map[string]int64) []conversation {
 	by := map[string]*conversation{}
 	var wraps []*nostr.Event
-	_ = a.o.Query(ctx, nostr.Filter{Kinds: []int{snowclaw.KindGiftWrap}, Tags: nostr.TagMap{"p": {a.pk}}}, func(evt *nostr.Event) bool {
+	_ = l.env.Query(ctx, nostr.Filter{Kinds: []int{snowclaw.KindGiftWrap}, Tags: nostr.TagMap{"p": {l.env.Pubkey}}}, func(evt *nostr.Event) bool {
 		wraps = append(wraps, evt)
 		return len(wraps) < 5000
 	})
 	for _, w := range wraps {
-		pm, err := privmsg.Unwrap(ctx, w, a.sk)
-		if err != nil || pm.From == a.pk || a.frozen(pm.From) || int64(pm.CreatedAt) < covered[dmKey(pm.From)] {
+		pm, err := l.host.OpenPrivate(ctx, w)
+		if err != nil || pm.From == l.env.Pubkey || l.mem.Frozen(pm.From) || int64(pm.CreatedAt) < covered[convKey("", pm.From)] {
 			continue
 		}
-		n, _ := a.mem.Npub(pm.From)
+		n, _ := l.mem.Npub(pm.From)
 		if by[pm.From] == nil {
 			by[pm.From] = &conversation{person: pm.From}
 		}
-		by[pm.From].msgs = append(by[pm.From].msgs, extract.Message{Sender: n.Name(), Pubkey: pm.From, At: int64(pm.CreatedAt), Text: a.keys.Sanitize(pm.Content).Text})
+		by[pm.From].msgs = append(by[pm.From].msgs, extract.Message{Sender: n.Name(), Pubkey: pm.From, At: int64(pm.CreatedAt), Text: l.env.Sanitize(pm.Content)})
 	}
 	out := make([]conversation, 0, len(by))
 	for _, c := range by {
