@@ -153,3 +153,46 @@ func TestLayout_RelayKnowsNoMemories(t *testing.T) {
 		t.Fatalf("only %d files under relay/", files)
 	}
 }
+
+// TestLayout_ImportGraphIsDocumented: the import graph in
+// docs/architecture.md is the real one, line for line.
+func TestLayout_ImportGraphIsDocumented(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}: {{join .Imports " "}}`, "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	const mod = "github.com/snowclaw/snowclaw"
+	testOnly := map[string]bool{"./internal/mcptest": true, "./internal/pgtest": true, "./internal/testwait": true, "./agent/llm/llmtest": true}
+	rel := func(p string) string { return "." + strings.TrimPrefix(p, mod) }
+	var want []string
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		pkg, imps, _ := strings.Cut(line, ": ")
+		if testOnly[rel(pkg)] {
+			continue
+		}
+		kept := []string{rel(pkg) + ":"}
+		for _, imp := range strings.Fields(imps) {
+			if (imp == mod || strings.HasPrefix(imp, mod+"/")) && !testOnly[rel(imp)] {
+				kept = append(kept, rel(imp))
+			}
+		}
+		want = append(want, strings.Join(kept, " "))
+	}
+	doc, err := os.ReadFile("docs/architecture.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the graph is the first code block after the sentence introducing it
+	_, after, ok := strings.Cut(string(doc), "`agent/llm/llmtest` left out):\n\n```\n")
+	block, _, ok2 := strings.Cut(after, "```")
+	if !ok || !ok2 {
+		t.Fatal("docs/architecture.md: the import graph's code block is not where it was")
+	}
+	got := strings.Split(strings.TrimSpace(block), "\n")
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("docs/architecture.md's import graph is out of date; it should read:\n%s", strings.Join(want, "\n"))
+	}
+}
