@@ -76,8 +76,15 @@ func parsePayload(p string) (origin string, seq int64, ok bool) {
 	return origin, seq, err == nil
 }
 
-// notifyEvery spaces one instance's notifications under load.
-const notifyEvery = 5 * time.Millisecond
+// notifyEvery spaces one instance's notifications under load. Every
+// notification costs each follower a read of the log and PostgreSQL the
+// notifying transaction and its delivery: with two instances writing
+// 1,000–1,400 events/s, 20 ms instead of 5 ms took PostgreSQL's CPU per
+// event down by about a fifth, for 15–20 ms more between an event's
+// commit and its delivery on another instance (snowbench cluster;
+// docs/scaling.md). A request that must see the entries does not wait
+// for it (Pending wakes the reader).
+const notifyEvery = 20 * time.Millisecond
 
 func (n *notifier) run(ctx context.Context) {
 	var sent int64
