@@ -226,12 +226,12 @@ func (a *Agent) recallItems(ctx context.Context, t turn, query string, n int) []
 func (a *Agent) recallEvents(found []snowclaw.SearchHit, t turn, n int) []recalled {
 	var out []recalled
 	for _, f := range found {
-		evt := f.Event
-		if !snowclaw.IsMemoryItem(evt) {
+		evt := snowclaw.ReadEvent(f.Event)
+		if !evt.IsMemoryItem() {
 			continue
 		}
 		rec, err := a.codec.Decode(evt)
-		if err != nil || rec.Item == nil || !inScope(*rec.Item, t) || !a.mayShow(t, evt) {
+		if err != nil || rec.Item == nil || !inScope(*rec.Item, t) || !a.mayShow(t, f.Event) {
 			continue
 		}
 		if out = append(out, recalled{item: *rec.Item, event: evt.ID, author: evt.PubKey, origin: f.Origin}); len(out) == n {

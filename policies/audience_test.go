@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
 )
 
 // TestCanQuote: a memory may be quoted in a reply only when everyone who
@@ -46,7 +47,7 @@ func TestCanQuote(t *testing.T) {
 		{"internal memory in a DM", dm, internal, false},
 		{"someone else's private memory in a DM", &nostr.Event{Kind: 1059, Tags: nostr.Tags{{"p", strings.Repeat("b", 64)}}}, private, false},
 	} {
-		if got, why := v.CanQuote(c.reply, c.evt); got != c.want {
+		if got, why := v.CanQuote(snowclaw.ReadEvent(c.reply), snowclaw.ReadEvent(c.evt)); got != c.want {
 			t.Errorf("%s: CanQuote = %v (%s), want %v", c.name, got, why, c.want)
 		}
 	}

@@ -187,7 +187,7 @@ func TestVisibility_CanRead(t *testing.T) {
 		may := strings.Fields(row.may)
 		for reader, name := range readerNames {
 			want := slices.Contains(may, name)
-			if got, why := v.CanRead(reader, row.evt); got != want {
+			if got, why := v.CanRead(reader, snowclaw.ReadEvent(row.evt)); got != want {
 				t.Errorf("%s: CanRead(%s) = %v (%s), want %v", row.name, name, got, why, want)
 			} else if !got && why == "" {
 				t.Errorf("%s: %s refused without a reason", row.name, name)

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
-	"github.com/snowclaw/snowclaw/policies"
+	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/relay/store"
 )
 
@@ -48,11 +48,11 @@ func newExpiry() *expiry {
 }
 
 // track notes a stored event's expiration, if it has one.
-func (x *expiry) track(evt *nostr.Event) {
-	at, ok := policies.Expiration(evt)
-	if !ok {
+func (x *expiry) track(evt *snowclaw.Event) {
+	if !evt.Expires {
 		return
 	}
+	at := evt.Expiration
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if _, ok := x.live[evt.ID]; ok {
@@ -94,7 +94,7 @@ func (x *expiry) sweep(ctx context.Context, r *Relay, now nostr.Timestamp) {
 	x.mu.Unlock()
 	if scan {
 		err := store.Each(ctx, r.store, nostr.Filter{}, func(evt *nostr.Event) bool {
-			x.track(evt)
+			x.track(snowclaw.ReadEvent(evt))
 			return true
 		})
 		if err != nil {

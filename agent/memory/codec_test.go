@@ -132,7 +132,7 @@ func TestCodec_RoundTrip(t *testing.T) {
 				t.Errorf("plain content is not JSON: %s", evt.Content)
 			}
 
-			got, err := p.codec.Decode(evt)
+			got, err := p.codec.Decode(snowclaw.ReadEvent(evt))
 			if err != nil {
 				t.Fatalf("Decode: %v", err)
 			}
@@ -209,7 +209,7 @@ func TestCodec_PersonReadsOwnRecords(t *testing.T) {
 			// The same through a Codec holding the reader's key.
 			c, _ := NewCodec(tc.reader)
 			c.TrustAgent = p.agentPK
-			rec, err := c.Decode(tc.evt)
+			rec, err := c.Decode(snowclaw.ReadEvent(tc.evt))
 			if tc.want == "" {
 				if !errors.Is(err, ErrDecrypt) {
 					t.Errorf("Decode = %+v, %v; want ErrDecrypt", rec, err)

@@ -53,7 +53,7 @@ func TestLesson_ScopeOnTheWire(t *testing.T) {
 					t.Errorf("the person cannot read their lesson: %v", err)
 				}
 			}
-			back, err := p.codec.Decode(evt)
+			back, err := p.codec.Decode(snowclaw.ReadEvent(evt))
 			if err != nil || back.Lesson == nil {
 				t.Fatalf("Decode = %+v, %v", back, err)
 			}
@@ -115,7 +115,7 @@ func TestLesson_LegacyUnscopedDropped(t *testing.T) {
 		legacy("aaaaaaaaaaaa", "npub1alice corrected you: my diagnosis is private", "correction"),
 		legacy("bbbbbbbbbbbb", "A model call failed: timeout", "llm_failure"),
 	} {
-		rec, err := p.codec.Decode(evt)
+		rec, err := p.codec.Decode(snowclaw.ReadEvent(evt))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -147,7 +147,7 @@ func TestDecode_ForgedPrivateMemory(t *testing.T) {
 		if err := evt.Sign(p.strangerSK); err != nil {
 			t.Fatal(err)
 		}
-		if rec, err := p.codec.Decode(evt); !errors.Is(err, ErrForged) {
+		if rec, err := p.codec.Decode(snowclaw.ReadEvent(evt)); !errors.Is(err, ErrForged) {
 			t.Errorf("%s: Decode = %+v, %v; want ErrForged", name, rec, err)
 		}
 	}

@@ -197,10 +197,11 @@ func (s *Service) Forget(ctx context.Context, reader, id string) (snowclaw.Forge
 // reader may forget evt at all. The service finds a memory among its
 // subject's holdings: what they wrote, the agent's memories addressed to
 // them (p tag) and the agent's items about them.
-func (s *Service) forgetSubject(reader string, evt *nostr.Event) (string, bool) {
+func (s *Service) forgetSubject(reader string, raw *nostr.Event) (string, bool) {
+	evt := snowclaw.ReadEvent(raw)
 	person := ""
 	if evt.PubKey == s.ids.Agent {
-		if p, ok := snowclaw.PersonOf(evt, s.ids.Agent); ok {
+		if p, ok := evt.Person(s.ids.Agent); ok {
 			person = p
 		} else if c, err := agentmem.NewCodec(s.o.AgentSecret); err == nil {
 			// a group item about someone, or a group lesson of their

@@ -32,7 +32,7 @@ type trustLive struct{ mu sync.Mutex }
 // ConfigChanged is the hook for a stored or deleted event (attach it to
 // both, after the store's own step): a version of the owner's global
 // config re-applies the list in force.
-func (s *Service) ConfigChanged(ctx context.Context, evt *nostr.Event) {
+func (s *Service) ConfigChanged(ctx context.Context, evt *snowclaw.Event) {
 	if s.isGlobalConfig(evt) {
 		s.ApplyTrust(ctx)
 	}
@@ -68,20 +68,20 @@ func (s *Service) ApplyTrust(ctx context.Context) {
 // RejectBadPreference refuses an owner config event whose
 // source_preference cannot be read, so the list in force stays and the
 // owner learns why at once. Non-owners were refused before this runs.
-func (s *Service) RejectBadPreference(_ context.Context, evt *nostr.Event) error {
-	if evt.Kind != snowclaw.KindAppData || evt.Tags.GetD() != snowclaw.DTagConfigGlobal {
+func (s *Service) RejectBadPreference(_ context.Context, evt *snowclaw.Event) error {
+	if evt.Kind != snowclaw.KindAppData || evt.D != snowclaw.DTagConfigGlobal {
 		return nil
 	}
-	if _, err := preferenceList(evt); err != nil {
+	if _, err := preferenceList(evt.Event); err != nil {
 		return snowclaw.Invalid("%v", err)
 	}
 	return nil
 }
 
 // isGlobalConfig: the owner's snowclaw:config:global.
-func (s *Service) isGlobalConfig(evt *nostr.Event) bool {
+func (s *Service) isGlobalConfig(evt *snowclaw.Event) bool {
 	return s.ids.Owner != "" && evt.PubKey == s.ids.Owner && evt.Kind == snowclaw.KindAppData &&
-		evt.Tags.GetD() == snowclaw.DTagConfigGlobal
+		evt.D == snowclaw.DTagConfigGlobal
 }
 
 // globalConfig is the stored owner's global config event, nil when there

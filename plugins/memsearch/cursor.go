@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/relay/store"
 )
 
@@ -100,7 +101,7 @@ func (p *Plugin) replay(ctx context.Context) (bool, error) {
 		err = feed.Follow(ctx, from, func(c store.Change) error {
 			switch c.Op {
 			case store.Saved:
-				if doc, ok := p.docOf(c.Event); ok {
+				if doc, ok := p.docOf(snowclaw.ReadEvent(c.Event)); ok {
 					ops = append(ops, op{doc: &doc})
 				}
 			case store.Deleted:
