@@ -28,8 +28,9 @@ type Event struct {
 	// ErrEmptyGroup): the write rule refuses such events.
 	GroupErr error
 
-	// D is the value of its first d tag with a value, as NIP-01's
-	// address and every store read it; "" when it has none.
+	// D is the value of its first d tag with a value: go-nostr's GetD,
+	// which NIP-01's address and every store read it by; "" when it has
+	// none.
 	D string
 	// Namespace classifies D for kind 30078 (NamespaceNone for any other
 	// kind), and Subject is the rest of D after the namespace prefix: the
@@ -71,7 +72,8 @@ func ReadEvent(evt *nostr.Event) *Event {
 		return nil
 	}
 	e := &Event{Event: evt}
-	haveD, haveExp, groupMarks := false, false, 0
+	e.D = evt.Tags.GetD()
+	haveExp, groupMarks := false, 0
 	for _, t := range evt.Tags {
 		if len(t) == 0 {
 			continue
@@ -83,10 +85,6 @@ func ReadEvent(evt *nostr.Event) *Event {
 				v = t[1]
 			}
 			e.hs = append(e.hs, v)
-		case "d":
-			if !haveD && len(t) >= 2 {
-				e.D, haveD = t[1], true
-			}
 		case "p":
 			e.pTags++
 			if len(t) >= 2 {

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-
-	"github.com/nbd-wtf/go-nostr"
 )
 
 // Errors of an event's h tags (Event.GroupErr). An event belongs to at
@@ -54,18 +52,3 @@ func groupOf(hs []string) (string, error) {
 func (e *Event) NamesGroup(g string) bool {
 	return g != "" && slices.Contains(e.hs, g)
 }
-
-// ParseGroup is ReadEvent(evt)'s Group and GroupErr ("" with the error).
-func ParseGroup(evt *nostr.Event) (string, error) {
-	e := ReadEvent(evt)
-	if e.GroupErr != nil {
-		return "", e.GroupErr
-	}
-	return e.Group, nil
-}
-
-// GroupOf is ReadEvent(evt).Group.
-func GroupOf(evt *nostr.Event) string { return ReadEvent(evt).Group }
-
-// NamesGroup is ReadEvent(evt).NamesGroup(g).
-func NamesGroup(evt *nostr.Event, g string) bool { return ReadEvent(evt).NamesGroup(g) }

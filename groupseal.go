@@ -158,12 +158,6 @@ func OpenGroupContent(payload string, k GroupKey) (string, error) {
 	return plain, nil
 }
 
-// IsGroupEncrypted is ReadEvent(evt).GroupSealed.
-func IsGroupEncrypted(evt *nostr.Event) bool { return ReadEvent(evt).GroupSealed }
-
-// MentionsGroupEncryption is ReadEvent(evt).MentionsGroupSeal.
-func MentionsGroupEncryption(evt *nostr.Event) bool { return ReadEvent(evt).MentionsGroupSeal }
-
 // GroupSealOf checks the shape of a group-encrypted event and returns its
 // group and key version: a kind 30078 memory or agent record, exactly one
 // ["encrypted","nip44-group"], one valid h tag, no p tag (it is nobody's

@@ -72,18 +72,9 @@ func ClassifyD(d string) (Namespace, string) {
 	return NamespaceNone, d
 }
 
-// NamespaceOf is ReadEvent(evt)'s Namespace and Subject.
-func NamespaceOf(evt *nostr.Event) (Namespace, string) {
-	e := ReadEvent(evt)
-	return e.Namespace, e.Subject
-}
-
 // IsMemoryItem reports whether the event is a memory item: kind 30078
 // with a d tag snow:memory:<topic>.
 func (e *Event) IsMemoryItem() bool { return e.Namespace == NamespaceMemoryItem }
-
-// IsMemoryItem is ReadEvent(evt).IsMemoryItem().
-func IsMemoryItem(evt *nostr.Event) bool { return ReadEvent(evt).IsMemoryItem() }
 
 // HasTag reports whether the event carries a tag with this exact key (and
 // any or no value), e.g. ["encrypted","nip44"] or ["private"].

@@ -1,7 +1,5 @@
 package snowclaw
 
-import "github.com/nbd-wtf/go-nostr"
-
 // Tier is the visibility tier of a memory (docs/events.md).
 type Tier string
 
@@ -68,15 +66,4 @@ func (e *Event) Person(agentPubkey string) (string, bool) {
 		return "", false
 	}
 	return person, true
-}
-
-// TierOf is ReadEvent(evt).Tier.
-func TierOf(evt *nostr.Event) Tier { return ReadEvent(evt).Tier }
-
-// IsEncrypted is ReadEvent(evt).Encrypted.
-func IsEncrypted(evt *nostr.Event) bool { return ReadEvent(evt).Encrypted }
-
-// PersonOf is ReadEvent(evt).Person(agentPubkey).
-func PersonOf(evt *nostr.Event, agentPubkey string) (string, bool) {
-	return ReadEvent(evt).Person(agentPubkey)
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/snowclaw/snowclaw"
 )
 
-func TestPersonOf(t *testing.T) {
+func TestEvent_Person(t *testing.T) {
 	agent := strings.Repeat("a", 64)
 	alice := strings.Repeat("1", 64)
 	mallory := strings.Repeat("2", 64)
@@ -32,16 +32,18 @@ func TestPersonOf(t *testing.T) {
 		{"not encrypted", agent, nostr.Tags{{"p", alice}}, "", false},
 		{"no p tag (internal)", agent, nostr.Tags{enc}, "", false},
 		{"empty p", agent, nostr.Tags{{"p", ""}, enc}, "", false},
+		{"a valueless p beside Alice's", agent, nostr.Tags{{"p"}, {"p", alice}, enc}, alice, true},
+		{"a valueless marker still encrypts", agent, nostr.Tags{{"p", alice}, {"encrypted"}}, alice, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			evt := &nostr.Event{PubKey: tc.author, Tags: tc.tags}
-			got, ok := snowclaw.PersonOf(evt, agent)
+			got, ok := snowclaw.ReadEvent(evt).Person(agent)
 			if got != tc.want || ok != tc.ok {
-				t.Fatalf("PersonOf = %q, %v; want %q, %v", got, ok, tc.want, tc.ok)
+				t.Fatalf("Person = %q, %v; want %q, %v", got, ok, tc.want, tc.ok)
 			}
 		})
 	}
-	if _, ok := snowclaw.PersonOf(&nostr.Event{PubKey: agent, Tags: nostr.Tags{{"p", alice}, enc}}, ""); ok {
+	if _, ok := snowclaw.ReadEvent(&nostr.Event{PubKey: agent, Tags: nostr.Tags{{"p", alice}, enc}}).Person(""); ok {
 		t.Fatal("with no agent key configured, an event signed by some key trusted as the agent")
 	}
 }

@@ -12,7 +12,7 @@ import (
 // reads the reply reads the memory.
 func TestCanQuote(t *testing.T) {
 	ids, groups := groupsWorld()
-	person := strings.Repeat("a", 64) // a canonical hex key, as PersonOf wants
+	person := strings.Repeat("a", 64) // a canonical hex key, as Event.Person wants
 	groups.members["B"][person] = true
 	v := &Visibility{IDs: ids, Groups: groups}
 

@@ -12,7 +12,7 @@ import (
 )
 
 // The readers of the rule tables. Keys are canonical hex because the
-// private-tier rule (snowclaw.PersonOf) only trusts canonical keys.
+// private-tier rule (snowclaw.Event.Person) only trusts canonical keys.
 var (
 	rOwner     = fmt.Sprintf("%064x", 0xa1)
 	rRelay     = fmt.Sprintf("%064x", 0xa2)

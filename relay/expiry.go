@@ -12,7 +12,7 @@ import (
 )
 
 // expiry deletes events whose NIP-40 expiration has passed. Reads already
-// hide them (policies.Expired); this frees their space and takes them out
+// hide them (snowclaw.Event.Expired); this frees their space and takes them out
 // of the index and the agent's memory, through Delete. Every stored event
 // with an expiration is tracked as it is saved, the stored ones are read
 // once at the first sweep, and a sweep runs every interval: a heap of due

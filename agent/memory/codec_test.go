@@ -114,11 +114,11 @@ func TestCodec_RoundTrip(t *testing.T) {
 			if evt.Tags.GetD() != d {
 				t.Errorf("d = %q, want %q", evt.Tags.GetD(), d)
 			}
-			if ns, _ := snowclaw.NamespaceOf(evt); ns != tc.ns {
+			if ns := snowclaw.ReadEvent(evt).Namespace; ns != tc.ns {
 				t.Errorf("namespace %v, want %v", ns, tc.ns)
 			}
-			if got := snowclaw.TierOf(evt); got != tc.tier {
-				t.Errorf("TierOf = %s, want %s", got, tc.tier)
+			if got := snowclaw.ReadEvent(evt).Tier; got != tc.tier {
+				t.Errorf("tier = %s, want %s", got, tc.tier)
 			}
 			for k, v := range tc.tags {
 				if got := tag(evt, k); got != v || v == "" && snowclaw.HasTag(evt, k) {

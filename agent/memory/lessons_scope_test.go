@@ -40,11 +40,12 @@ func TestLesson_ScopeOnTheWire(t *testing.T) {
 				t.Fatal("Learn refused the lesson")
 			}
 			evt := p.signed(t, Record{Lesson: &tc.l})
-			if got := snowclaw.TierOf(evt); got != tc.tier {
-				t.Errorf("tier on the wire %q, want %q", got, tc.tier)
+			e := snowclaw.ReadEvent(evt)
+			if e.Tier != tc.tier {
+				t.Errorf("tier on the wire %q, want %q", e.Tier, tc.tier)
 			}
-			if tag(evt, "p") != tc.p || snowclaw.GroupOf(evt) != tc.h || snowclaw.IsEncrypted(evt) != tc.encrypted {
-				t.Errorf("markers p=%q h=%q encrypted=%v", tag(evt, "p"), snowclaw.GroupOf(evt), snowclaw.IsEncrypted(evt))
+			if tag(evt, "p") != tc.p || e.Group != tc.h || e.Encrypted != tc.encrypted {
+				t.Errorf("markers p=%q h=%q encrypted=%v", tag(evt, "p"), e.Group, e.Encrypted)
 			}
 			if tc.tier == snowclaw.TierPrivate {
 				// the person can open it with their own key

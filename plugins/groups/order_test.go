@@ -59,7 +59,7 @@ func randomHistory(t *testing.T, rng *rand.Rand, n int) (*world, []positioned) {
 	// the positions the store gave the setup and the history
 	var all []positioned
 	err := storeEachInOrder(w, func(evt *nostr.Event, pos int64) {
-		if snowclaw.IsGroupStateKind(evt.Kind) && snowclaw.GroupOf(evt) == "club" {
+		if snowclaw.IsGroupStateKind(evt.Kind) && snowclaw.ReadEvent(evt).Group == "club" {
 			all = append(all, positioned{evt, pos})
 		}
 	})

@@ -16,13 +16,14 @@ import (
 //
 // How the readable set is derived without scanning docs: a scope's key is
 // made of every event attribute the read rule (policies.Visibility) looks
-// at — kind class, namespace and its subject, tier, the h tags, the
-// author, the p tags, encryption, expiration. Two events with the same key
+// at, as snowclaw.ReadEvent read it — kind class, namespace and its
+// subject, tier, the group (or that the h tags are refused), the author,
+// the p tags, encryption, expiration. Two events with the same key
 // are therefore readable by exactly the same readers, whatever the rule
 // decides, so the rule is asked once per scope, about one event of it (the
 // probe, kept with its content stripped). The rule stays the one place
 // that decides: group membership, privacy flags and who owns a private
-// memory (snowclaw.PersonOf) are read live at each search. Only docs that
+// memory (snowclaw.Event.Person) are read live at each search. Only docs that
 // every reader may read whoever wrote them (no group, no restricted
 // namespace) share the one "public" scope; elsewhere the author is part
 // of the key, so an author's own-event exception cannot open anyone else's

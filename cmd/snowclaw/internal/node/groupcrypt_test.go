@@ -211,7 +211,7 @@ func TestGroupCrypt_AgentSealsAndRecalls(t *testing.T) {
 	evs := mustFetch(t, e.ac, nostr.Filter{Kinds: []int{snowclaw.KindAppData}, Authors: []string{e.agent.pk}, Tags: nostr.TagMap{"h": {agentGroup}}})
 	opened := 0
 	for _, ev := range evs {
-		if !snowclaw.IsGroupEncrypted(ev) || strings.Contains(ev.Content, "Orbital") {
+		if !snowclaw.ReadEvent(ev).GroupSealed || strings.Contains(ev.Content, "Orbital") {
 			t.Fatalf("the agent wrote a group memory of an encrypted group in plain: %s", mustJSON(ev))
 		}
 		if plain, err := snowclaw.OpenGroup(snowclaw.ReadEvent(ev), alice.keyOf); err == nil && strings.Contains(plain, "Orbital Fuels") {
