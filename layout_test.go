@@ -140,3 +140,43 @@ func TestLayout_RelayKnowsNoMemories(t *testing.T) {
 		t.Fatalf("only %d files under relay/", files)
 	}
 }
+
+// TestLayout_TagsReadOnce: the tags every rule decides by — h, p,
+// encrypted, expiration — are read in one place, snowclaw.ReadEvent
+// (event.go), and every other file reads its snowclaw.Event. A second
+// reading of one of them is how two rules come to disagree on one event
+// (a group judged by the first h tag and delivered by another).
+// NIP-29's moderation events name their member in a p tag with roles,
+// which plugins/groups reads with Tags.Find: that is not matched here.
+func TestLayout_TagsReadOnce(t *testing.T) {
+	second := regexp.MustCompile(`\b(TagValues|HasTag)\([^()]*, "(h|p|encrypted|expiration)"\)|\.(Find|FindAll|FindLast|GetAll)\("(h|encrypted|expiration)"\)|\[0\] == "(h|expiration)"`)
+	files := 0
+	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".") && path != ".") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || path == "event.go" {
+			return nil
+		}
+		files++
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			if m := second.FindString(line); m != "" {
+				t.Errorf("%s:%d reads a tag snowclaw.ReadEvent reads (%s): take the snowclaw.Event's field", path, i+1, m)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files < 100 {
+		t.Fatalf("only %d files read", files)
+	}
+}
