@@ -10,6 +10,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
+	"github.com/snowclaw/snowclaw/relay/store"
 	"github.com/snowclaw/snowclaw/search"
 )
 
@@ -85,25 +86,28 @@ func (s *Service) isGlobalConfig(evt *snowclaw.Event) bool {
 }
 
 // globalConfig is the stored owner's global config event, nil when there
-// is none.
+// is none. A #d filter matches any d tag of an event, so the owner's
+// other events that carry snowclaw:config:global as a second d tag come
+// back too: the config is the one whose address it is (its first d, as
+// the write rule and the agent read it).
 func (s *Service) globalConfig(ctx context.Context) (*nostr.Event, error) {
 	if s.ids.Owner == "" {
 		return nil, nil
 	}
-	ch, err := s.o.Store.QueryEvents(ctx, nostr.Filter{
-		Kinds: []int{snowclaw.KindAppData}, Authors: []string{s.ids.Owner},
-		Tags: nostr.TagMap{"d": {snowclaw.DTagConfigGlobal}}, Limit: 2,
-	})
-	if err != nil {
-		return nil, err
-	}
 	var newest *nostr.Event
-	for evt := range ch {
+	err := store.Each(ctx, s.o.Store, nostr.Filter{
+		Kinds: []int{snowclaw.KindAppData}, Authors: []string{s.ids.Owner},
+		Tags: nostr.TagMap{"d": {snowclaw.DTagConfigGlobal}},
+	}, func(evt *nostr.Event) bool {
+		if !s.isGlobalConfig(snowclaw.ReadEvent(evt)) {
+			return true
+		}
 		if newest == nil || evt.CreatedAt > newest.CreatedAt || (evt.CreatedAt == newest.CreatedAt && evt.ID < newest.ID) {
 			newest = evt
 		}
-	}
-	return newest, nil
+		return true
+	})
+	return newest, err
 }
 
 // preferenceList reads source_preference off a config event: sources as
