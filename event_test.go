@@ -17,8 +17,6 @@ import (
 // form. What ReadEvent says here is what the write rule enforces and what
 // every reader scopes by.
 func TestReadEvent_Tags(t *testing.T) {
-	alice := strings.Repeat("1", 64)
-	bob := strings.Repeat("2", 64)
 	type want struct {
 		group    string
 		groupErr error
@@ -33,6 +31,7 @@ func TestReadEvent_Tags(t *testing.T) {
 		exp      nostr.Timestamp
 		expires  bool
 	}
+	alice, bob := key('1'), key('2')
 	for _, tc := range []struct {
 		name string
 		kind int
@@ -158,9 +157,50 @@ func TestReadEvent_Expired(t *testing.T) {
 }
 
 func TestReadEvent_Names(t *testing.T) {
-	alice := strings.Repeat("1", 64)
-	e := snowclaw.ReadEvent(&nostr.Event{Tags: nostr.Tags{{"p", ""}, {"p", alice}}})
-	if !e.Names(alice) || e.Names("") || e.Names(strings.Repeat("2", 64)) {
+	e := snowclaw.ReadEvent(&nostr.Event{Tags: nostr.Tags{{"p", ""}, {"p", key('1')}}})
+	if !e.Names(key('1')) || e.Names("") || e.Names(key('2')) {
 		t.Fatal("Names: alice named, nobody else, and never the anonymous reader")
 	}
 }
+
+// TestEvent_Person: whose private memory an event is comes from its
+// signature, never from a p tag alone.
+func TestEvent_Person(t *testing.T) {
+	agent, alice, mallory := key('a'), key('1'), key('2')
+	enc := nostr.Tag{"encrypted", "nip44"}
+	for _, tc := range []struct {
+		name, author string
+		tags         nostr.Tags
+		want         string
+		ok           bool
+	}{
+		{"agent writes Alice's memory", agent, nostr.Tags{{"p", alice}, enc}, alice, true},
+		{"Alice writes her own", alice, nostr.Tags{{"p", alice}, enc}, alice, true},
+		{"Alice's p repeated", alice, nostr.Tags{{"p", alice}, {"p", alice}, enc}, alice, true},
+		{"Mallory forges one for Alice", mallory, nostr.Tags{{"p", alice}, enc}, "", false},
+		{"Mallory names herself too", mallory, nostr.Tags{{"p", alice}, {"p", mallory}, enc}, "", false},
+		{"Mallory names herself first", mallory, nostr.Tags{{"p", mallory}, {"p", alice}, enc}, "", false},
+		{"agent names two people", agent, nostr.Tags{{"p", alice}, {"p", mallory}, enc}, "", false},
+		{"uppercase hex is not canonical", agent, nostr.Tags{{"p", strings.ToUpper(strings.Repeat("b", 64))}, enc}, "", false},
+		{"npub form is not canonical", agent, nostr.Tags{{"p", snowclaw.NpubOf(alice)}, enc}, "", false},
+		{"not encrypted", agent, nostr.Tags{{"p", alice}}, "", false},
+		{"no p tag (internal)", agent, nostr.Tags{enc}, "", false},
+		{"empty p", agent, nostr.Tags{{"p", ""}, enc}, "", false},
+		{"a valueless p beside Alice's", agent, nostr.Tags{{"p"}, {"p", alice}, enc}, alice, true},
+		{"a valueless marker still encrypts", agent, nostr.Tags{{"p", alice}, {"encrypted"}}, alice, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			evt := &nostr.Event{PubKey: tc.author, Tags: tc.tags}
+			got, ok := snowclaw.ReadEvent(evt).Person(agent)
+			if got != tc.want || ok != tc.ok {
+				t.Fatalf("Person = %q, %v; want %q, %v", got, ok, tc.want, tc.ok)
+			}
+		})
+	}
+	if _, ok := snowclaw.ReadEvent(&nostr.Event{PubKey: agent, Tags: nostr.Tags{{"p", alice}, enc}}).Person(""); ok {
+		t.Fatal("with no agent key configured, an event signed by some key trusted as the agent")
+	}
+}
+
+// key is a canonical hex key of the table tests, signing nothing.
+func key(c rune) string { return strings.Repeat(string(c), 64) }
