@@ -13,8 +13,8 @@ var (
 	// is not part of, or is corrupt.
 	ErrDecrypt = errors.New("cannot decrypt")
 	// ErrForged: a private memory whose signature does not make it its p
-	// person's (Event.Person): neither the agent nor that person wrote it, so
-	// it is nobody's memory and is never opened as one.
+	// person's (Event.Person): neither the agent nor that person wrote it,
+	// so it is nobody's memory and is never opened as one.
 	ErrForged = errors.New("private memory not signed by the agent or its person")
 )
 
@@ -49,8 +49,8 @@ func Seal(plain, secret, peer string) (string, error) {
 // the author when someone else wrote it; the agent when a person opens
 // what they wrote; the person, then the holder itself, when the holder
 // wrote it (records the agent once encrypted to itself are still read:
-// docs/events.md#older-forms-still-read). A private memory Event.Person refuses is
-// ErrForged, and never opened.
+// docs/events.md#older-forms-still-read). A private memory Event.Person
+// refuses is ErrForged, and never opened.
 func Open(evt *Event, secret, agent, person string) (string, error) {
 	if !evt.Encrypted {
 		return evt.Content, nil

@@ -12,8 +12,8 @@ import (
 )
 
 // expiry deletes events whose NIP-40 expiration has passed. Reads already
-// hide them (snowclaw.Event.Expired); this frees their space and takes them out
-// of the index and the agent's memory, through Delete. Every stored event
+// hide them (snowclaw.Event.Expired); this frees their space and takes
+// them out of the index and the agent's memory, through Delete. Every stored event
 // with an expiration is tracked as it is saved, the stored ones are read
 // once at the first sweep, and a sweep runs every interval: a heap of due
 // times, so a sweep costs what has expired, not what is stored.

@@ -23,8 +23,8 @@ import (
 // decides, so the rule is asked once per scope, about one event of it (the
 // probe, kept with its content stripped). The rule stays the one place
 // that decides: group membership, privacy flags and who owns a private
-// memory (snowclaw.Event.Person) are read live at each search. Only docs that
-// every reader may read whoever wrote them (no group, no restricted
+// memory (snowclaw.Event.Person) are read live at each search. Only docs
+// that every reader may read whoever wrote them (no group, no restricted
 // namespace) share the one "public" scope; elsewhere the author is part
 // of the key, so an author's own-event exception cannot open anyone else's
 // docs to them.
