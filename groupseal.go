@@ -158,84 +158,56 @@ func OpenGroupContent(payload string, k GroupKey) (string, error) {
 	return plain, nil
 }
 
-// IsGroupEncrypted reports whether evt is marked as sealed with a group
-// key: it has ["encrypted", …] tags and every one of them says
-// nip44-group. An event that mixes markers is not a group one (TierOf
-// then reads it as internal: the agent's only).
-func IsGroupEncrypted(evt *nostr.Event) bool {
-	vs := TagValues(evt, "encrypted")
-	if len(vs) == 0 || len(vs) != countTags(evt, "encrypted") {
-		return false
-	}
-	for _, v := range vs {
-		if v != EncryptionGroup {
-			return false
-		}
-	}
-	return true
-}
-
-// MentionsGroupEncryption reports whether any encrypted tag of evt says
-// nip44-group: the write rule judges such an event's shape
-// (GroupSealOf) whatever else it carries.
-func MentionsGroupEncryption(evt *nostr.Event) bool {
-	for _, v := range TagValues(evt, "encrypted") {
-		if v == EncryptionGroup {
-			return true
-		}
-	}
-	return false
-}
-
-func countTags(evt *nostr.Event, key string) int {
-	n := 0
-	for _, t := range evt.Tags {
-		if len(t) >= 1 && t[0] == key {
-			n++
-		}
-	}
-	return n
-}
-
 // GroupSealOf checks the shape of a group-encrypted event and returns its
 // group and key version: a kind 30078 memory or agent record, exactly one
 // ["encrypted","nip44-group"], one valid h tag, no p tag (it is nobody's
 // private memory), and one ["snow:key-version", n] with n a positive
 // decimal. Errors are ErrGroupSealShape.
-func GroupSealOf(evt *nostr.Event) (group string, version int, err error) {
+func GroupSealOf(e *Event) (group string, version int, err error) {
 	bad := func(format string, args ...any) (string, int, error) {
 		return "", 0, fmt.Errorf("%w: %s", ErrGroupSealShape, fmt.Sprintf(format, args...))
 	}
-	if evt.Kind != KindAppData {
-		return bad("group encryption is for kind %d memories, not kind %d", KindAppData, evt.Kind)
+	if e.Kind != KindAppData {
+		return bad("group encryption is for kind %d memories, not kind %d", KindAppData, e.Kind)
 	}
-	if ns, _ := NamespaceOf(evt); ns != NamespaceMemoryItem && ns != NamespaceMemoryGroup {
+	if e.Namespace != NamespaceMemoryItem && e.Namespace != NamespaceMemoryGroup {
 		return bad("group encryption is for snow:memory: items and the agent's group records")
 	}
-	if countTags(evt, "encrypted") != 1 || !IsGroupEncrypted(evt) {
+	if e.encryptedTags != 1 || !e.GroupSealed {
 		return bad(`a group-encrypted event carries exactly one ["encrypted","nip44-group"]`)
 	}
-	if HasTag(evt, "p") {
+	if e.pTags > 0 {
 		return bad("a group-encrypted event names no person (p tag)")
 	}
-	g, perr := ParseGroup(evt)
-	if perr != nil || g == "" {
+	if e.GroupErr != nil || e.Group == "" {
 		return bad("a group-encrypted event names its group in one h tag")
 	}
-	vs := TagValues(evt, TagKeyVersion)
-	if len(vs) != 1 || countTags(evt, TagKeyVersion) != 1 {
+	vs := TagValues(e.Event, TagKeyVersion)
+	if len(vs) != 1 || !onlyTag(e.Event, TagKeyVersion) {
 		return bad(`a group-encrypted event carries exactly one ["%s", <version>]`, TagKeyVersion)
 	}
 	v, cerr := strconv.Atoi(vs[0])
 	if cerr != nil || v <= 0 || strconv.Itoa(v) != vs[0] {
 		return bad("key version %q is not a positive decimal number", vs[0])
 	}
-	return g, v, nil
+	return e.Group, v, nil
+}
+
+// onlyTag reports whether evt carries exactly one tag named key, of any
+// form.
+func onlyTag(evt *nostr.Event, key string) bool {
+	n := 0
+	for _, t := range evt.Tags {
+		if len(t) >= 1 && t[0] == key {
+			n++
+		}
+	}
+	return n == 1
 }
 
 // OpenGroup returns the plain content of a group-encrypted event, with the
 // key keyOf gives for its group and version (false: ErrNoGroupKey).
-func OpenGroup(evt *nostr.Event, keyOf func(group string, version int) (GroupKey, bool)) (string, error) {
+func OpenGroup(evt *Event, keyOf func(group string, version int) (GroupKey, bool)) (string, error) {
 	g, v, err := GroupSealOf(evt)
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", ErrDecrypt, err)

@@ -52,21 +52,21 @@ func TestGroupSeal_Vector(t *testing.T) {
 	}
 }
 
-func sealedEvent(t *testing.T, k snowclaw.GroupKey, group, text string) *nostr.Event {
+func sealedEvent(t *testing.T, k snowclaw.GroupKey, group, text string) *snowclaw.Event {
 	t.Helper()
 	evt := &nostr.Event{Kind: snowclaw.KindAppData, Content: text, Tags: nostr.Tags{{"d", "snow:memory:project/x"}, {"h", group}}}
 	if err := snowclaw.SealGroupEvent(evt, k); err != nil {
 		t.Fatal(err)
 	}
-	return evt
+	return snowclaw.ReadEvent(evt)
 }
 
 func TestGroupSeal_OpenNeedsTheVersionsKey(t *testing.T) {
 	k1, _ := snowclaw.NewGroupKey(1)
 	k2, _ := snowclaw.NewGroupKey(2)
 	evt := sealedEvent(t, k2, "team", "secret plans")
-	if snowclaw.TierOf(evt) != snowclaw.TierGroup {
-		t.Fatalf("tier %s, want group", snowclaw.TierOf(evt))
+	if evt.Tier != snowclaw.TierGroup {
+		t.Fatalf("tier %s, want group", evt.Tier)
 	}
 	holds := func(ks ...snowclaw.GroupKey) func(string, int) (snowclaw.GroupKey, bool) {
 		return func(g string, v int) (snowclaw.GroupKey, bool) {
@@ -115,6 +115,9 @@ func TestGroupSealOf_Shape(t *testing.T) {
 		{"no group", snowclaw.KindAppData, nostr.Tags{d, enc, ver}, false},
 		{"two groups", snowclaw.KindAppData, nostr.Tags{d, h, {"h", "other"}, enc, ver}, false},
 		{"names a person", snowclaw.KindAppData, nostr.Tags{d, h, enc, ver, {"p", strings.Repeat("1", 64)}}, false},
+		{"a valueless p tag", snowclaw.KindAppData, nostr.Tags{d, h, enc, ver, {"p"}}, false},
+		{"a valueless h tag beside the group", snowclaw.KindAppData, nostr.Tags{d, h, {"h"}, enc, ver}, false},
+		{"a valueless marker beside the group's", snowclaw.KindAppData, nostr.Tags{d, h, enc, {"encrypted"}, ver}, false},
 		{"mixed markers", snowclaw.KindAppData, nostr.Tags{d, h, enc, {"encrypted", "nip44"}, ver}, false},
 		{"marker twice", snowclaw.KindAppData, nostr.Tags{d, h, enc, enc, ver}, false},
 		{"no version", snowclaw.KindAppData, nostr.Tags{d, h, enc}, false},
@@ -124,7 +127,7 @@ func TestGroupSealOf_Shape(t *testing.T) {
 		{"version not a number", snowclaw.KindAppData, nostr.Tags{d, h, enc, {"snow:key-version", "x"}}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, _, err := snowclaw.GroupSealOf(&nostr.Event{Kind: tc.kind, Tags: tc.tags})
+			_, _, err := snowclaw.GroupSealOf(snowclaw.ReadEvent(&nostr.Event{Kind: tc.kind, Tags: tc.tags}))
 			if (err == nil) != tc.ok {
 				t.Fatalf("GroupSealOf: %v, want ok=%v", err, tc.ok)
 			}
@@ -135,7 +138,7 @@ func TestGroupSealOf_Shape(t *testing.T) {
 	}
 }
 
-func TestTierOf_GroupSeal(t *testing.T) {
+func TestReadEvent_GroupSealTier(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		tags nostr.Tags
@@ -147,7 +150,7 @@ func TestTierOf_GroupSeal(t *testing.T) {
 		{"mixed markers", nostr.Tags{{"h", "g"}, {"encrypted", "nip44-group"}, {"encrypted", "nip44"}}, snowclaw.TierInternal},
 		{"agent's own seal with h", nostr.Tags{{"h", "g"}, {"encrypted", "nip44"}}, snowclaw.TierInternal},
 	} {
-		if got := snowclaw.TierOf(&nostr.Event{Kind: snowclaw.KindAppData, Tags: tc.tags}); got != tc.want {
+		if got := snowclaw.ReadEvent(&nostr.Event{Kind: snowclaw.KindAppData, Tags: tc.tags}).Tier; got != tc.want {
 			t.Errorf("%s: tier %s, want %s", tc.name, got, tc.want)
 		}
 	}

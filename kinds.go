@@ -1,8 +1,8 @@
 // Package snowclaw holds the event schema every other package of the project
-// shares: kinds, the d-tag namespaces of kind 30078, memory tiers and the
-// helpers that read them off a nostr.Event. It imports go-nostr and nothing
-// of the project, so policies, search and the agent agree on one reading of
-// an event.
+// shares: kinds, the d-tag namespaces of kind 30078, memory tiers, and the
+// one reading of them off a nostr.Event (ReadEvent, whose Event every hook
+// and rule takes). It imports go-nostr and nothing of the project, so
+// policies, search and the agent agree on one reading of an event.
 package snowclaw
 
 // Event kinds the relay gives meaning to (docs/events.md).

@@ -3,10 +3,12 @@ package snowclaw_test
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -129,10 +131,29 @@ func TestLayout_Sizes(t *testing.T) {
 // namespace.
 func TestLayout_RelayKnowsNoMemories(t *testing.T) {
 	memoryNames := regexp.MustCompile(`\b(Namespace\w*Memory\w*|Namespace\w*Npub|PrefixMemory\w*|IsMemoryItem)\b|snow:memory|snowclaw:memory`)
-	files := 0
-	err := filepath.WalkDir("relay", func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+	hits, files := grepGo(t, "relay", memoryNames)
+	for _, h := range hits {
+		t.Errorf("%s: the relay knows nothing of memories", h)
+	}
+	if files < 10 {
+		t.Fatalf("only %d files under relay/", files)
+	}
+}
+
+// grepGo finds re in every non-test Go file under dir but the paths
+// skip names (hidden folders and node_modules left out): each match as
+// "path:line names match", and how many files it read.
+func grepGo(t *testing.T, dir string, re *regexp.Regexp, skip ...string) (hits []string, files int) {
+	t.Helper()
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
 			return err
+		}
+		if d.IsDir() && (d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".") && path != dir) {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || slices.Contains(skip, path) {
+			return nil
 		}
 		files++
 		b, err := os.ReadFile(path)
@@ -140,8 +161,8 @@ func TestLayout_RelayKnowsNoMemories(t *testing.T) {
 			return err
 		}
 		for i, line := range strings.Split(string(b), "\n") {
-			if m := memoryNames.FindString(line); m != "" {
-				t.Errorf("%s:%d names %s: the relay knows nothing of memories", path, i+1, m)
+			if m := re.FindString(line); m != "" {
+				hits = append(hits, fmt.Sprintf("%s:%d names %s", path, i+1, m))
 			}
 		}
 		return nil
@@ -149,8 +170,24 @@ func TestLayout_RelayKnowsNoMemories(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if files < 10 {
-		t.Fatalf("only %d files under relay/", files)
+	return hits, files
+}
+
+// TestLayout_TagsReadOnce: the tags every rule decides by — h, p,
+// encrypted, expiration — are read in one place, snowclaw.ReadEvent
+// (event.go), and every other file reads its snowclaw.Event. A second
+// reading of one of them is how two rules come to disagree on one event
+// (a group judged by the first h tag and delivered by another).
+// NIP-29's moderation events name their member in a p tag with roles,
+// which plugins/groups reads with Tags.Find: that is not matched here.
+func TestLayout_TagsReadOnce(t *testing.T) {
+	second := regexp.MustCompile(`\b(TagValues|HasTag)\([^()]*, "(h|p|encrypted|expiration)"\)|\.(Find|FindAll|FindLast|GetAll)\("(h|encrypted|expiration)"\)|\[0\] == "(h|expiration)"`)
+	hits, files := grepGo(t, ".", second, "event.go")
+	for _, h := range hits {
+		t.Errorf("%s, a tag snowclaw.ReadEvent reads: take the snowclaw.Event's field", h)
+	}
+	if files < 100 {
+		t.Fatalf("only %d files read", files)
 	}
 }
 

@@ -96,7 +96,7 @@ func TestOpen(t *testing.T) {
 		{"no key", internal, party{}, "", "", snowclaw.ErrDecrypt},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := snowclaw.Open(tc.evt, tc.holder.sk, agent.pk, tc.person)
+			got, err := snowclaw.Open(snowclaw.ReadEvent(tc.evt), tc.holder.sk, agent.pk, tc.person)
 			if got != tc.want || !errors.Is(err, tc.err) || (err == nil) != (tc.err == nil) {
 				t.Fatalf("Open = %q, %v; want %q, %v", got, err, tc.want, tc.err)
 			}

@@ -72,20 +72,9 @@ func ClassifyD(d string) (Namespace, string) {
 	return NamespaceNone, d
 }
 
-// NamespaceOf classifies an event; anything but kind 30078 is NamespaceNone.
-func NamespaceOf(evt *nostr.Event) (Namespace, string) {
-	if evt.Kind != KindAppData {
-		return NamespaceNone, ""
-	}
-	return ClassifyD(evt.Tags.GetD())
-}
-
-// IsMemoryItem reports whether evt is a memory item: kind 30078 with a
-// d tag snow:memory:<topic>.
-func IsMemoryItem(evt *nostr.Event) bool {
-	ns, _ := NamespaceOf(evt)
-	return ns == NamespaceMemoryItem
-}
+// IsMemoryItem reports whether the event is a memory item: kind 30078
+// with a d tag snow:memory:<topic>.
+func (e *Event) IsMemoryItem() bool { return e.Namespace == NamespaceMemoryItem }
 
 // HasTag reports whether the event carries a tag with this exact key (and
 // any or no value), e.g. ["encrypted","nip44"] or ["private"].

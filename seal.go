@@ -13,8 +13,8 @@ var (
 	// is not part of, or is corrupt.
 	ErrDecrypt = errors.New("cannot decrypt")
 	// ErrForged: a private memory whose signature does not make it its p
-	// person's (PersonOf): neither the agent nor that person wrote it, so
-	// it is nobody's memory and is never opened as one.
+	// person's (Event.Person): neither the agent nor that person wrote it,
+	// so it is nobody's memory and is never opened as one.
 	ErrForged = errors.New("private memory not signed by the agent or its person")
 )
 
@@ -43,19 +43,19 @@ func Seal(plain, secret, peer string) (string, error) {
 // the agent's pubkey (hex), whose signature makes a private memory its
 // person's. person names whom evt is about when the caller knows it
 // better than the p tag (the agent's record of someone: its d tag); ""
-// takes the person from PersonOf.
+// takes the person from Event.Person.
 //
 // The holder pairs its secret with the other side of the conversation:
 // the author when someone else wrote it; the agent when a person opens
 // what they wrote; the person, then the holder itself, when the holder
 // wrote it (records the agent once encrypted to itself are still read:
-// docs/events.md#older-forms-still-read). A private memory PersonOf refuses is
-// ErrForged, and never opened.
-func Open(evt *nostr.Event, secret, agent, person string) (string, error) {
-	if !IsEncrypted(evt) {
+// docs/events.md#older-forms-still-read). A private memory Event.Person
+// refuses is ErrForged, and never opened.
+func Open(evt *Event, secret, agent, person string) (string, error) {
+	if !evt.Encrypted {
 		return evt.Content, nil
 	}
-	if IsGroupEncrypted(evt) {
+	if evt.GroupSealed {
 		// no conversation of the agent's: the group's key opens it (OpenGroup)
 		return "", ErrNoGroupKey
 	}
@@ -66,8 +66,8 @@ func Open(evt *nostr.Event, secret, agent, person string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", ErrDecrypt, err)
 	}
-	if TierOf(evt) == TierPrivate {
-		p, ok := PersonOf(evt, agent)
+	if evt.Tier == TierPrivate {
+		p, ok := evt.Person(agent)
 		if !ok {
 			return "", ErrForged
 		}

@@ -5,7 +5,7 @@ package snowclaw
 // key's version groupseal.go's.
 const (
 	// TagTier is the tier the writer meant (["snow:tier", "group"]);
-	// informative only: TierOf reads the markers.
+	// informative only: ReadEvent's Tier reads the markers.
 	TagTier = "snow:tier"
 	// TagSource names the agent a memory came from (npub or hex); trust
 	// ranking weighs by it, and the signer stands in when it is missing.

@@ -32,10 +32,10 @@ func TestTags_AreTheDocumentedSchema(t *testing.T) {
 			t.Errorf("file chunk tag %s is not in docs/events.md", tag)
 		}
 	}
-	if d := MemoryItemD("project/x"); !IsMemoryItem(&nostr.Event{Kind: KindAppData, Tags: nostr.Tags{{"d", d}}}) {
+	if d := MemoryItemD("project/x"); !ReadEvent(&nostr.Event{Kind: KindAppData, Tags: nostr.Tags{{"d", d}}}).IsMemoryItem() {
 		t.Errorf("MemoryItemD made %q, not a memory item's d tag", d)
 	}
-	if IsMemoryItem(&nostr.Event{Kind: 1, Tags: nostr.Tags{{"d", MemoryItemD("x")}}}) {
+	if ReadEvent(&nostr.Event{Kind: 1, Tags: nostr.Tags{{"d", MemoryItemD("x")}}}).IsMemoryItem() {
 		t.Error("a kind 1 event counted as a memory item")
 	}
 }

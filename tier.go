@@ -1,7 +1,5 @@
 package snowclaw
 
-import "github.com/nbd-wtf/go-nostr"
-
 // Tier is the visibility tier of a memory (docs/events.md).
 type Tier string
 
@@ -12,7 +10,7 @@ const (
 	TierInternal Tier = "internal"
 )
 
-// TierOf reads the tier from the event's markers, not from its snow:tier
+// tierOf reads the tier from the event's markers, not from its snow:tier
 // tag: the markers are what the relay enforces, so a tag claiming "public"
 // on an encrypted event must not widen who reads it.
 //
@@ -24,27 +22,25 @@ const (
 //
 // The more restrictive reading wins when markers are mixed: a p tag makes
 // any encrypted event private, and an event whose encrypted tags do not
-// all say nip44-group is internal (the agent's only).
-func TierOf(evt *nostr.Event) Tier {
-	if IsEncrypted(evt) {
-		if len(TagValues(evt, "p")) > 0 {
+// all say nip44-group is internal (the agent's only). Malformed h tags
+// are a group (MalformedGroup, nobody's), never public.
+func tierOf(e *Event) Tier {
+	if e.Encrypted {
+		if len(e.P) > 0 {
 			return TierPrivate
 		}
-		if IsGroupEncrypted(evt) && GroupOf(evt) != "" {
+		if e.GroupSealed && e.Group != "" {
 			return TierGroup
 		}
 		return TierInternal
 	}
-	if GroupOf(evt) != "" {
+	if e.Group != "" {
 		return TierGroup
 	}
 	return TierPublic
 }
 
-// IsEncrypted reports whether the event is marked ["encrypted", ...].
-func IsEncrypted(evt *nostr.Event) bool { return HasTag(evt, "encrypted") }
-
-// PersonOf names the person an encrypted, p-tagged event (a private
+// Person names the person an encrypted, p-tagged event (a private
 // memory, the agent's record of someone) belongs to, and whether that
 // claim can be trusted. Anyone can write a p tag, so the tag alone proves
 // nothing: the claim holds only when the event names exactly one person
@@ -52,17 +48,13 @@ func IsEncrypted(evt *nostr.Event) bool { return HasTag(evt, "encrypted") }
 // (agentPubkey, hex; "" trusts no agent) or by that person. Every reader
 // that decides whose private memory an event is — the read rule, the
 // write rule, decryption for a reader, the agent's RAM, exports, the
-// search index — asks this function and nothing else.
-func PersonOf(evt *nostr.Event, agentPubkey string) (string, bool) {
-	if evt == nil || !IsEncrypted(evt) {
+// search index — asks this method and nothing else.
+func (e *Event) Person(agentPubkey string) (string, bool) {
+	if e == nil || !e.Encrypted || len(e.P) == 0 {
 		return "", false
 	}
-	ps := TagValues(evt, "p")
-	if len(ps) == 0 {
-		return "", false
-	}
-	person := ps[0]
-	for _, p := range ps[1:] {
+	person := e.P[0]
+	for _, p := range e.P[1:] {
 		if p != person {
 			return "", false
 		}
@@ -70,7 +62,7 @@ func PersonOf(evt *nostr.Event, agentPubkey string) (string, bool) {
 	if pk, err := ParsePubkey(person); err != nil || pk != person {
 		return "", false
 	}
-	if evt.PubKey != person && (agentPubkey == "" || evt.PubKey != agentPubkey) {
+	if e.PubKey != person && (agentPubkey == "" || e.PubKey != agentPubkey) {
 		return "", false
 	}
 	return person, true

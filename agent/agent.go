@@ -125,7 +125,7 @@ type Agent struct {
 	keys   *policies.KeyFilter
 	tok    prompt.Counter
 
-	queue   chan *nostr.Event
+	queue   chan *snowclaw.Event
 	flushCh chan chan error
 	kick    chan struct{}
 	replyQ  chan replyJob // replies waiting for a writer
@@ -180,7 +180,7 @@ func New(o Options) (*Agent, error) {
 		cfg:     dynconfig.New(o.File),
 		keys:    policies.NewKeyFilter(known...),
 		tok:     prompt.DefaultCounter(),
-		queue:   make(chan *nostr.Event, o.QueueSize),
+		queue:   make(chan *snowclaw.Event, o.QueueSize),
 		flushCh: make(chan chan error),
 		kick:    make(chan struct{}, 1),
 		replyQ:  make(chan replyJob, 64),
@@ -264,7 +264,7 @@ func (a *Agent) Start(ctx context.Context) error {
 // Feed offers an event to the agent without ever blocking the relay:
 // when the queue is full the event is dropped, counted and logged. The
 // agent's own events are not fed back to it.
-func (a *Agent) Feed(evt *nostr.Event) bool {
+func (a *Agent) Feed(evt *snowclaw.Event) bool {
 	if evt == nil || evt.PubKey == a.pk || a.closed.Load() || a.standby.Load() {
 		return false
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
 )
 
 func testAgent(t *testing.T, o Options) *Agent {
@@ -30,13 +31,13 @@ func TestAgent_FeedNeverBlocks(t *testing.T) {
 	for i := 0; i < 5; i++ {
 		evt := nostr.Event{Kind: 9, Content: "x", Tags: nostr.Tags{{"h", "g"}}}
 		evt.Sign(other)
-		if a.Feed(&evt) {
+		if a.Feed(snowclaw.ReadEvent(&evt)) {
 			accepted++
 		}
 	}
 	own := nostr.Event{Kind: 9, Content: "mine"}
 	own.Sign(a.sk)
-	if a.Feed(&own) {
+	if a.Feed(snowclaw.ReadEvent(&own)) {
 		t.Fatal("the agent's own event was fed back to it")
 	}
 	st := a.Stats()
@@ -66,7 +67,7 @@ func TestAgent_ShouldReply(t *testing.T) {
 			a := testAgent(t, Options{Owner: ownerPK})
 			evt := nostr.Event{Kind: 30078, CreatedAt: nostr.Now(), Tags: nostr.Tags{{"d", "snowclaw:config:global"}}, Content: `{"respond_mode":"` + tc.mode + `"}`}
 			evt.Sign(owner)
-			a.seeAppData(&evt)
+			a.seeAppData(snowclaw.ReadEvent(&evt))
 			sender := "someone"
 			if tc.owner {
 				sender = ownerPK

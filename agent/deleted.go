@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/agent/memory"
 )
@@ -18,13 +17,13 @@ import (
 // record goes from RAM only when the event was the agent's own (signed
 // by its key): nobody makes it forget by deleting a look-alike of their
 // own. A message goes from every buffer that holds it.
-func (a *Agent) Deleted(evt *nostr.Event) {
+func (a *Agent) Deleted(evt *snowclaw.Event) {
 	if evt == nil {
 		return
 	}
 	if evt.Kind == snowclaw.KindAppData && evt.PubKey == a.pk {
 		a.mu.Lock()
-		own := a.ownDels[evt.Tags.GetD()]
+		own := a.ownDels[evt.D]
 		a.mu.Unlock()
 		if own {
 			return // its own request: the record left RAM before (see publishOwnDeletion)
@@ -34,7 +33,7 @@ func (a *Agent) Deleted(evt *nostr.Event) {
 			return // never read into RAM either
 		}
 		if a.mem.DropDeleted(rec) {
-			a.log.Info("agent record deleted on the relay; dropped from memory", "d", evt.Tags.GetD(), "id", evt.ID)
+			a.log.Info("agent record deleted on the relay; dropped from memory", "d", evt.D, "id", evt.ID)
 		}
 		return
 	}

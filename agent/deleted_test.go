@@ -36,7 +36,7 @@ func TestAgent_DeletedDropsOnlyItsOwnRecords(t *testing.T) {
 				d := addr[strings.LastIndex(addr, ":"+a.pk+":")+len(a.pk)+2:]
 				if old := stored[d]; old != nil {
 					a.mem.Remember(restated)
-					a.Deleted(old)
+					a.Deleted(snowclaw.ReadEvent(old))
 					delete(stored, d)
 				}
 			}
@@ -60,7 +60,7 @@ func TestAgent_DeletedDropsOnlyItsOwnRecords(t *testing.T) {
 	if err := fake.Sign(nostr.GeneratePrivateKey()); err != nil {
 		t.Fatal(err)
 	}
-	a.Deleted(&fake)
+	a.Deleted(snowclaw.ReadEvent(&fake))
 	if _, ok := a.mem.Item(first.ID); !ok {
 		t.Fatal("deleting a look-alike made the agent forget")
 	}
@@ -82,7 +82,7 @@ func TestAgent_DeletedDropsOnlyItsOwnRecords(t *testing.T) {
 	if evt == nil {
 		t.Fatal("the restated item was not written")
 	}
-	a.Deleted(evt)
+	a.Deleted(snowclaw.ReadEvent(evt))
 	if _, ok := a.mem.Item(first.ID); ok {
 		t.Fatal("the item whose event was deleted is still in RAM")
 	}

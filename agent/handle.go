@@ -23,11 +23,11 @@ type turn struct {
 }
 
 // handle is the agent's view of one stored or ephemeral event.
-func (a *Agent) handle(evt *nostr.Event) {
+func (a *Agent) handle(evt *snowclaw.Event) {
 	defer a.handled.Add(1)
 	switch {
 	case evt.Kind == snowclaw.KindProfile:
-		a.seeProfile(evt)
+		a.seeProfile(evt.Event)
 	case evt.Kind == snowclaw.KindAppData:
 		a.seeAppData(evt)
 	case evt.Kind == snowclaw.KindGiftWrap:
@@ -36,7 +36,7 @@ func (a *Agent) handle(evt *nostr.Event) {
 		a.seeGroupMetadata(evt)
 	case evt.Kind == snowclaw.KindDeleteGroup:
 		// stored, so the relay carried it out (see GroupDeleted)
-		a.GroupDeleted(snowclaw.GroupOf(evt))
+		a.GroupDeleted(evt.Group)
 	case isChat(evt):
 		a.seeGroupMessage(evt)
 	}
@@ -44,8 +44,8 @@ func (a *Agent) handle(evt *nostr.Event) {
 
 // isChat tells the group messages the agent buffers: NIP-29 user kinds
 // carried with an h tag (chat, threads, replies, notes).
-func isChat(evt *nostr.Event) bool {
-	if snowclaw.GroupOf(evt) == "" {
+func isChat(evt *snowclaw.Event) bool {
+	if evt.Group == "" {
 		return false
 	}
 	switch evt.Kind {
@@ -73,11 +73,11 @@ func (a *Agent) seeProfile(evt *nostr.Event) {
 // seeAppData applies owner config; everything else of kind 30078 is
 // either the agent's own (never fed back) or someone's memory item that
 // the search index, not the agent's RAM, serves.
-func (a *Agent) seeAppData(evt *nostr.Event) {
-	if ns, _ := snowclaw.NamespaceOf(evt); ns != snowclaw.NamespaceConfig {
+func (a *Agent) seeAppData(evt *snowclaw.Event) {
+	if evt.Namespace != snowclaw.NamespaceConfig {
 		return
 	}
-	scope, err := a.cfg.Apply(evt, a.o.Owner)
+	scope, err := a.cfg.Apply(evt.Event, a.o.Owner)
 	if err != nil {
 		a.log.Warn("config event ignored", "id", evt.ID, "author", evt.PubKey, "reason", err)
 		return
@@ -88,8 +88,8 @@ func (a *Agent) seeAppData(evt *nostr.Event) {
 
 // seeGroupMetadata keeps the group's name and purpose from the relay's
 // kind 39000.
-func (a *Agent) seeGroupMetadata(evt *nostr.Event) {
-	id := evt.Tags.GetD()
+func (a *Agent) seeGroupMetadata(evt *snowclaw.Event) {
+	id := evt.D
 	if id == "" {
 		return
 	}
@@ -109,8 +109,8 @@ func (a *Agent) seeGroupMetadata(evt *nostr.Event) {
 // seeGroupMessage is the turn path of a group: sanitize, remember the
 // sender and the group, buffer the message (whatever the respond mode),
 // act on explicit intents, and reply when the respond mode says so.
-func (a *Agent) seeGroupMessage(evt *nostr.Event) {
-	group, at := snowclaw.GroupOf(evt), int64(evt.CreatedAt)
+func (a *Agent) seeGroupMessage(evt *snowclaw.Event) {
+	group, at := evt.Group, int64(evt.CreatedAt)
 	clean := a.sanitize(evt.ID, evt.Content)
 	person := a.mem.TouchNpub(evt.PubKey, at, group)
 	a.mem.TouchGroup(group, at)
@@ -124,7 +124,7 @@ func (a *Agent) seeGroupMessage(evt *nostr.Event) {
 	}
 	addressed := a.mentioned(evt, clean)
 	learnNow, replies := addressed || a.cfg.Resolve(evt.PubKey, group).RespondMode == "all", a.shouldReply(evt.PubKey, group, addressed)
-	turn := turn{group: group, sender: evt.PubKey, msg: msg, replyTo: evt}
+	turn := turn{group: group, sender: evt.PubKey, msg: msg, replyTo: evt.Event}
 	if learnNow || (replies && a.o.LLM != nil) { // the ring is copied only for a prompt that shows it
 		turn.history = a.ring(group).Messages()
 	}
@@ -142,17 +142,13 @@ func (a *Agent) seeGroupMessage(evt *nostr.Event) {
 // seeGiftWrap opens a private message to the agent and runs the private
 // turn path: the person's own buffer, their private memory, a private
 // reply.
-func (a *Agent) seeGiftWrap(evt *nostr.Event) {
-	addressed := false
-	for _, p := range snowclaw.TagValues(evt, "p") {
-		addressed = addressed || p == a.pk
-	}
-	if !addressed {
+func (a *Agent) seeGiftWrap(evt *snowclaw.Event) {
+	if !evt.Names(a.pk) {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), a.o.ReplyTimeout)
 	defer cancel()
-	pm, err := privmsg.Unwrap(ctx, evt, a.sk)
+	pm, err := privmsg.Unwrap(ctx, evt.Event, a.sk)
 	if err != nil {
 		a.log.Warn("private message not opened", "wrap", evt.ID, "reason", err)
 		return
@@ -193,11 +189,9 @@ func (a *Agent) sanitize(id, s string) string {
 
 // mentioned is the mention rule: the agent's pubkey in a p tag, or its
 // name or npub in the text.
-func (a *Agent) mentioned(evt *nostr.Event, text string) bool {
-	for _, p := range snowclaw.TagValues(evt, "p") {
-		if p == a.pk {
-			return true
-		}
+func (a *Agent) mentioned(evt *snowclaw.Event, text string) bool {
+	if evt.Names(a.pk) {
+		return true
 	}
 	low := strings.ToLower(text)
 	return strings.Contains(low, strings.ToLower(a.o.Name)) || strings.Contains(text, a.npub)
@@ -212,9 +206,9 @@ var decisionRE = regexp.MustCompile(`(?is)^\s*(?:decision|decided|we decided(?: 
 
 // seeGroupTopics updates the group record from a message: its
 // t tags are the group's themes; a stated decision is kept with its time.
-func (a *Agent) seeGroupTopics(group, text string, evt *nostr.Event) {
+func (a *Agent) seeGroupTopics(group, text string, evt *snowclaw.Event) {
 	changed := false
-	for _, t := range snowclaw.TagValues(evt, "t") {
+	for _, t := range snowclaw.TagValues(evt.Event, "t") {
 		if t = strings.ToLower(strings.TrimSpace(t)); t != "" && len(t) <= 64 {
 			changed = a.mem.AddTheme(group, t) || changed
 		}

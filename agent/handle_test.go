@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/agent/memory"
 )
 
@@ -28,7 +29,7 @@ func TestSeeGroupMessage_NoHistoryCopy(t *testing.T) {
 		return evt
 	}
 	for i := range 300 {
-		a.seeGroupMessage(msg(i))
+		a.seeGroupMessage(snowclaw.ReadEvent(msg(i)))
 	}
 	held := a.ring("team").Len()
 	if held < 10 {
@@ -41,7 +42,7 @@ func TestSeeGroupMessage_NoHistoryCopy(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	for _, evt := range evs {
-		a.seeGroupMessage(evt)
+		a.seeGroupMessage(snowclaw.ReadEvent(evt))
 	}
 	runtime.ReadMemStats(&after)
 	per := (after.TotalAlloc - before.TotalAlloc) / uint64(len(evs))

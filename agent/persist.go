@@ -200,9 +200,10 @@ func (a *Agent) load(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("loading agent memory: %w", err)
 	}
-	for _, evt := range own {
-		if ns, topic := snowclaw.NamespaceOf(evt); ns == snowclaw.NamespaceMemoryItem && snowclaw.HasTag(evt, snowclaw.TagResolution) {
-			a.Ruled(topic) // the owner's ruling on a conflict: not the agent's memory, and its address is not the agent's
+	for _, raw := range own {
+		evt := snowclaw.ReadEvent(raw)
+		if evt.IsMemoryItem() && snowclaw.HasTag(raw, snowclaw.TagResolution) {
+			a.Ruled(evt.Subject) // the owner's ruling on a conflict: not the agent's memory, and its address is not the agent's
 			continue
 		}
 		if gone[evt.ID] {
@@ -211,17 +212,17 @@ func (a *Agent) load(ctx context.Context) error {
 		rec, err := a.codec.Decode(evt)
 		if err != nil {
 			bad++
-			a.log.Warn("agent record not loaded", "id", evt.ID, "d", evt.Tags.GetD(), "err", err)
+			a.log.Warn("agent record not loaded", "id", evt.ID, "d", evt.D, "err", err)
 			continue
 		}
 		a.mem.Load(rec)
 		a.mu.Lock()
-		a.last[evt.Tags.GetD()] = max(a.last[evt.Tags.GetD()], int64(evt.CreatedAt))
+		a.last[evt.D] = max(a.last[evt.D], int64(evt.CreatedAt))
 		a.mu.Unlock()
 	}
 	if a.o.Owner != "" {
 		err = a.o.Query(ctx, nostr.Filter{Kinds: []int{snowclaw.KindAppData}, Authors: []string{a.o.Owner}}, func(evt *nostr.Event) bool {
-			a.seeAppData(evt)
+			a.seeAppData(snowclaw.ReadEvent(evt))
 			return true
 		})
 		if err != nil {
@@ -229,7 +230,7 @@ func (a *Agent) load(ctx context.Context) error {
 		}
 	}
 	err = a.o.Query(ctx, nostr.Filter{Kinds: []int{snowclaw.KindGroupMetadata}}, func(evt *nostr.Event) bool {
-		a.seeGroupMetadata(evt)
+		a.seeGroupMetadata(snowclaw.ReadEvent(evt))
 		return true
 	})
 	if err != nil {

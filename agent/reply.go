@@ -218,12 +218,12 @@ func (a *Agent) recallItems(ctx context.Context, t turn, query string, n int) []
 func (a *Agent) recallEvents(found []snowclaw.SearchHit, t turn, n int) []learn.Recalled {
 	var out []learn.Recalled
 	for _, f := range found {
-		evt := f.Event
-		if !snowclaw.IsMemoryItem(evt) {
+		evt := snowclaw.ReadEvent(f.Event)
+		if !evt.IsMemoryItem() {
 			continue
 		}
 		rec, err := a.codec.Decode(evt)
-		if err != nil || rec.Item == nil || !inScope(*rec.Item, t) || !a.mayShow(t, evt) {
+		if err != nil || rec.Item == nil || !inScope(*rec.Item, t) || !a.mayShow(t, f.Event) {
 			continue
 		}
 		if out = append(out, learn.Recalled{Item: *rec.Item, Event: evt.ID, Author: evt.PubKey, Origin: f.Origin}); len(out) == n {

@@ -24,7 +24,7 @@ import (
 // backlog is what a new leader catches up on.
 type backlog struct {
 	mu      sync.Mutex
-	events  []*nostr.Event       // oldest first; handled before the queue
+	events  []*snowclaw.Event    // oldest first; handled before the queue
 	ids     map[string]bool      // their ids: a live copy in the queue is skipped
 	done    map[string]bool      // message ids a stored reply names
 	seen    map[string]bool      // message ids the previous leader handled (StartAfter)
@@ -53,7 +53,7 @@ func (b *backlog) answered(id string) bool {
 }
 
 // take hands the worker the events and forgets them.
-func (b *backlog) take() []*nostr.Event {
+func (b *backlog) take() []*snowclaw.Event {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	evs := b.events
@@ -78,13 +78,13 @@ func (a *Agent) catchUp(ctx context.Context) error {
 		return nil
 	}
 	since := nostr.Timestamp(a.o.Now().Add(-a.o.CatchUp).Unix())
-	var msgs []*nostr.Event
+	var msgs []*snowclaw.Event
 	done := make(map[string]bool)
 	chat := nostr.Filter{Kinds: []int{1, snowclaw.KindChat, 10, 11, 12, 1111}, Since: &since}
-	err := a.o.Query(ctx, chat, func(evt *nostr.Event) bool {
-		switch {
+	err := a.o.Query(ctx, chat, func(raw *nostr.Event) bool {
+		switch evt := snowclaw.ReadEvent(raw); {
 		case evt.PubKey == a.pk:
-			for _, id := range snowclaw.TagValues(evt, "e") {
+			for _, id := range snowclaw.TagValues(raw, "e") {
 				done[id] = true
 			}
 		case isChat(evt):
@@ -110,13 +110,13 @@ func (a *Agent) catchUp(ctx context.Context) error {
 			}
 			return true
 		}
-		msgs = append(msgs, evt)
+		msgs = append(msgs, snowclaw.ReadEvent(evt))
 		return true
 	})
 	if err != nil {
 		return err
 	}
-	slices.SortStableFunc(msgs, func(x, y *nostr.Event) int { return int(x.CreatedAt - y.CreatedAt) })
+	slices.SortStableFunc(msgs, func(x, y *snowclaw.Event) int { return int(x.CreatedAt - y.CreatedAt) })
 	ids := make(map[string]bool, len(msgs))
 	for _, m := range msgs {
 		ids[m.ID] = true
@@ -134,7 +134,7 @@ func (a *Agent) catchUp(ctx context.Context) error {
 
 // markSeen notes the messages the previous leader had received, by the
 // id the agent knows them by (a private message's own id inside its wrap).
-func (a *Agent) markSeen(ctx context.Context, msgs []*nostr.Event) {
+func (a *Agent) markSeen(ctx context.Context, msgs []*snowclaw.Event) {
 	a.backlog.mu.Lock()
 	handled := a.backlog.handled
 	a.backlog.mu.Unlock()
@@ -148,7 +148,7 @@ func (a *Agent) markSeen(ctx context.Context, msgs []*nostr.Event) {
 		}
 		id := m.ID
 		if m.Kind == snowclaw.KindGiftWrap {
-			pm, err := privmsg.Unwrap(ctx, m, a.sk)
+			pm, err := privmsg.Unwrap(ctx, m.Event, a.sk)
 			if err != nil {
 				continue
 			}

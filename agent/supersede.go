@@ -83,7 +83,7 @@ func (a *Agent) Restore(ctx context.Context, eventID string) (memory.Item, error
 	if evt == nil {
 		return memory.Item{}, fmt.Errorf("%w: %s", ErrNotArchived, eventID)
 	}
-	rec, err := a.codec.Decode(evt)
+	rec, err := a.codec.Decode(snowclaw.ReadEvent(evt))
 	if err != nil || rec.Item == nil {
 		return memory.Item{}, fmt.Errorf("%w: %s", ErrNotArchived, eventID)
 	}

@@ -3,7 +3,6 @@ package policies
 import (
 	"context"
 
-	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
 )
 
@@ -20,16 +19,16 @@ import (
 // room), a member of the reply's group who has no other right (the
 // stand-in below), and the reply's p recipients (a gift wrap's only
 // reader). Whoever of them may read reply must be able to read evt.
-func (v *Visibility) CanQuote(reply, evt *nostr.Event) (bool, string) {
+func (v *Visibility) CanQuote(reply, evt *snowclaw.Event) (bool, string) {
 	type reader struct {
 		pk  string
 		vis *Visibility
 	}
 	readers := []reader{{"", v}}
-	if g := snowclaw.GroupOf(reply); g != "" {
+	if g := reply.Group; g != "" {
 		readers = append(readers, reader{standIn, &Visibility{IDs: v.IDs, Groups: memberOnlyOf{v.Groups, g}}})
 	}
-	for _, p := range snowclaw.TagValues(reply, "p") {
+	for _, p := range reply.P {
 		readers = append(readers, reader{p, v})
 	}
 	for _, r := range readers {

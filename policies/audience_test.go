@@ -5,13 +5,14 @@ import (
 	"testing"
 
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
 )
 
 // TestCanQuote: a memory may be quoted in a reply only when everyone who
 // reads the reply reads the memory.
 func TestCanQuote(t *testing.T) {
 	ids, groups := groupsWorld()
-	person := strings.Repeat("a", 64) // a canonical hex key, as PersonOf wants
+	person := strings.Repeat("a", 64) // a canonical hex key, as Event.Person wants
 	groups.members["B"][person] = true
 	v := &Visibility{IDs: ids, Groups: groups}
 
@@ -46,7 +47,7 @@ func TestCanQuote(t *testing.T) {
 		{"internal memory in a DM", dm, internal, false},
 		{"someone else's private memory in a DM", &nostr.Event{Kind: 1059, Tags: nostr.Tags{{"p", strings.Repeat("b", 64)}}}, private, false},
 	} {
-		if got, why := v.CanQuote(c.reply, c.evt); got != c.want {
+		if got, why := v.CanQuote(snowclaw.ReadEvent(c.reply), snowclaw.ReadEvent(c.evt)); got != c.want {
 			t.Errorf("%s: CanQuote = %v (%s), want %v", c.name, got, why, c.want)
 		}
 	}

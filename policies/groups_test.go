@@ -46,7 +46,7 @@ func TestWriteRules_OneGroupPerEvent(t *testing.T) {
 		for _, kind := range []int{9, 9000, 9007, 9021, 30078, 39000, 5, 0} {
 			for _, tags := range []nostr.Tags{{{"h", ""}, {"h", "B"}}, {{"h", "A"}, {"h", "B"}}, {{"h"}}, {{"h", ""}}, {{"h"}, {"h", "B"}}} {
 				evt := &nostr.Event{PubKey: author, Kind: kind, Tags: tags}
-				if reject, msg := outcome(w.Check(evt)); !reject || !strings.HasPrefix(msg, "invalid: ") {
+				if reject, msg := outcome(w.Check(snowclaw.ReadEvent(evt))); !reject || !strings.HasPrefix(msg, "invalid: ") {
 					t.Errorf("%s kind %d %v: reject %v %q, want invalid:", author, kind, tags, reject, msg)
 				}
 			}
@@ -62,7 +62,7 @@ func TestGroupRefusals_HiddenLikeMissing(t *testing.T) {
 	v := &Visibility{IDs: ids, Groups: groups}
 	for _, who := range []string{"stranger", ""} {
 		answer := func(g string) string {
-			_, wmsg := outcome(w.Check(&nostr.Event{PubKey: who, Kind: 9, Tags: nostr.Tags{{"h", g}}}))
+			_, wmsg := outcome(w.Check(snowclaw.ReadEvent(&nostr.Event{PubKey: who, Kind: 9, Tags: nostr.Tags{{"h", g}}})))
 			_, fmsg := outcome(checkFilter(v, who, nostr.Filter{Tags: nostr.TagMap{"h": {g}}}))
 			return strings.ReplaceAll(wmsg+"|"+fmsg, g, "G")
 		}
@@ -71,7 +71,7 @@ func TestGroupRefusals_HiddenLikeMissing(t *testing.T) {
 		}
 	}
 	// a visible group still says what to do
-	if _, msg := outcome(w.Check(&nostr.Event{PubKey: "stranger", Kind: 9, Tags: nostr.Tags{{"h", "B"}}})); !strings.Contains(msg, "send a join request") {
+	if _, msg := outcome(w.Check(snowclaw.ReadEvent(&nostr.Event{PubKey: "stranger", Kind: 9, Tags: nostr.Tags{{"h", "B"}}}))); !strings.Contains(msg, "send a join request") {
 		t.Errorf("visible group: %q", msg)
 	}
 }
@@ -95,7 +95,7 @@ func TestCanRead_MalformedInvitesHidden(t *testing.T) {
 		{hidden, map[string]bool{"alice": true, "agent": true, "stranger": false, "mod": false, "": false}},
 	} {
 		for reader, want := range tc.readers {
-			if ok, why := v.CanRead(reader, tc.evt); ok != want {
+			if ok, why := v.CanRead(reader, snowclaw.ReadEvent(tc.evt)); ok != want {
 				t.Errorf("CanRead(%q, kind %d %v) = %v (%s), want %v", reader, tc.evt.Kind, tc.evt.Tags, ok, why, want)
 			}
 		}

@@ -2,7 +2,6 @@ package policies
 
 import (
 	"context"
-	"strconv"
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
@@ -48,7 +47,7 @@ func DefaultLimits() Limits {
 }
 
 // RejectEvent enforces size and time limits on one event.
-func (l Limits) RejectEvent(_ context.Context, evt *nostr.Event) error {
+func (l Limits) RejectEvent(_ context.Context, evt *snowclaw.Event) error {
 	if l.MaxContentBytes > 0 && len(evt.Content) > l.MaxContentBytes {
 		return snowclaw.Invalid("content is %d bytes; this relay accepts at most %d", len(evt.Content), l.MaxContentBytes)
 	}
@@ -71,7 +70,7 @@ func (l Limits) RejectEvent(_ context.Context, evt *nostr.Event) error {
 	if l.MaxFutureSeconds > 0 && int64(evt.CreatedAt) > int64(now)+l.MaxFutureSeconds {
 		return snowclaw.Invalid("created_at is more than %d seconds in the future; check your clock", l.MaxFutureSeconds)
 	}
-	if exp, ok := Expiration(evt); ok && exp <= now {
+	if evt.Expired(now) {
 		return snowclaw.Invalid("event has already expired (NIP-40)")
 	}
 	return nil
@@ -114,23 +113,4 @@ func (l Limits) ClampLimit(f nostr.Filter) int {
 		return l.MaxLimit
 	}
 	return f.Limit
-}
-
-// Expiration reads the NIP-40 expiration tag.
-func Expiration(evt *nostr.Event) (nostr.Timestamp, bool) {
-	t := evt.Tags.Find("expiration")
-	if len(t) < 2 {
-		return 0, false
-	}
-	n, err := strconv.ParseInt(t[1], 10, 64)
-	if err != nil {
-		return 0, false
-	}
-	return nostr.Timestamp(n), true
-}
-
-// Expired reports whether evt carries a NIP-40 expiration in the past.
-func Expired(evt *nostr.Event, now nostr.Timestamp) bool {
-	exp, ok := Expiration(evt)
-	return ok && exp <= now
 }

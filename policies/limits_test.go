@@ -72,7 +72,7 @@ func TestLimits_RejectEvent(t *testing.T) {
 			{"defaults: fifteen minutes ahead", DefaultLimits(), nostr.Event{CreatedAt: now + 900}, false},
 			{"defaults: a second more", DefaultLimits(), nostr.Event{CreatedAt: now + 901}, true},
 		} {
-			err := row.limits.RejectEvent(context.Background(), &row.evt)
+			err := row.limits.RejectEvent(context.Background(), snowclaw.ReadEvent(&row.evt))
 			if (err != nil) != row.refused {
 				t.Errorf("%s: %v, want refused %v", row.name, err, row.refused)
 			}
@@ -176,7 +176,7 @@ func TestEventRateLimit(t *testing.T) {
 				limit := EventRateLimit(perIP, perKey, func(pk string) bool { return pk == exempt })
 				for i, s := range row.sends {
 					time.Sleep(s.after)
-					err := limit(fromIP(s.ip), &nostr.Event{PubKey: s.key})
+					err := limit(fromIP(s.ip), snowclaw.ReadEvent(&nostr.Event{PubKey: s.key}))
 					if (err != nil) != s.limited {
 						t.Fatalf("send %d: %v, want limited %v", i, err, s.limited)
 					}

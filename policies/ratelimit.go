@@ -5,7 +5,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
 	"golang.org/x/time/rate"
 )
@@ -57,9 +56,9 @@ func (l *limiter) allow(key string, now time.Time) bool {
 
 // EventRateLimit limits events per client IP and per author. Events the
 // relay makes itself (no connection in ctx) are never limited.
-func EventRateLimit(perIP, perPubkey Rate, exempt func(pubkey string) bool) func(context.Context, *nostr.Event) error {
+func EventRateLimit(perIP, perPubkey Rate, exempt func(pubkey string) bool) func(context.Context, *snowclaw.Event) error {
 	ips, pks := newLimiter(perIP), newLimiter(perPubkey)
-	return func(ctx context.Context, evt *nostr.Event) error {
+	return func(ctx context.Context, evt *snowclaw.Event) error {
 		ip := ClientIP(ctx)
 		if ip == "" || exempt(evt.PubKey) {
 			return nil

@@ -32,7 +32,7 @@ func TestRefusalReasons(t *testing.T) {
 	ctx := context.Background()
 	burst := EventRateLimit(Rate{PerSecond: 1, Burst: 1}, Rate{}, func(string) bool { return false })
 	ipCtx := WithConn(ctx, &Conn{IP: "192.0.2.1"})
-	burst(ipCtx, &nostr.Event{PubKey: "alice"})
+	burst(ipCtx, snowclaw.ReadEvent(&nostr.Event{PubKey: "alice"}))
 	filters := FilterRateLimit(Rate{PerSecond: 1, Burst: 1})
 	filters(ipCtx, snowclaw.Filter{})
 	for _, c := range []struct {
@@ -40,18 +40,18 @@ func TestRefusalReasons(t *testing.T) {
 		err  error
 		want snowclaw.Reason
 	}{
-		{"two h tags", w.Check(&nostr.Event{PubKey: "alice", Kind: 9, Tags: nostr.Tags{{"h", "A"}, {"h", "B"}}}), snowclaw.ReasonInvalid},
-		{"metadata by a user", w.Check(&nostr.Event{PubKey: "alice", Kind: 39000}), snowclaw.ReasonRestricted},
-		{"not a member", w.Check(&nostr.Event{PubKey: "stranger", Kind: 9, Tags: nostr.Tags{{"h", "B"}}}), snowclaw.ReasonRestricted},
+		{"two h tags", w.Check(snowclaw.ReadEvent(&nostr.Event{PubKey: "alice", Kind: 9, Tags: nostr.Tags{{"h", "A"}, {"h", "B"}}})), snowclaw.ReasonInvalid},
+		{"metadata by a user", w.Check(snowclaw.ReadEvent(&nostr.Event{PubKey: "alice", Kind: 39000})), snowclaw.ReasonRestricted},
+		{"not a member", w.Check(snowclaw.ReadEvent(&nostr.Event{PubKey: "stranger", Kind: 9, Tags: nostr.Tags{{"h", "B"}}})), snowclaw.ReasonRestricted},
 		{"unseen group, anonymous", UnseenGroup("hid", ""), snowclaw.ReasonAuthRequired},
 		{"unseen group", UnseenGroup("hid", "stranger"), snowclaw.ReasonRestricted},
-		{"config without owner", (&WriteRules{}).Check(&nostr.Event{PubKey: "alice", Kind: 30078, Tags: nostr.Tags{{"d", "snowclaw:config:global"}}}), snowclaw.ReasonRestricted},
-		{"content too long", l.RejectEvent(ctx, &nostr.Event{Content: string(make([]byte, l.MaxContentBytes+1))}), snowclaw.ReasonInvalid},
-		{"expired", l.RejectEvent(ctx, &nostr.Event{CreatedAt: nostr.Now(), Tags: nostr.Tags{{"expiration", "1"}}}), snowclaw.ReasonInvalid},
+		{"config without owner", (&WriteRules{}).Check(snowclaw.ReadEvent(&nostr.Event{PubKey: "alice", Kind: 30078, Tags: nostr.Tags{{"d", "snowclaw:config:global"}}})), snowclaw.ReasonRestricted},
+		{"content too long", l.RejectEvent(ctx, snowclaw.ReadEvent(&nostr.Event{Content: string(make([]byte, l.MaxContentBytes+1))})), snowclaw.ReasonInvalid},
+		{"expired", l.RejectEvent(ctx, snowclaw.ReadEvent(&nostr.Event{CreatedAt: nostr.Now(), Tags: nostr.Tags{{"expiration", "1"}}})), snowclaw.ReasonInvalid},
 		{"negative limit", l.RejectFilter(ctx, snowclaw.Filter{Filter: nostr.Filter{Limit: -1}}), snowclaw.ReasonInvalid},
 		{"gift wraps anonymously", checkFilter(v, "", nostr.Filter{Kinds: []int{1059}}), snowclaw.ReasonAuthRequired},
 		{"someone else's gift wraps", checkFilter(v, "alice", nostr.Filter{Kinds: []int{1059}, Tags: nostr.TagMap{"p": {"bob"}}}), snowclaw.ReasonRestricted},
-		{"event rate", burst(ipCtx, &nostr.Event{PubKey: "alice"}), snowclaw.ReasonRateLimited},
+		{"event rate", burst(ipCtx, snowclaw.ReadEvent(&nostr.Event{PubKey: "alice"})), snowclaw.ReasonRateLimited},
 		{"filter rate", filters(ipCtx, snowclaw.Filter{}), snowclaw.ReasonRateLimited},
 	} {
 		refused, msg := outcome(c.err)
@@ -63,7 +63,7 @@ func TestRefusalReasons(t *testing.T) {
 			t.Errorf("%s: reason %v (%q), want %v", c.name, got, msg, c.want)
 		}
 	}
-	if err := w.Check(&nostr.Event{PubKey: "alice", Kind: 1}); err != nil {
+	if err := w.Check(snowclaw.ReadEvent(&nostr.Event{PubKey: "alice", Kind: 1})); err != nil {
 		t.Errorf("a plain note is refused: %v", err)
 	}
 }

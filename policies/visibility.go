@@ -2,9 +2,7 @@ package policies
 
 import (
 	"fmt"
-	"slices"
 
-	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
 )
 
@@ -18,17 +16,17 @@ type Visibility struct {
 
 // CanRead reports whether reader (hex pubkey authenticated with NIP-42, or
 // "" for an anonymous connection) may receive evt, and why not.
-func (v *Visibility) CanRead(reader string, evt *nostr.Event) (bool, string) {
+func (v *Visibility) CanRead(reader string, evt *snowclaw.Event) (bool, string) {
 	// direct messages are decided before the system keys: not even the
 	// agent receives a gift wrap addressed to someone else
 	switch evt.Kind {
 	case snowclaw.KindGiftWrap:
-		if reader != "" && slices.Contains(snowclaw.TagValues(evt, "p"), reader) {
+		if evt.Names(reader) {
 			return true, ""
 		}
 		return false, "gift wraps are only served to their recipient"
 	case snowclaw.KindLegacyDM:
-		if reader != "" && (reader == evt.PubKey || slices.Contains(snowclaw.TagValues(evt, "p"), reader)) {
+		if reader != "" && (reader == evt.PubKey || evt.Names(reader)) {
 			return true, ""
 		}
 		return false, "direct messages are only served to their sender and recipient"
@@ -42,7 +40,7 @@ func (v *Visibility) CanRead(reader string, evt *nostr.Event) (bool, string) {
 		}
 		return false, "deletions of snowclaw records name their private addresses; they are served to their author and the owner"
 	}
-	if _, err := snowclaw.ParseGroup(evt); err != nil {
+	if evt.GroupErr != nil {
 		// stored before writes were checked: it names no group it could
 		// be shown in, so only those who see everything, and its author
 		if reader != "" && (reader == evt.PubKey || reader == v.IDs.Owner) {
@@ -51,7 +49,7 @@ func (v *Visibility) CanRead(reader string, evt *nostr.Event) (bool, string) {
 		return false, "events with malformed h tags are served to their author only"
 	}
 	if carriesInvite(evt) {
-		g := snowclaw.GroupOf(evt)
+		g := evt.Group
 		if reader != "" && (reader == evt.PubKey || v.Groups.Moderates(g, reader)) {
 			return true, ""
 		}
@@ -62,11 +60,11 @@ func (v *Visibility) CanRead(reader string, evt *nostr.Event) (bool, string) {
 		return ok, why
 	}
 
-	if g := snowclaw.GroupOf(evt); g != "" {
+	if g := evt.Group; g != "" {
 		return v.canReadGroup(reader, evt, g)
 	}
 	if snowclaw.IsGroupMetadataKind(evt.Kind) {
-		g := evt.Tags.GetD()
+		g := evt.D
 		if info, ok := v.Groups.GroupInfo(g); ok && !MayKnowGroup(v.IDs, info, ok, v.Groups.IsMember(g, reader), reader) {
 			return false, fmt.Sprintf("group %s is hidden from non-members", g)
 		}
@@ -76,8 +74,8 @@ func (v *Visibility) CanRead(reader string, evt *nostr.Event) (bool, string) {
 
 // canReadAppData applies the namespace and tier rules of kind 30078. decided
 // is false when the event is ordinary app data and the generic rules apply.
-func (v *Visibility) canReadAppData(reader string, evt *nostr.Event) (ok bool, why string, decided bool) {
-	ns, subject := snowclaw.NamespaceOf(evt)
+func (v *Visibility) canReadAppData(reader string, evt *snowclaw.Event) (ok bool, why string, decided bool) {
+	ns, subject := evt.Namespace, evt.Subject
 	switch ns {
 	case snowclaw.NamespaceConfig:
 		if reader != "" && reader == v.IDs.Owner {
@@ -91,7 +89,7 @@ func (v *Visibility) canReadAppData(reader string, evt *nostr.Event) (ok bool, w
 		}
 		return false, "group keys are readable by the agent only", true
 	case snowclaw.NamespaceMemoryNpub, snowclaw.NamespaceMemoryOther:
-		if g := snowclaw.GroupOf(evt); g != "" {
+		if g := evt.Group; g != "" {
 			return v.memberOnly(reader, evt, g)
 		}
 		if reader != "" && (reader == v.IDs.Owner || (ns == snowclaw.NamespaceMemoryNpub && snowclaw.NpubMatches(subject, reader))) {
@@ -99,17 +97,17 @@ func (v *Visibility) canReadAppData(reader string, evt *nostr.Event) (ok bool, w
 		}
 		return false, "the agent's record of a person is readable by that person, the owner and the agent", true
 	case snowclaw.NamespaceMemoryGroup:
-		g := snowclaw.GroupOf(evt)
+		g := evt.Group
 		if g == "" {
 			g = subject
 		}
 		return v.memberOnly(reader, evt, g)
 	case snowclaw.NamespaceMemoryItem:
-		switch snowclaw.TierOf(evt) {
+		switch evt.Tier {
 		case snowclaw.TierPrivate:
-			// whose it is comes from the signature (snowclaw.PersonOf),
+			// whose it is comes from the signature (snowclaw.Event.Person),
 			// never from a p tag alone: a forged one is its author's only
-			if person, ok := snowclaw.PersonOf(evt, v.IDs.Agent); reader != "" && (reader == evt.PubKey || ok && reader == person) {
+			if person, ok := evt.Person(v.IDs.Agent); reader != "" && (reader == evt.PubKey || ok && reader == person) {
 				return true, "", true
 			}
 			return false, "private memories are readable by the agent and their user only", true
@@ -119,7 +117,7 @@ func (v *Visibility) canReadAppData(reader string, evt *nostr.Event) (ok bool, w
 			}
 			return false, "internal memories are readable by the agent only", true
 		case snowclaw.TierGroup:
-			return v.memberOnly(reader, evt, snowclaw.GroupOf(evt))
+			return v.memberOnly(reader, evt, evt.Group)
 		}
 	}
 	return false, "", false
@@ -127,7 +125,7 @@ func (v *Visibility) canReadAppData(reader string, evt *nostr.Event) (ok bool, w
 
 // memberOnly is the group-tier memory rule: members only, whatever the
 // group's private flag says, because memories are not chat.
-func (v *Visibility) memberOnly(reader string, evt *nostr.Event, g string) (bool, string, bool) {
+func (v *Visibility) memberOnly(reader string, evt *snowclaw.Event, g string) (bool, string, bool) {
 	if reader != "" && (reader == evt.PubKey || v.Groups.IsMember(g, reader)) {
 		return true, "", true
 	}
@@ -140,11 +138,11 @@ func (v *Visibility) memberOnly(reader string, evt *nostr.Event, g string) (bool
 // its group, and ids hash the text), while the target, gone, can no
 // longer say who may read it: so its author, the owner and the relay's
 // keys only.
-func namesScopedAddress(evt *nostr.Event) bool {
+func namesScopedAddress(evt *snowclaw.Event) bool {
 	if evt.Kind != snowclaw.KindDeletion {
 		return false
 	}
-	for _, a := range snowclaw.TagValues(evt, "a") {
+	for _, a := range snowclaw.TagValues(evt.Event, "a") {
 		kind, _, d, err := snowclaw.ParseAddress(a)
 		if err != nil || kind != snowclaw.KindAppData {
 			continue
@@ -159,13 +157,13 @@ func namesScopedAddress(evt *nostr.Event) bool {
 // carriesInvite reports whether evt holds a group's invite code: a
 // create-invite, or a join request that presented one. Whoever reads it
 // can join a closed group, so both are for the group's moderators.
-func carriesInvite(evt *nostr.Event) bool {
-	return evt.Kind == snowclaw.KindCreateInvite || (evt.Kind == snowclaw.KindJoinRequest && snowclaw.HasTag(evt, "code"))
+func carriesInvite(evt *snowclaw.Event) bool {
+	return evt.Kind == snowclaw.KindCreateInvite || (evt.Kind == snowclaw.KindJoinRequest && snowclaw.HasTag(evt.Event, "code"))
 }
 
 // canReadGroup: a hidden group is read like a private one, since serving
 // its messages to anyone would show that it exists.
-func (v *Visibility) canReadGroup(reader string, evt *nostr.Event, g string) (bool, string) {
+func (v *Visibility) canReadGroup(reader string, evt *snowclaw.Event, g string) (bool, string) {
 	info, exists := v.Groups.GroupInfo(g)
 	if exists && !info.Private && !info.Hidden {
 		return true, ""

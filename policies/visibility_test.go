@@ -12,7 +12,7 @@ import (
 )
 
 // The readers of the rule tables. Keys are canonical hex because the
-// private-tier rule (snowclaw.PersonOf) only trusts canonical keys.
+// private-tier rule (snowclaw.Event.Person) only trusts canonical keys.
 var (
 	rOwner     = fmt.Sprintf("%064x", 0xa1)
 	rRelay     = fmt.Sprintf("%064x", 0xa2)
@@ -187,7 +187,7 @@ func TestVisibility_CanRead(t *testing.T) {
 		may := strings.Fields(row.may)
 		for reader, name := range readerNames {
 			want := slices.Contains(may, name)
-			if got, why := v.CanRead(reader, row.evt); got != want {
+			if got, why := v.CanRead(reader, snowclaw.ReadEvent(row.evt)); got != want {
 				t.Errorf("%s: CanRead(%s) = %v (%s), want %v", row.name, name, got, why, want)
 			} else if !got && why == "" {
 				t.Errorf("%s: %s refused without a reason", row.name, name)

@@ -3,7 +3,6 @@ package policies
 import (
 	"context"
 
-	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
 )
 
@@ -17,18 +16,18 @@ type WriteRules struct {
 }
 
 // RejectEvent is Check as a relay hook.
-func (w *WriteRules) RejectEvent(_ context.Context, evt *nostr.Event) error { return w.Check(evt) }
+func (w *WriteRules) RejectEvent(_ context.Context, evt *snowclaw.Event) error { return w.Check(evt) }
 
 // Check returns why evt must be refused, or nil.
-func (w *WriteRules) Check(evt *nostr.Event) error {
+func (w *WriteRules) Check(evt *snowclaw.Event) error {
 	author := evt.PubKey
 	// first, for every kind and every author (the relay's and the agent's
 	// own events too): readers match #h against any h tag, so an event
 	// naming two groups would be judged by one and delivered to both
-	g, err := snowclaw.ParseGroup(evt)
-	if err != nil {
-		return snowclaw.Invalid("%s", err.Error())
+	if evt.GroupErr != nil {
+		return snowclaw.Invalid("%s", evt.GroupErr.Error())
 	}
+	g := evt.Group
 	if snowclaw.IsGroupMetadataKind(evt.Kind) && author != w.IDs.Relay {
 		return snowclaw.Restricted("group metadata (kinds 39000-39003) is signed by the relay itself; send moderation events (9000-9009) instead")
 	}
@@ -47,17 +46,16 @@ func (w *WriteRules) Check(evt *nostr.Event) error {
 	return nil
 }
 
-func (w *WriteRules) checkAppData(evt *nostr.Event) error {
-	ns, _ := snowclaw.NamespaceOf(evt)
+func (w *WriteRules) checkAppData(evt *snowclaw.Event) error {
 	author := evt.PubKey
 	// a group seal is judged by its shape here, whatever its kind, and by
 	// its key (version current, content opens) in plugins/groupcrypt
-	if snowclaw.MentionsGroupEncryption(evt) {
+	if evt.MentionsGroupSeal {
 		if _, _, err := snowclaw.GroupSealOf(evt); err != nil {
 			return snowclaw.Invalid("%s", err.Error())
 		}
 	}
-	switch ns {
+	switch evt.Namespace {
 	case snowclaw.NamespaceConfig:
 		if w.IDs.Owner == "" {
 			return snowclaw.Restricted("this relay has no owner configured, so config events are refused from everyone")
@@ -70,11 +68,11 @@ func (w *WriteRules) checkAppData(evt *nostr.Event) error {
 			return snowclaw.Restricted("snowclaw:memory:* records are written by the relay's agent only; use snow:memory:<topic> for your own memories")
 		}
 	case snowclaw.NamespaceMemoryItem:
-		switch snowclaw.TierOf(evt) {
+		switch evt.Tier {
 		case snowclaw.TierPrivate:
-			// the same rule every reader applies (snowclaw.PersonOf), so
-			// nothing is stored that would be shown as someone else's
-			if _, ok := snowclaw.PersonOf(evt, w.IDs.Agent); !ok {
+			// the same rule every reader applies (snowclaw.Event.Person),
+			// so nothing is stored that would be shown as someone else's
+			if _, ok := evt.Person(w.IDs.Agent); !ok {
 				return snowclaw.Restricted("a private memory names exactly one person (its p tag, 64 lowercase hex) and is written by the agent or by that person")
 			}
 		case snowclaw.TierInternal:

@@ -96,7 +96,7 @@ func TestWriteRules_Check(t *testing.T) {
 			}
 			want, refused := row.refuse[name]
 			evt := &nostr.Event{PubKey: author, Kind: row.kind, Tags: row.tags}
-			err := w.Check(evt)
+			err := w.Check(snowclaw.ReadEvent(evt))
 			switch {
 			case !refused && err != nil:
 				t.Errorf("%s by %s: refused (%v), want accepted", row.name, name, err)
@@ -116,7 +116,7 @@ func TestWriteRules_ConfigWithoutOwner(t *testing.T) {
 	ids.Owner = ""
 	w := &WriteRules{IDs: ids, Groups: groups}
 	for _, author := range []string{"", rRelay, rAgent, rAuthor} {
-		err := w.Check(&nostr.Event{PubKey: author, Kind: snowclaw.KindAppData, Tags: nostr.Tags{{"d", snowclaw.DTagConfigGlobal}}})
+		err := w.Check(snowclaw.ReadEvent(&nostr.Event{PubKey: author, Kind: snowclaw.KindAppData, Tags: nostr.Tags{{"d", snowclaw.DTagConfigGlobal}}}))
 		if snowclaw.ReasonOf(err) != snowclaw.ReasonRestricted || err == nil {
 			t.Errorf("config by %q on a relay without owner: %v, want restricted", author, err)
 		}
@@ -129,7 +129,7 @@ func TestWriteRules_ConfigWithoutOwner(t *testing.T) {
 func TestWriteRules_AnonymousGroupRefusal(t *testing.T) {
 	ids, groups := ruleWorld()
 	w := &WriteRules{IDs: ids, Groups: groups}
-	err := w.Check(&nostr.Event{Kind: snowclaw.KindChat, Tags: nostr.Tags{{"h", "hid"}}})
+	err := w.Check(snowclaw.ReadEvent(&nostr.Event{Kind: snowclaw.KindChat, Tags: nostr.Tags{{"h", "hid"}}}))
 	if snowclaw.ReasonOf(err) != snowclaw.ReasonAuthRequired {
 		t.Errorf("hidden group, no author: %v, want auth-required", err)
 	}

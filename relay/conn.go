@@ -196,7 +196,7 @@ func (c *client) handleEvent(evt *nostr.Event) {
 		c.ok(evt.ID, err)
 		return
 	}
-	c.ok(evt.ID, c.r.add(c.ctx, evt))
+	c.ok(evt.ID, c.r.add(c.ctx, snowclaw.ReadEvent(evt)))
 }
 
 // sigKeyCache is how many authors' keys the signature check keeps lifted

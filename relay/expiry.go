@@ -7,13 +7,13 @@ import (
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
-	"github.com/snowclaw/snowclaw/policies"
+	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/relay/store"
 )
 
 // expiry deletes events whose NIP-40 expiration has passed. Reads already
-// hide them (policies.Expired); this frees their space and takes them out
-// of the index and the agent's memory, through Delete. Every stored event
+// hide them (snowclaw.Event.Expired); this frees their space and takes
+// them out of the index and the agent's memory, through Delete. Every stored event
 // with an expiration is tracked as it is saved, the stored ones are read
 // once at the first sweep, and a sweep runs every interval: a heap of due
 // times, so a sweep costs what has expired, not what is stored.
@@ -48,11 +48,11 @@ func newExpiry() *expiry {
 }
 
 // track notes a stored event's expiration, if it has one.
-func (x *expiry) track(evt *nostr.Event) {
-	at, ok := policies.Expiration(evt)
-	if !ok {
+func (x *expiry) track(evt *snowclaw.Event) {
+	if !evt.Expires {
 		return
 	}
+	at := evt.Expiration
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if _, ok := x.live[evt.ID]; ok {
@@ -94,7 +94,7 @@ func (x *expiry) sweep(ctx context.Context, r *Relay, now nostr.Timestamp) {
 	x.mu.Unlock()
 	if scan {
 		err := store.Each(ctx, r.store, nostr.Filter{}, func(evt *nostr.Event) bool {
-			x.track(evt)
+			x.track(snowclaw.ReadEvent(evt))
 			return true
 		})
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/relay/store"
 )
 
@@ -22,7 +23,7 @@ func TestExpiry_Sweep(t *testing.T) {
 	defer st.Close()
 	r := &Relay{store: st, log: slog.New(slog.DiscardHandler), expiry: newExpiry()}
 	var deleted []string
-	r.OnEventDeleted = append(r.OnEventDeleted, func(_ context.Context, evt *nostr.Event) { deleted = append(deleted, evt.Content) })
+	r.OnEventDeleted = append(r.OnEventDeleted, func(_ context.Context, evt *snowclaw.Event) { deleted = append(deleted, evt.Content) })
 
 	ctx := context.Background()
 	now := nostr.Now()
@@ -48,7 +49,7 @@ func TestExpiry_Sweep(t *testing.T) {
 	if !slices.Equal(deleted, []string{"expired before start"}) {
 		t.Fatalf("first sweep deleted %q", deleted)
 	}
-	r.expiry.track(put("saved while running", now+20))
+	r.expiry.track(snowclaw.ReadEvent(put("saved while running", now+20)))
 	r.expiry.sweep(ctx, r, now+30)
 	if !slices.Equal(deleted, []string{"expired before start", "saved while running"}) {
 		t.Fatalf("second sweep: deleted %q", deleted)
@@ -76,10 +77,10 @@ func TestExpiry_ForgetAndTrackOnce(t *testing.T) {
 	mk := func(id string, at nostr.Timestamp) *nostr.Event {
 		return &nostr.Event{ID: id, Tags: nostr.Tags{{"expiration", strconv.FormatInt(int64(at), 10)}}}
 	}
-	x.track(mk("gone", now-5))
-	x.track(mk("twice", now-3))
-	x.track(mk("twice", now-3))
-	x.track(mk("later", now+60))
+	x.track(snowclaw.ReadEvent(mk("gone", now-5)))
+	x.track(snowclaw.ReadEvent(mk("twice", now-3)))
+	x.track(snowclaw.ReadEvent(mk("twice", now-3)))
+	x.track(snowclaw.ReadEvent(mk("later", now+60)))
 	x.forget("gone")
 	if got := x.expired(now); !slices.Equal(got, []string{"twice"}) {
 		t.Fatalf("expired now = %q, want [twice]", got)
@@ -88,7 +89,7 @@ func TestExpiry_ForgetAndTrackOnce(t *testing.T) {
 		t.Fatalf("expired again = %q", got)
 	}
 	x.forget("later")
-	x.track(mk("later", now+60)) // stored again after a deletion
+	x.track(snowclaw.ReadEvent(mk("later", now+60))) // stored again after a deletion
 	if got := x.expired(now + 60); !slices.Equal(got, []string{"later"}) {
 		t.Fatalf("expired at +60 = %q, want [later] once", got)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/internal/httpjson"
 )
 
@@ -80,8 +81,12 @@ func wantsUI(req *http.Request) bool {
 	return strings.Contains(req.Header.Get("Accept"), "text/html")
 }
 
-// CanRead is the read rule as a yes/no, expiry included.
-func (r *Relay) CanRead(reader string, evt *nostr.Event) bool { return r.canRead(reader, evt) }
+// CanRead is the read rule as a yes/no, expiry included, for an event
+// read from the store or elsewhere outside the hooks (the search index,
+// the memory service, the remote layer): it reads evt here.
+func (r *Relay) CanRead(reader string, evt *nostr.Event) bool {
+	return r.canRead(reader, snowclaw.ReadEvent(evt))
+}
 
 // CheckDisk refuses with ErrDiskFull while the data volume is below its
 // reserve.

@@ -221,7 +221,7 @@ func (r *Relay) caughtUp(ctx context.Context) error {
 // caughtUp, so the guarantee is caughtUp's. Only changes of the decisive
 // kinds can alter a decision, and they are rare next to chat and notes:
 // so a save costs no read of the log, even while every instance writes.
-func (r *Relay) onCurrentState(ctx context.Context, evt *nostr.Event, decide func(context.Context, *nostr.Event) (stored, byRules bool, err error)) (bool, error) {
+func (r *Relay) onCurrentState(ctx context.Context, evt *snowclaw.Event, decide func(context.Context, *snowclaw.Event) (stored, byRules bool, err error)) (bool, error) {
 	if dctx, f, ok := r.decideAtOnce(ctx, evt); ok {
 		seen := f.decisive.Load()
 		stored, byRules, err := decide(dctx, evt)
@@ -252,7 +252,7 @@ func (r *Relay) onCurrentState(ctx context.Context, evt *nostr.Event, decide fun
 // decideAtOnce is ctx for deciding evt at once (onCurrentState), and ok.
 // Replaceable and addressable kinds are not: their rules read the
 // versions stored at their address, which any instance's save changes.
-func (r *Relay) decideAtOnce(ctx context.Context, evt *nostr.Event) (context.Context, *follower, bool) {
+func (r *Relay) decideAtOnce(ctx context.Context, evt *snowclaw.Event) (context.Context, *follower, bool) {
 	f := r.follow
 	if f == nil || !nostr.IsRegularKind(evt.Kind) || snowclaw.IsDecisiveKind(evt.Kind) || FromPeer(ctx) || f.done == nil || f.dead.Load() {
 		return ctx, nil, false
@@ -334,7 +334,7 @@ func (r *Relay) applyChange(ctx context.Context, c store.Change) {
 		return
 	}
 	ctx = WithPosition(AsPeer(ctx), c.Seq)
-	evt := c.Event
+	evt := snowclaw.ReadEvent(c.Event)
 	switch c.Op {
 	case store.Saved:
 		for _, on := range r.OnEventSaved {

@@ -100,7 +100,7 @@ var kindClassNames = [numKindClasses]string{"appdata", "chat", "group", "dm", "d
 // storedClass is a plugin's label of stored events and the events it
 // takes.
 type storedClass struct {
-	match func(*nostr.Event) bool
+	match func(*snowclaw.Event) bool
 	c     prometheus.Counter
 }
 
@@ -109,12 +109,12 @@ type storedClass struct {
 // Classes are tried in the order added, before the relay's; a class
 // named like one of the relay's adds to the same series. Like the hooks,
 // it is called while the relay is assembled, before serving.
-func (r *Relay) CountStoredAs(class string, match func(*nostr.Event) bool) {
+func (r *Relay) CountStoredAs(class string, match func(*snowclaw.Event) bool) {
 	r.met.plugins = append(r.met.plugins, storedClass{match: match, c: r.met.storedVec.WithLabelValues(class)})
 }
 
 // storedCounter is the series a stored event counts in.
-func (m *metrics) storedCounter(evt *nostr.Event) prometheus.Counter {
+func (m *metrics) storedCounter(evt *snowclaw.Event) prometheus.Counter {
 	for _, pc := range m.plugins {
 		if pc.match(evt) {
 			return pc.c
@@ -123,7 +123,7 @@ func (m *metrics) storedCounter(evt *nostr.Event) prometheus.Counter {
 	return m.stored[kindClass(evt)]
 }
 
-func kindClass(evt *nostr.Event) int {
+func kindClass(evt *snowclaw.Event) int {
 	switch {
 	case evt.Kind == snowclaw.KindAppData:
 		return classAppData
@@ -133,7 +133,7 @@ func kindClass(evt *nostr.Event) int {
 		return classDM
 	case evt.Kind == snowclaw.KindDeletion:
 		return classDeletion
-	case snowclaw.GroupOf(evt) != "":
+	case evt.Group != "":
 		return classChat
 	}
 	return classOther
@@ -176,7 +176,7 @@ func (m *metrics) refused(err error) { m.rejected[rejectReason(err)].Inc() }
 // wrote counts the outcome of one pass through the write pipeline (add):
 // stored, refused, or neither (a duplicate is skipped without error, an
 // ephemeral event is only broadcast).
-func (m *metrics) wrote(evt *nostr.Event, skipped bool, err error) {
+func (m *metrics) wrote(evt *snowclaw.Event, skipped bool, err error) {
 	switch {
 	case err != nil:
 		m.refused(err)

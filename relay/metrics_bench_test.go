@@ -12,7 +12,7 @@ import (
 // after a change of metrics library: go test -bench Metrics -run ^$ ./relay/
 func BenchmarkMetrics(b *testing.B) {
 	m := newMetrics("bench")
-	evt := &nostr.Event{Kind: 1}
+	evt := snowclaw.ReadEvent(&nostr.Event{Kind: 1})
 	refusal := snowclaw.Restricted("no")
 	b.Run("stored", func(b *testing.B) {
 		for b.Loop() {

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
 )
 
 // storedCounts reads snowclaw_events_stored_total by class.
@@ -30,11 +31,11 @@ func storedCounts(t *testing.T, m *metrics) map[string]float64 {
 // the relay's class, and a class that matched nothing is still exposed.
 func TestCountStoredAs(t *testing.T) {
 	r := &Relay{met: newMetrics("test")}
-	r.CountStoredAs("notes", func(e *nostr.Event) bool { return e.Kind == 1 })
-	r.CountStoredAs("shadowed", func(e *nostr.Event) bool { return e.Kind == 1 || e.Kind == 7 })
-	r.CountStoredAs("idle", func(*nostr.Event) bool { return false })
+	r.CountStoredAs("notes", func(e *snowclaw.Event) bool { return e.Kind == 1 })
+	r.CountStoredAs("shadowed", func(e *snowclaw.Event) bool { return e.Kind == 1 || e.Kind == 7 })
+	r.CountStoredAs("idle", func(*snowclaw.Event) bool { return false })
 	for _, k := range []int{1, 1, 7, 30078, 5, 9999} {
-		r.met.wrote(&nostr.Event{Kind: k}, false, nil)
+		r.met.wrote(snowclaw.ReadEvent(&nostr.Event{Kind: k}), false, nil)
 	}
 	got := storedCounts(t, r.met)
 	for class, want := range map[string]float64{"notes": 2, "shadowed": 1, "idle": 0, "appdata": 1, "deletion": 1, "other": 1} {

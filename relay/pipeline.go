@@ -14,17 +14,22 @@ import (
 // khatru-style: slices of small functions, run in order, filled once
 // before the relay serves (never while it does). Rules and plugins
 // append to them; the relay itself knows nothing of what they do.
+//
+// An event hook gets the event as the edge read it (snowclaw.ReadEvent:
+// the websocket, Publish, the change log, Delete's read of the store),
+// once for every hook it passes: its group, namespace, tier and the rest
+// are fields, never read from the tags again.
 type Hooks struct {
 	// RejectEvent refuses an event before anything is stored or sent:
 	// the first error is the client's OK false (a snowclaw reason).
-	RejectEvent []func(ctx context.Context, evt *nostr.Event) error
+	RejectEvent []func(ctx context.Context, evt *snowclaw.Event) error
 	// OnEventSaved runs after an event is stored, before it is broadcast.
-	OnEventSaved []func(ctx context.Context, evt *nostr.Event)
+	OnEventSaved []func(ctx context.Context, evt *snowclaw.Event)
 	// OnEphemeralEvent runs for an accepted ephemeral event (never stored).
-	OnEphemeralEvent []func(ctx context.Context, evt *nostr.Event)
+	OnEphemeralEvent []func(ctx context.Context, evt *snowclaw.Event)
 	// OnEventDeleted runs after the store removed an event (Delete):
 	// the search index, the agent's memory, live config.
-	OnEventDeleted []func(ctx context.Context, evt *nostr.Event)
+	OnEventDeleted []func(ctx context.Context, evt *snowclaw.Event)
 	// RejectFilter refuses a REQ or COUNT filter before it runs: the
 	// first error is the CLOSED reason. A search arrives parsed
 	// (snowclaw.ReadFilter, once per filter at the websocket).
@@ -35,7 +40,7 @@ type Hooks struct {
 // open subscriptions, through the same hooks a client's event passes. An
 // event already stored is no error.
 func (r *Relay) Publish(ctx context.Context, evt *nostr.Event) error {
-	if err := r.add(ctx, evt); !errors.Is(err, errAlreadyStored) {
+	if err := r.add(ctx, snowclaw.ReadEvent(evt)); !errors.Is(err, errAlreadyStored) {
 		return err
 	}
 	return nil
@@ -44,7 +49,7 @@ func (r *Relay) Publish(ctx context.Context, evt *nostr.Event) error {
 // add is the write pipeline, the one path of every event: a client's, the
 // agent's, the relay's own. The error is the client's OK reason;
 // errAlreadyStored is an acceptance (OK true) with its message.
-func (r *Relay) add(ctx context.Context, evt *nostr.Event) error {
+func (r *Relay) add(ctx context.Context, evt *snowclaw.Event) error {
 	stored, err := r.write(ctx, evt)
 	if errors.Is(err, errAlreadyStored) {
 		r.met.wrote(evt, true, nil) // skipped, not refused
@@ -54,7 +59,7 @@ func (r *Relay) add(ctx context.Context, evt *nostr.Event) error {
 	return err
 }
 
-func (r *Relay) write(ctx context.Context, evt *nostr.Event) (stored bool, err error) {
+func (r *Relay) write(ctx context.Context, evt *snowclaw.Event) (stored bool, err error) {
 	// before any hook: a refused write must not have changed any state
 	if err := r.disk.check(); err != nil {
 		return false, err
@@ -65,7 +70,7 @@ func (r *Relay) write(ctx context.Context, evt *nostr.Event) (stored bool, err e
 
 // decide runs the rules on evt and, if they accept it, stores it and
 // runs the saved hooks; byRules: a rule refused it.
-func (r *Relay) decide(ctx context.Context, evt *nostr.Event) (stored, byRules bool, err error) {
+func (r *Relay) decide(ctx context.Context, evt *snowclaw.Event) (stored, byRules bool, err error) {
 	for _, reject := range r.RejectEvent {
 		if err := reject(ctx, evt); err != nil {
 			return false, true, err
@@ -101,9 +106,9 @@ func (r *Relay) decide(ctx context.Context, evt *nostr.Event) (stored, byRules b
 // older than the stored version of its address, which passed
 // RejectOlderVersion in a race, is refused like it. Either way nobody
 // else hears of it and no saved hook runs.
-func (r *Relay) save(ctx context.Context, evt *nostr.Event) (int64, error) {
+func (r *Relay) save(ctx context.Context, evt *snowclaw.Event) (int64, error) {
 	if nostr.IsRegularKind(evt.Kind) {
-		pos, err := r.store.SaveSequenced(ctx, evt)
+		pos, err := r.store.SaveSequenced(ctx, evt.Event)
 		if errors.Is(err, eventstore.ErrDupEvent) {
 			return -1, errAlreadyStored
 		}
@@ -124,7 +129,7 @@ func (r *Relay) save(ctx context.Context, evt *nostr.Event) (int64, error) {
 		return -1, err
 	}
 	// a shared store settles the race with other instances itself
-	switch err := r.store.ReplaceEvent(ctx, evt); {
+	switch err := r.store.ReplaceEvent(ctx, evt.Event); {
 	case errors.Is(err, store.ErrNotNewer), errors.Is(err, eventstore.ErrDupEvent):
 		return -1, nil
 	case err != nil:
@@ -171,8 +176,9 @@ func (r *Relay) Delete(ctx context.Context, evt *nostr.Event) error {
 		return err
 	}
 	r.expiry.forget(evt.ID)
+	e := snowclaw.ReadEvent(evt)
 	for _, on := range r.OnEventDeleted {
-		on(ctx, evt)
+		on(ctx, e)
 	}
 	return nil
 }

@@ -36,8 +36,8 @@ func (r *Relay) queryVisible(ctx context.Context, f nostr.Filter) (chan *nostr.E
 		now := nostr.Now()
 		err := store.Scan(ctx, r.store, f, limit, func(evt *nostr.Event) bool {
 			looked++
-			if !policies.Expired(evt, now) {
-				if ok, _ := r.vis.CanRead(reader, evt); ok {
+			if e := snowclaw.ReadEvent(evt); !e.Expired(now) {
+				if ok, _ := r.vis.CanRead(reader, e); ok {
 					select {
 					case out <- evt:
 						sent++
@@ -68,10 +68,11 @@ func (r *Relay) countVisible(ctx context.Context, f snowclaw.Filter) (int64, err
 	var n int64
 	now := nostr.Now()
 	err := store.Each(ctx, r.store, f.Filter, func(evt *nostr.Event) bool {
-		if policies.Expired(evt, now) {
+		e := snowclaw.ReadEvent(evt)
+		if e.Expired(now) {
 			return true
 		}
-		if ok, _ := r.vis.CanRead(reader, evt); !ok {
+		if ok, _ := r.vis.CanRead(reader, e); !ok {
 			return true
 		}
 		n++

@@ -15,6 +15,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/internal/nostrsig"
 	"github.com/snowclaw/snowclaw/policies"
 	"github.com/snowclaw/snowclaw/relay/store"
@@ -152,7 +153,7 @@ func New(ctx context.Context, st *store.Exact, opts Options) (*Relay, error) {
 
 // RejectOverLimits applies the size and time limits to every event, the
 // relay's own included (its group metadata is cut to fit).
-func (r *Relay) RejectOverLimits(ctx context.Context, evt *nostr.Event) error {
+func (r *Relay) RejectOverLimits(ctx context.Context, evt *snowclaw.Event) error {
 	return r.opts.Limits.RejectEvent(ctx, evt)
 }
 
@@ -160,8 +161,8 @@ func (r *Relay) RejectOverLimits(ctx context.Context, evt *nostr.Event) error {
 func (r *Relay) Identities() policies.Identities { return r.ids }
 
 // canRead is the read rule as a yes/no, expiry included.
-func (r *Relay) canRead(reader string, evt *nostr.Event) bool {
-	if policies.Expired(evt, nostr.Now()) {
+func (r *Relay) canRead(reader string, evt *snowclaw.Event) bool {
+	if evt.Expired(nostr.Now()) {
 		return false
 	}
 	ok, _ := r.vis.CanRead(reader, evt)

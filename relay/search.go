@@ -16,7 +16,7 @@ type Searcher interface {
 	// nil unless the query asked for it.
 	Search(ctx context.Context, reader string, f snowclaw.Filter) (evs []*nostr.Event, explain []snowclaw.ExplainRow, err error)
 	// MatchLive reports whether a new event matches a live search q.
-	MatchLive(q snowclaw.SearchQuery, evt *nostr.Event) bool
+	MatchLive(q snowclaw.SearchQuery, evt *snowclaw.Event) bool
 }
 
 // UseSearch turns NIP-50 on, answered by s. Call it before serving.

@@ -26,10 +26,10 @@ func (w *writeGuard) lock(addr string) func() {
 	return m.Unlock
 }
 
-func address(evt *nostr.Event) string {
+func address(evt *snowclaw.Event) string {
 	d := ""
 	if nostr.IsAddressableKind(evt.Kind) {
-		d = evt.Tags.GetD()
+		d = evt.D
 	}
 	return snowclaw.Address(evt.Kind, evt.PubKey, d)
 }
@@ -46,8 +46,8 @@ var errAlreadyStored = errors.New("duplicate: already have this event")
 // go to the lowest id). It reads every stored version, exactly that
 // address's: a version cut off by a limit, or one of a longer d tag taken
 // for it, would let an older version in.
-func versionCheck(ctx context.Context, st eventstore.Store, evt *nostr.Event) error {
-	prev, err := store.Versions(ctx, st, evt)
+func versionCheck(ctx context.Context, st eventstore.Store, evt *snowclaw.Event) error {
+	prev, err := store.Versions(ctx, st, evt.Event)
 	if err != nil {
 		return snowclaw.Internal("could not look up the stored version; try again")
 	}
@@ -56,7 +56,7 @@ func versionCheck(ctx context.Context, st eventstore.Store, evt *nostr.Event) er
 			return errAlreadyStored
 		}
 	}
-	if store.NewerIn(prev, evt) {
+	if store.NewerIn(prev, evt.Event) {
 		return snowclaw.Duplicate("a version of %s at least as new is already stored; send a newer created_at to replace it", address(evt))
 	}
 	return nil

@@ -5,7 +5,6 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
-	"github.com/snowclaw/snowclaw/policies"
 )
 
 // registry holds the open connections and their live subscriptions. It
@@ -93,8 +92,8 @@ type delivery struct {
 // broadcast sends evt to every subscription whose filters match and whose
 // reader may see it (the same rule as stored reads). It returns how many
 // subscriptions got it.
-func (r *Relay) broadcast(evt *nostr.Event) int {
-	if policies.Expired(evt, nostr.Now()) {
+func (r *Relay) broadcast(evt *snowclaw.Event) int {
+	if evt.Expired(nostr.Now()) {
 		return 0
 	}
 	var out []delivery
@@ -116,7 +115,7 @@ func (r *Relay) broadcast(evt *nostr.Event) int {
 			readable[d.c] = ok
 		}
 		if ok {
-			d.c.deliverEvent(d.sub, evt)
+			d.c.deliverEvent(d.sub, evt.Event)
 			n++
 		}
 	}
@@ -126,9 +125,9 @@ func (r *Relay) broadcast(evt *nostr.Event) int {
 // matchesLive is NIP-01 matching, and for search filters the rest of the
 // filter plus the search itself, parsed when the REQ came (go-nostr's
 // Matches ignores search).
-func (r *Relay) matchesLive(filters []snowclaw.Filter, evt *nostr.Event) bool {
+func (r *Relay) matchesLive(filters []snowclaw.Filter, evt *snowclaw.Event) bool {
 	for _, f := range filters {
-		if !f.Filter.Matches(evt) {
+		if !f.Filter.Matches(evt.Event) {
 			continue
 		}
 		if f.Search == nil || r.search != nil && r.search.MatchLive(*f.Search, evt) {

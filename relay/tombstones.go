@@ -32,13 +32,13 @@ func newTombstones() *tombstones {
 
 func (t *tombstones) load(ctx context.Context, r *Relay) error {
 	return store.Each(ctx, r.store, nostr.Filter{Kinds: []int{snowclaw.KindDeletion, snowclaw.KindDeleteEvent}}, func(evt *nostr.Event) bool {
-		t.record(evt)
+		t.record(snowclaw.ReadEvent(evt))
 		return true
 	})
 }
 
 // record notes a stored deletion request.
-func (t *tombstones) record(evt *nostr.Event) {
+func (t *tombstones) record(evt *snowclaw.Event) {
 	if evt.Kind != snowclaw.KindDeletion && evt.Kind != snowclaw.KindDeleteEvent {
 		return
 	}
@@ -46,13 +46,13 @@ func (t *tombstones) record(evt *nostr.Event) {
 	defer t.mu.Unlock()
 	mark := tombstone{author: evt.PubKey}
 	if evt.Kind == snowclaw.KindDeleteEvent {
-		mark = tombstone{group: snowclaw.GroupOf(evt)}
+		mark = tombstone{group: evt.Group}
 	}
-	for _, id := range snowclaw.TagValues(evt, "e") {
+	for _, id := range snowclaw.TagValues(evt.Event, "e") {
 		t.ids[id] = append(t.ids[id], mark)
 	}
 	if evt.Kind == snowclaw.KindDeletion {
-		for _, a := range snowclaw.TagValues(evt, "a") {
+		for _, a := range snowclaw.TagValues(evt.Event, "a") {
 			if _, pk, _, err := snowclaw.ParseAddress(a); err == nil && pk == evt.PubKey && evt.CreatedAt > t.addrs[a] {
 				t.addrs[a] = evt.CreatedAt
 			}
@@ -61,14 +61,14 @@ func (t *tombstones) record(evt *nostr.Event) {
 }
 
 // refusal says why evt must stay deleted, or is nil.
-func (t *tombstones) refusal(evt *nostr.Event) error {
+func (t *tombstones) refusal(evt *snowclaw.Event) error {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	for _, m := range t.ids[evt.ID] {
 		switch {
 		case m.author != "" && m.author == evt.PubKey:
 			return snowclaw.Blocked("this event was deleted by its author (NIP-09) and stays deleted")
-		case m.group != "" && m.group == snowclaw.GroupOf(evt):
+		case m.group != "" && m.group == evt.Group:
 			return snowclaw.Blocked("this event was deleted by a group moderator and stays deleted")
 		}
 	}

@@ -10,7 +10,7 @@ import (
 )
 
 // RejectDeleted keeps deleted events deleted (docs/access.md).
-func (r *Relay) RejectDeleted(_ context.Context, evt *nostr.Event) error {
+func (r *Relay) RejectDeleted(_ context.Context, evt *snowclaw.Event) error {
 	return r.tombs.refusal(evt)
 }
 
@@ -18,7 +18,7 @@ func (r *Relay) RejectDeleted(_ context.Context, evt *nostr.Event) error {
 // version at least as new is stored, so the older one is neither stored,
 // broadcast nor handed to plugins; save repeats the check under the
 // address's lock.
-func (r *Relay) RejectOlderVersion(ctx context.Context, evt *nostr.Event) error {
+func (r *Relay) RejectOlderVersion(ctx context.Context, evt *snowclaw.Event) error {
 	if !nostr.IsReplaceableKind(evt.Kind) && !nostr.IsAddressableKind(evt.Kind) {
 		return nil
 	}
@@ -35,11 +35,11 @@ func (r *Relay) RejectOlderVersion(ctx context.Context, evt *nostr.Event) error 
 // RejectForeignDeletion refuses a NIP-09 request naming an event its
 // author may not delete: someone else's, or group history that NIP-29
 // state is rebuilt from.
-func (r *Relay) RejectForeignDeletion(ctx context.Context, evt *nostr.Event) error {
+func (r *Relay) RejectForeignDeletion(ctx context.Context, evt *snowclaw.Event) error {
 	if evt.Kind != snowclaw.KindDeletion {
 		return nil
 	}
-	targets := snowclaw.TagValues(evt, "e")
+	targets := snowclaw.TagValues(evt.Event, "e")
 	if len(targets) == 0 {
 		return nil
 	}
@@ -67,7 +67,7 @@ func (r *Relay) RejectForeignDeletion(ctx context.Context, evt *nostr.Event) err
 // mayLearnOf reports whether whoever hears the answer to an event by
 // signer (policies.Hearer) may learn that target exists.
 func (r *Relay) mayLearnOf(ctx context.Context, signer string, target *nostr.Event) bool {
-	return r.canRead(policies.Hearer(ctx, signer), target)
+	return r.canRead(policies.Hearer(ctx, signer), snowclaw.ReadEvent(target))
 }
 
 // ApplyDeletion (an OnEventSaved hook) carries out a stored NIP-09 request: its `e` targets
@@ -75,15 +75,15 @@ func (r *Relay) mayLearnOf(ctx context.Context, signer string, target *nostr.Eve
 // up to the request's created_at. The address is read with
 // snowclaw.ParseAddress, which keeps colons inside the d tag (every
 // snowclaw d has some); splitting on every colon would find none of them.
-func (r *Relay) ApplyDeletion(ctx context.Context, deletion *nostr.Event) {
+func (r *Relay) ApplyDeletion(ctx context.Context, deletion *snowclaw.Event) {
 	r.tombs.record(deletion)
 	if deletion.Kind != snowclaw.KindDeletion {
 		return
 	}
-	if targets := snowclaw.TagValues(deletion, "e"); len(targets) > 0 {
+	if targets := snowclaw.TagValues(deletion.Event, "e"); len(targets) > 0 {
 		r.deleteMatching(ctx, nostr.Filter{IDs: targets, Authors: []string{deletion.PubKey}, Limit: len(targets)})
 	}
-	for _, a := range snowclaw.TagValues(deletion, "a") {
+	for _, a := range snowclaw.TagValues(deletion.Event, "a") {
 		kind, pk, d, err := snowclaw.ParseAddress(a)
 		if err != nil || pk != deletion.PubKey {
 			continue // only authors delete their own addresses

@@ -28,7 +28,7 @@ type Codec struct {
 	AgentSecret string // hex
 	AgentPubkey string // hex
 	// TrustAgent is the agent whose signature makes a private memory its
-	// p person's (snowclaw.PersonOf); "" means AgentPubkey, which is
+	// p person's (snowclaw.Event.Person); "" means AgentPubkey, which is
 	// right whenever the codec holds the agent key. A codec holding a
 	// person's key sets it to the agent's pubkey.
 	TrustAgent string
@@ -269,7 +269,7 @@ func Probe(author string, tier snowclaw.Tier, group, subject string) *nostr.Even
 	return &nostr.Event{Kind: snowclaw.KindAppData, PubKey: author, Tags: tags}
 }
 
-// trusted is the agent key PersonOf trusts (see TrustAgent).
+// trusted is the agent key snowclaw.Event.Person trusts (see TrustAgent).
 func (c *Codec) trusted() string {
 	if c.TrustAgent != "" {
 		return c.TrustAgent

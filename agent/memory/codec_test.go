@@ -114,11 +114,11 @@ func TestCodec_RoundTrip(t *testing.T) {
 			if evt.Tags.GetD() != d {
 				t.Errorf("d = %q, want %q", evt.Tags.GetD(), d)
 			}
-			if ns, _ := snowclaw.NamespaceOf(evt); ns != tc.ns {
+			if ns := snowclaw.ReadEvent(evt).Namespace; ns != tc.ns {
 				t.Errorf("namespace %v, want %v", ns, tc.ns)
 			}
-			if got := snowclaw.TierOf(evt); got != tc.tier {
-				t.Errorf("TierOf = %s, want %s", got, tc.tier)
+			if got := snowclaw.ReadEvent(evt).Tier; got != tc.tier {
+				t.Errorf("tier = %s, want %s", got, tc.tier)
 			}
 			for k, v := range tc.tags {
 				if got := tag(evt, k); got != v || v == "" && snowclaw.HasTag(evt, k) {
@@ -132,7 +132,7 @@ func TestCodec_RoundTrip(t *testing.T) {
 				t.Errorf("plain content is not JSON: %s", evt.Content)
 			}
 
-			got, err := p.codec.Decode(evt)
+			got, err := p.codec.Decode(snowclaw.ReadEvent(evt))
 			if err != nil {
 				t.Fatalf("Decode: %v", err)
 			}
@@ -209,7 +209,7 @@ func TestCodec_PersonReadsOwnRecords(t *testing.T) {
 			// The same through a Codec holding the reader's key.
 			c, _ := NewCodec(tc.reader)
 			c.TrustAgent = p.agentPK
-			rec, err := c.Decode(tc.evt)
+			rec, err := c.Decode(snowclaw.ReadEvent(tc.evt))
 			if tc.want == "" {
 				if !errors.Is(err, ErrDecrypt) {
 					t.Errorf("Decode = %+v, %v; want ErrDecrypt", rec, err)

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
 )
 
@@ -21,7 +20,7 @@ var (
 	// key is not part of (or is corrupt). Callers loading at start skip it.
 	ErrDecrypt = snowclaw.ErrDecrypt
 	// ErrForged: a private memory neither the agent nor its person wrote
-	// (snowclaw.PersonOf): nobody's memory, never read as one.
+	// (snowclaw.Event.Person): nobody's memory, never read as one.
 	ErrForged = snowclaw.ErrForged
 )
 
@@ -31,9 +30,9 @@ var (
 // tag), plain JSON person records, and plain-text memory items, taken as
 // the summary (docs/events.md#older-forms-still-read). The event's created_at is noted so a
 // later Encode of the same d tag is newer.
-func (c *Codec) Decode(evt *nostr.Event) (Record, error) {
-	ns, rest := snowclaw.NamespaceOf(evt)
-	d := evt.Tags.GetD()
+func (c *Codec) Decode(evt *snowclaw.Event) (Record, error) {
+	ns, rest := evt.Namespace, evt.Subject
+	d := evt.D
 	rec := Record{CreatedAt: int64(evt.CreatedAt)}
 	var err error
 	switch ns {
@@ -53,8 +52,8 @@ func (c *Codec) Decode(evt *nostr.Event) (Record, error) {
 	return rec, nil
 }
 
-func (c *Codec) decodeNpub(evt *nostr.Event, subject string) (*Npub, error) {
-	ps := snowclaw.TagValues(evt, "p")
+func (c *Codec) decodeNpub(evt *snowclaw.Event, subject string) (*Npub, error) {
+	ps := evt.P
 	var pk string
 	switch {
 	case strings.HasPrefix(subject, "npub1") || len(subject) == 64:
@@ -90,7 +89,7 @@ func (c *Codec) decodeNpub(evt *nostr.Event, subject string) (*Npub, error) {
 	return &n, nil
 }
 
-func (c *Codec) decodeGroup(evt *nostr.Event, id string) (*Group, error) {
+func (c *Codec) decodeGroup(evt *snowclaw.Event, id string) (*Group, error) {
 	if id == "" {
 		return nil, errors.New("group record without a group id")
 	}
@@ -106,12 +105,12 @@ func (c *Codec) decodeGroup(evt *nostr.Event, id string) (*Group, error) {
 	return &g, nil
 }
 
-func (c *Codec) decodeItem(evt *nostr.Event, topic string) (*Item, *Lesson, error) {
-	tier := snowclaw.TierOf(evt)
+func (c *Codec) decodeItem(evt *snowclaw.Event, topic string) (*Item, *Lesson, error) {
+	tier := evt.Tier
 	var subject string
 	if tier == snowclaw.TierPrivate {
 		var ok bool
-		if subject, ok = snowclaw.PersonOf(evt, c.trusted()); !ok {
+		if subject, ok = evt.Person(c.trusted()); !ok {
 			return nil, nil, ErrForged
 		}
 	}
@@ -143,7 +142,7 @@ func (c *Codec) decodeItem(evt *nostr.Event, topic string) (*Item, *Lesson, erro
 		}
 		switch tier {
 		case snowclaw.TierGroup:
-			l.Tier, l.Group = tier, snowclaw.GroupOf(evt)
+			l.Tier, l.Group = tier, evt.Group
 		case snowclaw.TierPrivate:
 			l.Tier = tier
 		case snowclaw.TierPublic:
@@ -168,15 +167,15 @@ func (c *Codec) decodeItem(evt *nostr.Event, topic string) (*Item, *Lesson, erro
 		it.Author = evt.PubKey // written by someone else, who is its author
 	}
 	if tier == snowclaw.TierGroup {
-		it.Group = snowclaw.GroupOf(evt)
+		it.Group = evt.Group
 	}
-	if v := snowclaw.TagValues(evt, snowclaw.TagConfidence); len(v) > 0 {
+	if v := snowclaw.TagValues(evt.Event, snowclaw.TagConfidence); len(v) > 0 {
 		it.Confidence, _ = strconv.ParseFloat(v[0], 64)
 	}
-	if v := snowclaw.TagValues(evt, snowclaw.TagVersion); len(v) > 0 {
+	if v := snowclaw.TagValues(evt.Event, snowclaw.TagVersion); len(v) > 0 {
 		it.Version, _ = strconv.Atoi(v[0])
 	}
-	if v := snowclaw.TagValues(evt, snowclaw.TagSupersedes); len(v) > 0 {
+	if v := snowclaw.TagValues(evt.Event, snowclaw.TagSupersedes); len(v) > 0 {
 		// the first is the version replaced; more are merged duplicates
 		it.Supersedes, it.Merges = v[0], append([]string(nil), v[1:]...)
 	}
@@ -200,7 +199,7 @@ func (c *Codec) decodeItem(evt *nostr.Event, topic string) (*Item, *Lesson, erro
 // open returns the plain content of an event (snowclaw.Open, the one
 // NIP-44 rule) as this codec's key reads it; person names whom the
 // record is about, for records that carry no p tag.
-func (c *Codec) open(evt *nostr.Event, person string) (string, error) {
+func (c *Codec) open(evt *snowclaw.Event, person string) (string, error) {
 	return snowclaw.Open(evt, c.AgentSecret, c.trusted(), person)
 }
 

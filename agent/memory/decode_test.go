@@ -63,7 +63,7 @@ func TestCodec_DecodeLegacyAndForeign(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			rec, err := p.codec.Decode(&tc.evt)
+			rec, err := p.codec.Decode(snowclaw.ReadEvent(&tc.evt))
 			switch {
 			case tc.wantErr == nil && err != nil:
 				t.Fatalf("Decode: %v", err)
@@ -91,7 +91,7 @@ func TestCodec_CreatedAtAlwaysAdvances(t *testing.T) {
 	}
 	// A stored version from a skewed clock: the next one must still win.
 	stored := p.signed(t, Record{Group: &Group{ID: "g"}, CreatedAt: 5000})
-	if _, err := p.codec.Decode(stored); err != nil {
+	if _, err := p.codec.Decode(snowclaw.ReadEvent(stored)); err != nil {
 		t.Fatal(err)
 	}
 	clk.Add(time.Second)

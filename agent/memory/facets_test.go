@@ -3,6 +3,8 @@ package memory
 import (
 	"strings"
 	"testing"
+
+	"github.com/snowclaw/snowclaw"
 )
 
 func TestFacets_ScopedLearningAndItsUndo(t *testing.T) {
@@ -50,7 +52,7 @@ func TestFacets_ScopedLearningAndItsUndo(t *testing.T) {
 	if strings.Contains(evt.Content, "coffee") {
 		t.Fatal("the record's event is not encrypted")
 	}
-	back, err := c.Decode(&evt)
+	back, err := c.Decode(snowclaw.ReadEvent(&evt))
 	if err != nil || back.Npub.Facet("").Notes[0] != "likes coffee" || back.Npub.Facet("g").Preferences["editor"] != "vim" {
 		t.Fatalf("decoded %+v, %v", back.Npub, err)
 	}

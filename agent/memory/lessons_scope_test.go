@@ -40,11 +40,12 @@ func TestLesson_ScopeOnTheWire(t *testing.T) {
 				t.Fatal("Learn refused the lesson")
 			}
 			evt := p.signed(t, Record{Lesson: &tc.l})
-			if got := snowclaw.TierOf(evt); got != tc.tier {
-				t.Errorf("tier on the wire %q, want %q", got, tc.tier)
+			e := snowclaw.ReadEvent(evt)
+			if e.Tier != tc.tier {
+				t.Errorf("tier on the wire %q, want %q", e.Tier, tc.tier)
 			}
-			if tag(evt, "p") != tc.p || snowclaw.GroupOf(evt) != tc.h || snowclaw.IsEncrypted(evt) != tc.encrypted {
-				t.Errorf("markers p=%q h=%q encrypted=%v", tag(evt, "p"), snowclaw.GroupOf(evt), snowclaw.IsEncrypted(evt))
+			if tag(evt, "p") != tc.p || e.Group != tc.h || e.Encrypted != tc.encrypted {
+				t.Errorf("markers p=%q h=%q encrypted=%v", tag(evt, "p"), e.Group, e.Encrypted)
 			}
 			if tc.tier == snowclaw.TierPrivate {
 				// the person can open it with their own key
@@ -53,7 +54,7 @@ func TestLesson_ScopeOnTheWire(t *testing.T) {
 					t.Errorf("the person cannot read their lesson: %v", err)
 				}
 			}
-			back, err := p.codec.Decode(evt)
+			back, err := p.codec.Decode(snowclaw.ReadEvent(evt))
 			if err != nil || back.Lesson == nil {
 				t.Fatalf("Decode = %+v, %v", back, err)
 			}
@@ -115,7 +116,7 @@ func TestLesson_LegacyUnscopedDropped(t *testing.T) {
 		legacy("aaaaaaaaaaaa", "npub1alice corrected you: my diagnosis is private", "correction"),
 		legacy("bbbbbbbbbbbb", "A model call failed: timeout", "llm_failure"),
 	} {
-		rec, err := p.codec.Decode(evt)
+		rec, err := p.codec.Decode(snowclaw.ReadEvent(evt))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -147,7 +148,7 @@ func TestDecode_ForgedPrivateMemory(t *testing.T) {
 		if err := evt.Sign(p.strangerSK); err != nil {
 			t.Fatal(err)
 		}
-		if rec, err := p.codec.Decode(evt); !errors.Is(err, ErrForged) {
+		if rec, err := p.codec.Decode(snowclaw.ReadEvent(evt)); !errors.Is(err, ErrForged) {
 			t.Errorf("%s: Decode = %+v, %v; want ErrForged", name, rec, err)
 		}
 	}

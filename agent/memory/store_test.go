@@ -151,7 +151,7 @@ func TestCodec_StoreRoundTrip(t *testing.T) {
 		if evt.Tags.GetD() != k.D {
 			t.Errorf("event d %q, key d %q", evt.Tags.GetD(), k.D)
 		}
-		back, err := p.codec.Decode(evt)
+		back, err := p.codec.Decode(snowclaw.ReadEvent(evt))
 		if err != nil {
 			t.Fatalf("Decode %s: %v", k.D, err)
 		}

@@ -79,7 +79,7 @@ func TestCodec_VersionTagsRoundTrip(t *testing.T) {
 	if v := snowclaw.TagValues(&evt, "snow:version"); len(v) != 1 || v[0] != "3" {
 		t.Fatalf("snow:version %v", v)
 	}
-	rec, err := c.Decode(&evt)
+	rec, err := c.Decode(snowclaw.ReadEvent(&evt))
 	if err != nil || rec.Item.Version != 3 || rec.Item.Supersedes != it.Supersedes {
 		t.Fatalf("decoded %+v, %v", rec.Item, err)
 	}

@@ -224,7 +224,7 @@ func evalLearning(ctx context.Context, cfg Config, script *learneval.Script, cha
 		}
 		var top []string
 		for _, e := range evs {
-			if !snowclaw.IsMemoryItem(e) {
+			if !snowclaw.ReadEvent(e).IsMemoryItem() {
 				continue
 			}
 			d := e.Tags.GetD()

@@ -130,10 +130,10 @@ func TestSearchCmd_GroupMemoriesOpenForMembers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := carolKeys.Open(context.Background(), &fresh); !errors.Is(err, snowclaw.ErrNoGroupKey) {
+	if _, err := carolKeys.Open(context.Background(), snowclaw.ReadEvent(&fresh)); !errors.Is(err, snowclaw.ErrNoGroupKey) {
 		t.Fatalf("carol's keys on the memory written after her removal: %v, want ErrNoGroupKey", err)
 	}
-	if plain, err := carolKeys.Open(context.Background(), &old); err != nil || !strings.Contains(plain, "walrus-4410") {
+	if plain, err := carolKeys.Open(context.Background(), snowclaw.ReadEvent(&old)); err != nil || !strings.Contains(plain, "walrus-4410") {
 		t.Fatalf("carol's keys on what she could read before: %q %v", plain, err)
 	}
 

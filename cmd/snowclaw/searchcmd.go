@@ -156,8 +156,9 @@ func printHit(w io.Writer, rank int, evt *nostr.Event) {
 	if len(npub) > 16 {
 		npub = npub[:12] + "…" + npub[len(npub)-4:]
 	}
-	where := evt.Tags.GetD()
-	if g := snowclaw.GroupOf(evt); g != "" {
+	e := snowclaw.ReadEvent(evt)
+	where := e.D
+	if g := e.Group; g != "" {
 		where = strings.TrimSpace(where + " #" + g)
 	}
 	text := evt.Content

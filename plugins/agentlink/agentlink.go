@@ -32,21 +32,21 @@ import (
 type Link struct {
 	a     *agent.Agent
 	g     *groups.Groups
-	plain func(*nostr.Event) *nostr.Event
+	plain func(*snowclaw.Event) *snowclaw.Event
 }
 
 // New links a. plain, when not nil, is what the agent is fed of each
 // event (the group keys' opener, plugins/groupcrypt): the agent reads
 // group memories in plain, in its RAM only.
-func New(a *agent.Agent, g *groups.Groups, plain func(*nostr.Event) *nostr.Event) *Link {
+func New(a *agent.Agent, g *groups.Groups, plain func(*snowclaw.Event) *snowclaw.Event) *Link {
 	return &Link{a: a, g: g, plain: plain}
 }
 
 // OnEventSaved tells the agent of a deleted group, of the owner's
 // ruling on a conflict, and feeds it the event.
-func (l *Link) OnEventSaved(ctx context.Context, evt *nostr.Event) {
+func (l *Link) OnEventSaved(ctx context.Context, evt *snowclaw.Event) {
 	if evt.Kind == snowclaw.KindDeleteGroup {
-		gid := snowclaw.GroupOf(evt)
+		gid := evt.Group
 		if _, exists := l.g.Snapshot(gid); gid != "" && !exists {
 			l.a.GroupDeleted(gid)
 		}
@@ -55,14 +55,14 @@ func (l *Link) OnEventSaved(ctx context.Context, evt *nostr.Event) {
 	// agent key, holds its address from now on: the agent is not fed its
 	// own events, and on every instance of a shared deployment this hook
 	// runs as the event is stored or followed
-	if ns, topic := snowclaw.NamespaceOf(evt); ns == snowclaw.NamespaceMemoryItem && evt.PubKey == l.a.Pubkey() && snowclaw.HasTag(evt, snowclaw.TagResolution) {
-		l.a.Ruled(topic)
+	if evt.IsMemoryItem() && evt.PubKey == l.a.Pubkey() && snowclaw.HasTag(evt.Event, snowclaw.TagResolution) {
+		l.a.Ruled(evt.Subject)
 	}
 	l.OnEphemeralEvent(ctx, evt)
 }
 
 // OnEphemeralEvent feeds the agent an event that is not stored.
-func (l *Link) OnEphemeralEvent(_ context.Context, evt *nostr.Event) {
+func (l *Link) OnEphemeralEvent(_ context.Context, evt *snowclaw.Event) {
 	if l.plain != nil {
 		evt = l.plain(evt)
 	}
@@ -70,7 +70,7 @@ func (l *Link) OnEphemeralEvent(_ context.Context, evt *nostr.Event) {
 }
 
 // OnEventDeleted tells the agent an event left the store.
-func (l *Link) OnEventDeleted(_ context.Context, evt *nostr.Event) { l.a.Deleted(evt) }
+func (l *Link) OnEventDeleted(_ context.Context, evt *snowclaw.Event) { l.a.Deleted(evt) }
 
 // MayShow is agent.Options.MayShow, the read rule for what the agent's
 // replies carry: evt may go into a reply's prompt only if everyone who
@@ -78,10 +78,11 @@ func (l *Link) OnEventDeleted(_ context.Context, evt *nostr.Event) { l.a.Deleted
 // included as for reads.
 func MayShow(vis *policies.Visibility) func(reply, evt *nostr.Event) bool {
 	return func(reply, evt *nostr.Event) bool {
-		if policies.Expired(evt, nostr.Now()) {
+		e := snowclaw.ReadEvent(evt)
+		if e.Expired(nostr.Now()) {
 			return false
 		}
-		ok, _ := vis.CanQuote(reply, evt)
+		ok, _ := vis.CanQuote(snowclaw.ReadEvent(reply), e)
 		return ok
 	}
 }

@@ -25,10 +25,11 @@ func (p *Plugin) WrapAgent(ao *agent.Options) {
 	if next := ao.Query; next != nil {
 		ao.Query = func(ctx context.Context, f nostr.Filter, fn func(*nostr.Event) bool) error {
 			return next(ctx, f, func(evt *nostr.Event) bool {
-				if ns, _ := snowclaw.NamespaceOf(evt); ns == snowclaw.NamespaceGroupKey {
+				e := snowclaw.ReadEvent(evt)
+				if e.Namespace == snowclaw.NamespaceGroupKey {
 					return true // the keys are this package's, not the agent's memory
 				}
-				return fn(p.Plain(evt))
+				return fn(p.Plain(e).Event)
 			})
 		}
 	}
@@ -36,7 +37,7 @@ func (p *Plugin) WrapAgent(ao *agent.Options) {
 		ao.Recall = func(ctx context.Context, req agent.RecallRequest) ([]snowclaw.SearchHit, error) {
 			found, err := next(ctx, req)
 			for i := range found {
-				found[i].Event = p.Plain(found[i].Event)
+				found[i].Event = p.Plain(snowclaw.ReadEvent(found[i].Event)).Event
 			}
 			return found, err
 		}
@@ -46,10 +47,11 @@ func (p *Plugin) WrapAgent(ao *agent.Options) {
 // seal turns an agent's plain group memory for an encrypted group into its
 // sealed form, in place (the caller's event is the one stored).
 func (p *Plugin) seal(evt *nostr.Event) error {
-	if evt.PubKey != p.agent || !p.sealable(evt) {
+	e := snowclaw.ReadEvent(evt)
+	if evt.PubKey != p.agent || !p.sealable(e) {
 		return nil
 	}
-	g := snowclaw.GroupOf(evt)
+	g := e.Group
 	k, ok := p.Current(g)
 	if !ok {
 		// reconcile makes the key when encryption is switched on; until
@@ -70,17 +72,18 @@ func (p *Plugin) seal(evt *nostr.Event) error {
 
 // Plain is what the agent reads of evt: a group-sealed memory opened with
 // the group's key and stripped of its seal markers (same id; the agent
-// keeps it in RAM only), anything else as it is. One it cannot open
-// stays sealed, and the agent's decoder skips it.
-func (p *Plugin) Plain(evt *nostr.Event) *nostr.Event {
-	if evt == nil || !snowclaw.IsGroupEncrypted(evt) {
+// keeps it in RAM only, read anew as the plain event it now is), anything
+// else as it is. One it cannot open stays sealed, and the agent's decoder
+// skips it.
+func (p *Plugin) Plain(evt *snowclaw.Event) *snowclaw.Event {
+	if evt == nil || !evt.GroupSealed {
 		return evt
 	}
 	plain, err := p.Open(evt)
 	if err != nil {
 		return evt
 	}
-	c := *evt
+	c := *evt.Event
 	c.Content = plain
 	c.Tags = make(nostr.Tags, 0, len(evt.Tags))
 	for _, t := range evt.Tags {
@@ -89,5 +92,5 @@ func (p *Plugin) Plain(evt *nostr.Event) *nostr.Event {
 		}
 		c.Tags = append(c.Tags, t)
 	}
-	return &c
+	return snowclaw.ReadEvent(&c)
 }

@@ -85,10 +85,11 @@ func New(o Options) (*Plugin, error) {
 func (p *Plugin) Load(ctx context.Context) error {
 	var bad error
 	err := store.Each(ctx, p.o.Store, nostr.Filter{Kinds: []int{snowclaw.KindAppData}, Authors: []string{p.agent}}, func(evt *nostr.Event) bool {
-		if ns, _ := snowclaw.NamespaceOf(evt); ns != snowclaw.NamespaceGroupKey {
+		e := snowclaw.ReadEvent(evt)
+		if e.Namespace != snowclaw.NamespaceGroupKey {
 			return true
 		}
-		if err := p.adopt(evt); err != nil {
+		if err := p.adopt(e); err != nil {
 			bad = err
 			return false
 		}
@@ -141,8 +142,8 @@ func (p *Plugin) Run(ctx context.Context) {
 
 // OnEventSaved adopts keys another instance stored, and reconciles a
 // group's keys with its members after any change of its state.
-func (p *Plugin) OnEventSaved(ctx context.Context, evt *nostr.Event) {
-	if ns, _ := snowclaw.NamespaceOf(evt); ns == snowclaw.NamespaceGroupKey {
+func (p *Plugin) OnEventSaved(ctx context.Context, evt *snowclaw.Event) {
+	if evt.Namespace == snowclaw.NamespaceGroupKey {
 		if evt.PubKey == p.agent {
 			if err := p.adopt(evt); err != nil {
 				p.log.Error("stored group keys unreadable", "err", err)
@@ -153,7 +154,7 @@ func (p *Plugin) OnEventSaved(ctx context.Context, evt *nostr.Event) {
 	if !snowclaw.IsGroupStateKind(evt.Kind) {
 		return
 	}
-	if g := snowclaw.GroupOf(evt); g != "" {
+	if g := evt.Group; g != "" {
 		p.reconcile(ctx, g)
 	}
 }
@@ -182,6 +183,6 @@ func (p *Plugin) Current(g string) (snowclaw.GroupKey, bool) {
 
 // Open is the plain content of a group-encrypted event (memsearch's
 // opener for the RAM-only index).
-func (p *Plugin) Open(evt *nostr.Event) (string, error) {
+func (p *Plugin) Open(evt *snowclaw.Event) (string, error) {
 	return snowclaw.OpenGroup(evt, p.KeyOf)
 }

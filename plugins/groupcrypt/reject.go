@@ -3,7 +3,6 @@ package groupcrypt
 import (
 	"context"
 
-	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
 )
 
@@ -18,11 +17,11 @@ import (
 //
 // Both count for the agent too: WrapAgent seals its writes before they
 // get here.
-func (p *Plugin) RejectEvent(_ context.Context, evt *nostr.Event) error {
+func (p *Plugin) RejectEvent(_ context.Context, evt *snowclaw.Event) error {
 	if evt.Kind != snowclaw.KindAppData {
 		return nil
 	}
-	if snowclaw.MentionsGroupEncryption(evt) {
+	if evt.MentionsGroupSeal {
 		g, v, err := snowclaw.GroupSealOf(evt)
 		if err != nil {
 			return snowclaw.Invalid("%s", err.Error())
@@ -42,17 +41,17 @@ func (p *Plugin) RejectEvent(_ context.Context, evt *nostr.Event) error {
 	if !p.sealable(evt) {
 		return nil
 	}
-	return snowclaw.Restricted(`group %s keeps its memories encrypted: seal them with its group key (["encrypted","nip44-group"], docs/group-encryption.md)`, snowclaw.GroupOf(evt))
+	return snowclaw.Restricted(`group %s keeps its memories encrypted: seal them with its group key (["encrypted","nip44-group"], docs/group-encryption.md)`, evt.Group)
 }
 
 // sealable reports whether evt is a group memory in plain whose group is
 // encrypted: a snow:memory: item or the agent's record of the group.
-func (p *Plugin) sealable(evt *nostr.Event) bool {
-	if evt.Kind != snowclaw.KindAppData || snowclaw.IsEncrypted(evt) {
+func (p *Plugin) sealable(evt *snowclaw.Event) bool {
+	if evt.Kind != snowclaw.KindAppData || evt.Encrypted {
 		return false
 	}
-	g := snowclaw.GroupOf(evt)
-	if ns, _ := snowclaw.NamespaceOf(evt); g == "" || ns != snowclaw.NamespaceMemoryItem && ns != snowclaw.NamespaceMemoryGroup {
+	g, ns := evt.Group, evt.Namespace
+	if g == "" || ns != snowclaw.NamespaceMemoryItem && ns != snowclaw.NamespaceMemoryGroup {
 		return false
 	}
 	info, ok := p.o.Groups.GroupInfo(g)

@@ -91,9 +91,9 @@ func (p *Plugin) event(r *ring) (*nostr.Event, error) {
 }
 
 // adopt takes a stored ring in, unless a newer one is held.
-func (p *Plugin) adopt(evt *nostr.Event) error {
-	ns, g := snowclaw.NamespaceOf(evt)
-	if ns != snowclaw.NamespaceGroupKey || evt.PubKey != p.agent {
+func (p *Plugin) adopt(evt *snowclaw.Event) error {
+	g := evt.Subject
+	if evt.Namespace != snowclaw.NamespaceGroupKey || evt.PubKey != p.agent {
 		return nil
 	}
 	plain, err := snowclaw.Open(evt, p.o.AgentSecret, p.agent, "")

@@ -27,10 +27,10 @@ type effect struct {
 // event this instance stored, carries out its consequences. Another
 // instance's event changes the state alike; that instance carries out
 // the consequences.
-func (s *Groups) OnEventSaved(ctx context.Context, evt *nostr.Event) {
+func (s *Groups) OnEventSaved(ctx context.Context, evt *snowclaw.Event) {
 	if snowclaw.IsGroupMetadataKind(evt.Kind) {
 		if evt.PubKey == s.opts.IDs.Relay {
-			s.meta.stored(evt, relay.FromPeer(ctx))
+			s.meta.stored(evt.Event, relay.FromPeer(ctx))
 		}
 		return
 	}
@@ -65,10 +65,10 @@ func (s *Groups) position(ctx context.Context) at {
 // says what it asks of the relay. It never fails: an event the rules
 // would refuse now (stored before a rule existed, or racing a change on
 // another instance) changes what the registers say, or nothing.
-func (s *Groups) apply(evt *nostr.Event, p at) effect {
+func (s *Groups) apply(evt *snowclaw.Event, p at) effect {
 	s.local = max(s.local, p)
-	gid, err := snowclaw.ParseGroup(evt)
-	if err != nil || gid == "" {
+	gid := evt.Group
+	if evt.GroupErr != nil || gid == "" {
 		return effect{} // refused on write; stored before that, it names no group
 	}
 	if d, ok := s.deleted[gid]; ok && p <= d {
@@ -111,12 +111,12 @@ func (s *Groups) apply(evt *nostr.Event, p at) effect {
 		if pt := evt.Tags.Find("p"); len(pt) >= 2 {
 			g.setMember(pt[1], &out, &none, p)
 		}
-		g.noteInvite(evt, s.opts.IDs.Relay)
+		g.noteInvite(evt.Event, s.opts.IDs.Relay)
 	case snowclaw.KindEditMetadata:
 		g.edit(metadataFields(evt.Tags), p, s.opts.Defaults)
 	case snowclaw.KindDeleteEvent:
 		eff.metadata = false
-		eff.deleteIDs = snowclaw.TagValues(evt, "e")
+		eff.deleteIDs = snowclaw.TagValues(evt.Event, "e")
 	case snowclaw.KindDeleteGroup:
 		if p > g.rec.born {
 			delete(s.groups, gid)
@@ -127,11 +127,11 @@ func (s *Groups) apply(evt *nostr.Event, p at) effect {
 		eff.metadata = false
 		eff.deleteGroup = true
 	case snowclaw.KindCreateInvite:
-		g.noteInvite(evt, s.opts.IDs.Relay)
+		g.noteInvite(evt.Event, s.opts.IDs.Relay)
 		eff.metadata = false
 	case snowclaw.KindJoinRequest:
 		g.setMember(evt.PubKey, &in, nil, p)
-		g.noteInvite(evt, s.opts.IDs.Relay)
+		g.noteInvite(evt.Event, s.opts.IDs.Relay)
 		eff.putUser = evt.PubKey
 	case snowclaw.KindLeaveRequest:
 		g.setMember(evt.PubKey, &out, &none, p)
@@ -142,7 +142,7 @@ func (s *Groups) apply(evt *nostr.Event, p at) effect {
 	return eff
 }
 
-func (s *Groups) carryOut(ctx context.Context, evt *nostr.Event, eff effect) {
+func (s *Groups) carryOut(ctx context.Context, evt *snowclaw.Event, eff effect) {
 	if eff.group == "" {
 		return
 	}
@@ -174,7 +174,7 @@ func (s *Groups) deleteEvents(ctx context.Context, ids []string, group string) {
 		return
 	}
 	for _, evt := range events {
-		if !snowclaw.NamesGroup(evt, group) || snowclaw.IsGroupStateKind(evt.Kind) || snowclaw.IsGroupMetadataKind(evt.Kind) {
+		if !snowclaw.ReadEvent(evt).NamesGroup(group) || snowclaw.IsGroupStateKind(evt.Kind) || snowclaw.IsGroupMetadataKind(evt.Kind) {
 			continue
 		}
 		if err := s.del(ctx, evt); err != nil {
@@ -194,9 +194,9 @@ func (s *Groups) deleteGroup(ctx context.Context, gid, request string) {
 	}
 	var last []*nostr.Event
 	for _, evt := range events {
-		// NamesGroup, not GroupOf: events stored with several h tags
+		// NamesGroup, not Group: events stored with several h tags
 		// before they were refused go with every group they name
-		if !snowclaw.NamesGroup(evt, gid) {
+		if !snowclaw.ReadEvent(evt).NamesGroup(gid) {
 			continue
 		}
 		if evt.Kind == snowclaw.KindDeleteGroup && (request == "" || evt.ID == request) {
@@ -231,7 +231,7 @@ func (s *Groups) Load(ctx context.Context) error {
 	s.mu.Lock()
 	s.groups, s.deleted = make(map[string]*Group), make(map[string]at)
 	for _, e := range events {
-		s.apply(e.Event, e.Pos)
+		s.apply(snowclaw.ReadEvent(e.Event), e.Pos)
 	}
 	n := len(s.groups)
 	s.mu.Unlock()

@@ -532,7 +532,8 @@ func (s *Groups) signAndPublish(ctx context.Context, evt *nostr.Event) error {
 			// the metadata is read back and written again (flush)
 			level = slog.LevelDebug
 		}
-		s.log.Log(ctx, level, "publishing group event", "kind", evt.Kind, "group", snowclaw.GroupOf(evt)+evt.Tags.GetD(), "err", err)
+		e := snowclaw.ReadEvent(evt)
+		s.log.Log(ctx, level, "publishing group event", "kind", evt.Kind, "group", e.Group+e.D, "err", err)
 		return err
 	}
 	return nil

@@ -13,14 +13,14 @@ import (
 // RejectEvent judges NIP-29 moderation events and join/leave requests
 // against the current state. Other events pass through untouched; their
 // membership rule lives in policies.WriteRules.
-func (s *Groups) RejectEvent(ctx context.Context, evt *nostr.Event) error {
+func (s *Groups) RejectEvent(ctx context.Context, evt *snowclaw.Event) error {
 	if !snowclaw.IsGroupStateKind(evt.Kind) {
 		return nil
 	}
-	gid, err := snowclaw.ParseGroup(evt)
-	if err != nil {
-		return snowclaw.Invalid("%s", err.Error())
+	if evt.GroupErr != nil {
+		return snowclaw.Invalid("%s", evt.GroupErr.Error())
 	}
+	gid := evt.Group
 	if gid == "" {
 		return snowclaw.Invalid("NIP-29 group events need an h tag naming the group")
 	}
@@ -37,9 +37,9 @@ func (s *Groups) RejectEvent(ctx context.Context, evt *nostr.Event) error {
 	g := s.groups[gid]
 	switch evt.Kind {
 	case snowclaw.KindCreateGroup:
-		return s.checkCreate(evt, gid, g)
+		return s.checkCreate(evt.Event, gid, g)
 	case snowclaw.KindJoinRequest:
-		err := checkJoin(evt, gid, g)
+		err := checkJoin(evt.Event, gid, g)
 		if err != nil && !s.seen(g, evt.PubKey) {
 			err = policies.UnseenGroup(gid, evt.PubKey)
 		}
@@ -124,7 +124,7 @@ func (s *Groups) powers(g *Group, pk string) (admin, moderator bool) {
 	return false, g.hasRole(pk, RoleModerator)
 }
 
-func (s *Groups) checkModeration(ctx context.Context, evt *nostr.Event, g *Group) error {
+func (s *Groups) checkModeration(ctx context.Context, evt *snowclaw.Event, g *Group) error {
 	admin, mod := s.powers(g, evt.PubKey)
 	notAllowed := func(what, role string) error {
 		return snowclaw.Restricted("you may not %s in group %s (needs the %s role)", what, g.ID, role)
@@ -145,10 +145,10 @@ func (s *Groups) checkModeration(ctx context.Context, evt *nostr.Event, g *Group
 		if !admin {
 			return notAllowed("edit metadata", "admin")
 		}
-		if snowclaw.HasTag(evt, "unrestricted") {
+		if snowclaw.HasTag(evt.Event, "unrestricted") {
 			return snowclaw.Invalid("this relay accepts group messages from members only, so groups cannot be made unrestricted")
 		}
-		if snowclaw.HasTag(evt, "unencrypted") && s.forcedEncrypted(g.ID) {
+		if snowclaw.HasTag(evt.Event, "unencrypted") && s.forcedEncrypted(g.ID) {
 			return snowclaw.Restricted("group %s is encrypted by the relay's configuration; only its owner can change that", g.ID)
 		}
 	case snowclaw.KindDeleteEvent:
@@ -173,8 +173,8 @@ func (s *Groups) checkModeration(ctx context.Context, evt *nostr.Event, g *Group
 	return nil
 }
 
-func (s *Groups) checkDeleteTargets(ctx context.Context, evt *nostr.Event, g *Group) error {
-	ids := snowclaw.TagValues(evt, "e")
+func (s *Groups) checkDeleteTargets(ctx context.Context, evt *snowclaw.Event, g *Group) error {
+	ids := snowclaw.TagValues(evt.Event, "e")
 	if len(ids) == 0 {
 		return snowclaw.Invalid("delete-event needs at least one e tag")
 	}
@@ -192,10 +192,11 @@ func (s *Groups) checkDeleteTargets(ctx context.Context, evt *nostr.Event, g *Gr
 		if refusal != nil {
 			continue
 		}
-		if ok, _ := vis.CanRead(hearer, target); !ok {
+		t := snowclaw.ReadEvent(target)
+		if ok, _ := vis.CanRead(hearer, t); !ok {
 			continue
 		}
-		if !snowclaw.NamesGroup(target, g.ID) {
+		if !t.NamesGroup(g.ID) {
 			refusal = snowclaw.Invalid("event %s is not in group %s", target.ID, g.ID)
 		} else if snowclaw.IsGroupStateKind(target.Kind) {
 			refusal = snowclaw.Invalid("moderation events are the group's history and cannot be deleted")

@@ -211,10 +211,10 @@ func (w *world) wire() {
 		if ok, err := evt.CheckSignature(); !ok || err != nil {
 			return fmt.Errorf("relay published a badly signed event: %v", err)
 		}
-		if err := policies.DefaultLimits().RejectEvent(ctx, evt); err != nil {
+		if err := policies.DefaultLimits().RejectEvent(ctx, snowclaw.ReadEvent(evt)); err != nil {
 			return fmt.Errorf("the relay's own event breaks its limits: %w", err)
 		}
-		if err := w.groups.RejectEvent(ctx, evt); err != nil {
+		if err := w.groups.RejectEvent(ctx, snowclaw.ReadEvent(evt)); err != nil {
 			return err
 		}
 		ctx, err := w.saveAt(ctx, evt)
@@ -224,7 +224,7 @@ func (w *world) wire() {
 		if err != nil {
 			return err
 		}
-		w.groups.OnEventSaved(ctx, evt)
+		w.groups.OnEventSaved(ctx, snowclaw.ReadEvent(evt))
 		return nil
 	}, func(ctx context.Context, evt *nostr.Event) error { return store.DeleteEvent(ctx, evt) })
 }
@@ -242,7 +242,7 @@ func (w *world) saveAt(ctx context.Context, evt *nostr.Event) (context.Context, 
 // submit runs a client's event through RejectEvent and, when accepted,
 // stores it and hands it to OnEventSaved, as the relay does.
 func (w *world) submit(ctx context.Context, evt *nostr.Event) (bool, string) {
-	if err := w.groups.RejectEvent(ctx, evt); err != nil {
+	if err := w.groups.RejectEvent(ctx, snowclaw.ReadEvent(evt)); err != nil {
 		if _, typed := err.(*snowclaw.Error); !typed {
 			panic("untyped refusal: " + err.Error())
 		}
@@ -255,7 +255,7 @@ func (w *world) submit(ctx context.Context, evt *nostr.Event) (bool, string) {
 	if err != nil {
 		return true, "error: " + err.Error()
 	}
-	w.groups.OnEventSaved(ctx, evt)
+	w.groups.OnEventSaved(ctx, snowclaw.ReadEvent(evt))
 	return false, ""
 }
 

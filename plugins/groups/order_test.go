@@ -59,7 +59,7 @@ func randomHistory(t *testing.T, rng *rand.Rand, n int) (*world, []positioned) {
 	// the positions the store gave the setup and the history
 	var all []positioned
 	err := storeEachInOrder(w, func(evt *nostr.Event, pos int64) {
-		if snowclaw.IsGroupStateKind(evt.Kind) && snowclaw.GroupOf(evt) == "club" {
+		if snowclaw.IsGroupStateKind(evt.Kind) && snowclaw.ReadEvent(evt).Group == "club" {
 			all = append(all, positioned{evt, pos})
 		}
 	})
@@ -90,7 +90,7 @@ func TestOrder_AnyArrivalOrderConverges(t *testing.T) {
 				}
 			}
 			for _, p := range order {
-				got.OnEventSaved(peer(p.pos), p.evt)
+				got.OnEventSaved(peer(p.pos), snowclaw.ReadEvent(p.evt))
 			}
 			g, ok := got.Snapshot("club")
 			if !ok {
@@ -206,7 +206,7 @@ func TestOrder_BigGroupListFitsTheLimits(t *testing.T) {
 	if list == nil {
 		t.Fatal("no 39002")
 	}
-	if err := lim.RejectEvent(ctx, list); err != nil {
+	if err := lim.RejectEvent(ctx, snowclaw.ReadEvent(list)); err != nil {
 		t.Fatalf("the relay's 39002 breaks its limits: %v", err)
 	}
 	g, _ := g2.Snapshot("pub")
@@ -260,7 +260,7 @@ func FuzzStoredHistory(f *testing.F) {
 			if err != nil {
 				continue
 			}
-			live.OnEventSaved(peer(pos), evt)
+			live.OnEventSaved(peer(pos), snowclaw.ReadEvent(evt))
 		}
 		rebuilt := groups.New(options(st))
 		if err := rebuilt.Load(ctx); err != nil {

@@ -432,7 +432,7 @@ func TestReadRuleOverState(t *testing.T) {
 			}{"the club's message": {chat, row.readsChat}, "the club's metadata": {meta, row.readsMeta}} {
 				for name, pk := range readers {
 					want := slices.Contains(strings.Fields(c.may), name)
-					if got, why := v.CanRead(pk, c.evt); got != want {
+					if got, why := v.CanRead(pk, snowclaw.ReadEvent(c.evt)); got != want {
 						t.Errorf("%s: CanRead(%s) = %v (%s), want %v", what, name, got, why, want)
 					}
 				}

@@ -100,11 +100,12 @@ func leanHit(h snowclaw.SearchHit) searchHit {
 		}
 		return lh
 	}
-	lh.Tier, lh.Group, lh.Source = snowclaw.TierOf(evt), snowclaw.GroupOf(evt), snowclaw.NpubOf(evt.PubKey)
-	if d := evt.Tags.GetD(); d != "" {
-		lh.Topic = d
+	e := snowclaw.ReadEvent(evt)
+	lh.Tier, lh.Group, lh.Source = e.Tier, e.Group, snowclaw.NpubOf(evt.PubKey)
+	if e.D != "" {
+		lh.Topic = e.D
 	}
-	if snowclaw.IsEncrypted(evt) {
+	if e.Encrypted {
 		lh.Encrypted = true
 	} else {
 		lh.Text = evt.Content

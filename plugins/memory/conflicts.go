@@ -104,7 +104,7 @@ func (s *Service) conflictEvents(ctx context.Context, reader, topic string, ids 
 	}
 	out := make([]*nostr.Event, 0, len(ids))
 	for _, id := range ids {
-		if evt, ok := byID[id]; ok && snowclaw.IsMemoryItem(evt) && s.o.CanRead(reader, evt) {
+		if evt, ok := byID[id]; ok && snowclaw.ReadEvent(evt).IsMemoryItem() && s.o.CanRead(reader, evt) {
 			out = append(out, evt)
 		}
 	}

@@ -35,7 +35,7 @@ func (s *Service) memories(ctx context.Context, reader string) (*memorySet, erro
 	set := &memorySet{all: map[string]*nostr.Event{}, canRead: map[string]bool{}, newer: map[string][]*nostr.Event{}}
 	var walk []*nostr.Event
 	err := store.Each(ctx, s.o.Store, nostr.Filter{Kinds: []int{snowclaw.KindAppData}}, func(evt *nostr.Event) bool {
-		if !snowclaw.IsMemoryItem(evt) {
+		if !snowclaw.ReadEvent(evt).IsMemoryItem() {
 			return true
 		}
 		walk = append(walk, evt)
@@ -65,7 +65,7 @@ func (s *Service) memories(ctx context.Context, reader string) (*memorySet, erro
 // owner may retire it, or a stranger could hide anyone's memory.
 func (s *Service) maySupersede(newer, older *nostr.Event) bool {
 	pk := newer.PubKey
-	person, ok := snowclaw.PersonOf(older, s.ids.Agent)
+	person, ok := snowclaw.ReadEvent(older).Person(s.ids.Agent)
 	return pk == older.PubKey || pk == s.ids.Agent || (s.ids.Owner != "" && pk == s.ids.Owner) || ok && pk == person
 }
 
@@ -134,11 +134,11 @@ func listMatcher(req snowclaw.ListRequest) (func(*nostr.Event) bool, int, error)
 	limit = min(limit, maxListLimit)
 	topic := strings.TrimPrefix(req.Topic, snowclaw.PrefixMemoryItem)
 	match := func(evt *nostr.Event) bool {
-		_, t := snowclaw.NamespaceOf(evt)
+		e := snowclaw.ReadEvent(evt)
 		switch {
-		case req.Tier != "" && snowclaw.TierOf(evt) != req.Tier,
-			topic != "" && !strings.HasPrefix(t, topic),
-			req.Group != "" && snowclaw.GroupOf(evt) != req.Group,
+		case req.Tier != "" && e.Tier != req.Tier,
+			topic != "" && !strings.HasPrefix(e.Subject, topic),
+			req.Group != "" && e.Group != req.Group,
 			req.Until > 0 && int64(evt.CreatedAt) > req.Until:
 			return false
 		case source != "":

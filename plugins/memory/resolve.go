@@ -79,23 +79,24 @@ func (s *Service) pickWinner(ctx context.Context, rr ResolveRequest, evs []*nost
 	if winner == nil {
 		return ResolveResult{}, snowclaw.Invalid("%s is not a memory of the conflict on %s", rr.Winner, rr.Topic)
 	}
-	if snowclaw.IsEncrypted(winner) {
+	w := snowclaw.ReadEvent(winner)
+	if w.Encrypted {
 		return ResolveResult{}, snowclaw.Invalid("the winner is an encrypted (private or internal) memory; only public and group memories can be copied as a resolution")
 	}
-	g := snowclaw.GroupOf(winner)
+	g := w.Group
 	superseded := []string{winner.ID}
-	for _, e := range evs {
-		if e.ID == winner.ID {
+	for _, raw := range evs {
+		if raw.ID == winner.ID {
 			continue
 		}
 		// a group winner must not retire a memory more people could read:
 		// they would lose it without seeing its replacement
-		if g != "" && !snowclaw.IsEncrypted(e) && snowclaw.GroupOf(e) != g {
+		if e := snowclaw.ReadEvent(raw); g != "" && !e.Encrypted && e.Group != g {
 			return ResolveResult{}, snowclaw.Invalid("the winner is readable in group %s only, but %s is readable more widely; promote the winner first", g, e.ID)
 		}
-		superseded = append(superseded, e.ID)
+		superseded = append(superseded, raw.ID)
 	}
-	evt, err := s.resolutionEvent(ctx, rr.Topic, winner, superseded)
+	evt, err := s.resolutionEvent(ctx, rr.Topic, w, superseded)
 	if err != nil {
 		return ResolveResult{}, err
 	}
@@ -108,19 +109,19 @@ func (s *Service) pickWinner(ctx context.Context, rr ResolveRequest, evs []*nost
 }
 
 // resolutionEvent builds and signs the agent's copy of the winner.
-func (s *Service) resolutionEvent(ctx context.Context, topic string, winner *nostr.Event, superseded []string) (*nostr.Event, error) {
+func (s *Service) resolutionEvent(ctx context.Context, topic string, winner *snowclaw.Event, superseded []string) (*nostr.Event, error) {
 	d := snowclaw.PrefixMemoryItem + topic
 	tags := nostr.Tags{{"d", d}}
-	if g := snowclaw.GroupOf(winner); g != "" {
+	if g := winner.Group; g != "" {
 		tags = append(tags, nostr.Tag{"h", g})
 	}
-	tags = append(tags, nostr.Tag{snowclaw.TagTier, string(snowclaw.TierOf(winner))})
-	for _, t := range snowclaw.TagValues(winner, "t") {
+	tags = append(tags, nostr.Tag{snowclaw.TagTier, string(winner.Tier)})
+	for _, t := range snowclaw.TagValues(winner.Event, "t") {
 		tags = append(tags, nostr.Tag{"t", t})
 	}
-	tags = append(tags, nostr.Tag{snowclaw.TagSource, snowclaw.NpubOf(firstTag(winner, snowclaw.TagSource, winner.PubKey))})
+	tags = append(tags, nostr.Tag{snowclaw.TagSource, snowclaw.NpubOf(firstTag(winner.Event, snowclaw.TagSource, winner.PubKey))})
 	for _, key := range []string{snowclaw.TagModel, snowclaw.TagConfidence} {
-		if v := firstTag(winner, key, ""); v != "" {
+		if v := firstTag(winner.Event, key, ""); v != "" {
 			tags = append(tags, nostr.Tag{key, v})
 		}
 	}
@@ -161,7 +162,7 @@ func (s *Service) flagConflict(ctx context.Context, rr ResolveRequest, evs []*no
 			if e == nil {
 				return ResolveResult{}, snowclaw.Invalid("%s is not a memory of the conflict on %s", id, rr.Topic)
 			}
-			if snowclaw.IsEncrypted(e) {
+			if snowclaw.ReadEvent(e).Encrypted {
 				return ResolveResult{}, snowclaw.Invalid("%s is encrypted and cannot be flagged", id)
 			}
 			targets = append(targets, e)
@@ -182,11 +183,12 @@ func (s *Service) flagConflict(ctx context.Context, rr ResolveRequest, evs []*no
 	}
 	byGroup := map[string][]string{}
 	var groups []string
-	for _, e := range targets {
-		if snowclaw.IsEncrypted(e) {
+	for _, raw := range targets {
+		e := snowclaw.ReadEvent(raw)
+		if e.Encrypted {
 			continue
 		}
-		g := snowclaw.GroupOf(e)
+		g := e.Group
 		if _, ok := byGroup[g]; !ok {
 			groups = append(groups, g)
 		}

@@ -55,11 +55,11 @@ func TestPreferenceList(t *testing.T) {
 func TestRejectBadPreference(t *testing.T) {
 	s := &Service{}
 	bad := &nostr.Event{Kind: snowclaw.KindAppData, Content: `{"source_preference":"x"}`, Tags: nostr.Tags{{"d", snowclaw.DTagConfigGlobal}}}
-	if err := s.RejectBadPreference(t.Context(), bad); snowclaw.ReasonOf(err) != snowclaw.ReasonInvalid {
+	if err := s.RejectBadPreference(t.Context(), snowclaw.ReadEvent(bad)); snowclaw.ReasonOf(err) != snowclaw.ReasonInvalid {
 		t.Fatalf("unreadable list: %v, want an invalid refusal", err)
 	}
 	other := &nostr.Event{Kind: snowclaw.KindAppData, Content: `{"source_preference":"x"}`, Tags: nostr.Tags{{"d", "snowclaw:config:group:x"}}}
-	if err := s.RejectBadPreference(t.Context(), other); err != nil {
+	if err := s.RejectBadPreference(t.Context(), snowclaw.ReadEvent(other)); err != nil {
 		t.Fatalf("another config event: %v", err)
 	}
 }

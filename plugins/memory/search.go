@@ -47,7 +47,7 @@ func (s *Service) Search(ctx context.Context, reader string, req snowclaw.Search
 	resp := snowclaw.SearchResponse{Query: req.Query, Results: make([]snowclaw.SearchHit, 0, len(evs))}
 	for _, evt := range evs {
 		hit := snowclaw.SearchHit{Event: evt}
-		if snowclaw.IsMemoryItem(evt) {
+		if snowclaw.ReadEvent(evt).IsMemoryItem() {
 			mv := v.view(evt)
 			hit.Memory = &mv
 		}

@@ -58,7 +58,7 @@ func checkEvent(reader string, evt *nostr.Event) error {
 	switch {
 	case evt.Kind != snowclaw.KindAppData:
 		return snowclaw.Invalid("a memory is a kind %d event, not kind %d", snowclaw.KindAppData, evt.Kind)
-	case !snowclaw.IsMemoryItem(evt):
+	case !snowclaw.ReadEvent(evt).IsMemoryItem():
 		return snowclaw.Invalid("a memory's d tag starts with %s", snowclaw.PrefixMemoryItem)
 	case evt.PubKey != reader:
 		return snowclaw.Restricted("the event must be signed by the key that authenticated the request")
@@ -176,7 +176,7 @@ func (s *Service) Forget(ctx context.Context, reader, id string) (snowclaw.Forge
 	for e := range ch {
 		evt = e
 	}
-	if evt == nil || !snowclaw.IsMemoryItem(evt) || !s.o.CanRead(reader, evt) {
+	if evt == nil || !snowclaw.ReadEvent(evt).IsMemoryItem() || !s.o.CanRead(reader, evt) {
 		return snowclaw.ForgetResponse{}, errNotFound
 	}
 	subject, ok := s.forgetSubject(reader, evt)
@@ -197,10 +197,11 @@ func (s *Service) Forget(ctx context.Context, reader, id string) (snowclaw.Forge
 // reader may forget evt at all. The service finds a memory among its
 // subject's holdings: what they wrote, the agent's memories addressed to
 // them (p tag) and the agent's items about them.
-func (s *Service) forgetSubject(reader string, evt *nostr.Event) (string, bool) {
+func (s *Service) forgetSubject(reader string, raw *nostr.Event) (string, bool) {
+	evt := snowclaw.ReadEvent(raw)
 	person := ""
 	if evt.PubKey == s.ids.Agent {
-		if p, ok := snowclaw.PersonOf(evt, s.ids.Agent); ok {
+		if p, ok := evt.Person(s.ids.Agent); ok {
 			person = p
 		} else if c, err := agentmem.NewCodec(s.o.AgentSecret); err == nil {
 			// a group item about someone, or a group lesson of their

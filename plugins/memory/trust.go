@@ -10,6 +10,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
+	"github.com/snowclaw/snowclaw/relay/store"
 	"github.com/snowclaw/snowclaw/search"
 )
 
@@ -32,7 +33,7 @@ type trustLive struct{ mu sync.Mutex }
 // ConfigChanged is the hook for a stored or deleted event (attach it to
 // both, after the store's own step): a version of the owner's global
 // config re-applies the list in force.
-func (s *Service) ConfigChanged(ctx context.Context, evt *nostr.Event) {
+func (s *Service) ConfigChanged(ctx context.Context, evt *snowclaw.Event) {
 	if s.isGlobalConfig(evt) {
 		s.ApplyTrust(ctx)
 	}
@@ -68,42 +69,45 @@ func (s *Service) ApplyTrust(ctx context.Context) {
 // RejectBadPreference refuses an owner config event whose
 // source_preference cannot be read, so the list in force stays and the
 // owner learns why at once. Non-owners were refused before this runs.
-func (s *Service) RejectBadPreference(_ context.Context, evt *nostr.Event) error {
-	if evt.Kind != snowclaw.KindAppData || evt.Tags.GetD() != snowclaw.DTagConfigGlobal {
+func (s *Service) RejectBadPreference(_ context.Context, evt *snowclaw.Event) error {
+	if evt.Kind != snowclaw.KindAppData || evt.D != snowclaw.DTagConfigGlobal {
 		return nil
 	}
-	if _, err := preferenceList(evt); err != nil {
+	if _, err := preferenceList(evt.Event); err != nil {
 		return snowclaw.Invalid("%v", err)
 	}
 	return nil
 }
 
 // isGlobalConfig: the owner's snowclaw:config:global.
-func (s *Service) isGlobalConfig(evt *nostr.Event) bool {
+func (s *Service) isGlobalConfig(evt *snowclaw.Event) bool {
 	return s.ids.Owner != "" && evt.PubKey == s.ids.Owner && evt.Kind == snowclaw.KindAppData &&
-		evt.Tags.GetD() == snowclaw.DTagConfigGlobal
+		evt.D == snowclaw.DTagConfigGlobal
 }
 
 // globalConfig is the stored owner's global config event, nil when there
-// is none.
+// is none. A #d filter matches any d tag of an event, so the owner's
+// other events that carry snowclaw:config:global as a second d tag come
+// back too: the config is the one whose address it is (its first d, as
+// the write rule and the agent read it).
 func (s *Service) globalConfig(ctx context.Context) (*nostr.Event, error) {
 	if s.ids.Owner == "" {
 		return nil, nil
 	}
-	ch, err := s.o.Store.QueryEvents(ctx, nostr.Filter{
-		Kinds: []int{snowclaw.KindAppData}, Authors: []string{s.ids.Owner},
-		Tags: nostr.TagMap{"d": {snowclaw.DTagConfigGlobal}}, Limit: 2,
-	})
-	if err != nil {
-		return nil, err
-	}
 	var newest *nostr.Event
-	for evt := range ch {
+	err := store.Each(ctx, s.o.Store, nostr.Filter{
+		Kinds: []int{snowclaw.KindAppData}, Authors: []string{s.ids.Owner},
+		Tags: nostr.TagMap{"d": {snowclaw.DTagConfigGlobal}},
+	}, func(evt *nostr.Event) bool {
+		if !s.isGlobalConfig(snowclaw.ReadEvent(evt)) {
+			return true
+		}
 		if newest == nil || evt.CreatedAt > newest.CreatedAt || (evt.CreatedAt == newest.CreatedAt && evt.ID < newest.ID) {
 			newest = evt
 		}
-	}
-	return newest, nil
+		return true
+	})
+	return newest, err
 }
 
 // preferenceList reads source_preference off a config event: sources as

@@ -25,16 +25,16 @@ func (s *Service) viewerFor(reader string) *viewer {
 }
 
 // mayDecrypt is the plaintext rule: a private memory's text is its
-// person's (snowclaw.PersonOf: the p tag of an event signed by the agent or
-// that person), an internal one the owner's. The agent holds the other end
-// of every such conversation, so it can decrypt for them.
-func (v *viewer) mayDecrypt(evt *nostr.Event) bool {
+// person's (snowclaw.Event.Person: the p tag of an event signed by the
+// agent or that person), an internal one the owner's. The agent holds the
+// other end of every such conversation, so it can decrypt for them.
+func (v *viewer) mayDecrypt(evt *snowclaw.Event) bool {
 	if v.reader == "" || v.secret == "" {
 		return false
 	}
-	switch snowclaw.TierOf(evt) {
+	switch evt.Tier {
 	case snowclaw.TierPrivate:
-		person, ok := snowclaw.PersonOf(evt, v.agent)
+		person, ok := evt.Person(v.agent)
 		return ok && person == v.reader
 	case snowclaw.TierInternal:
 		return v.owner != "" && v.reader == v.owner
@@ -43,34 +43,34 @@ func (v *viewer) mayDecrypt(evt *nostr.Event) bool {
 }
 
 // view decodes the markers and, when the reader may read it, the text.
-func (v *viewer) view(evt *nostr.Event) snowclaw.MemoryView {
-	_, topic := snowclaw.NamespaceOf(evt)
+func (v *viewer) view(raw *nostr.Event) snowclaw.MemoryView {
+	evt := snowclaw.ReadEvent(raw)
 	mv := snowclaw.MemoryView{
 		ID:         evt.ID,
 		Pubkey:     evt.PubKey,
-		Topic:      topic,
-		Tier:       snowclaw.TierOf(evt),
-		Group:      snowclaw.GroupOf(evt),
-		Tags:       snowclaw.TagValues(evt, "t"),
-		Source:     snowclaw.NpubOf(firstTag(evt, snowclaw.TagSource, evt.PubKey)),
-		Model:      firstTag(evt, snowclaw.TagModel, ""),
-		Supersedes: snowclaw.TagValues(evt, snowclaw.TagSupersedes),
+		Topic:      evt.Subject,
+		Tier:       evt.Tier,
+		Group:      evt.Group,
+		Tags:       snowclaw.TagValues(raw, "t"),
+		Source:     snowclaw.NpubOf(firstTag(raw, snowclaw.TagSource, evt.PubKey)),
+		Model:      firstTag(raw, snowclaw.TagModel, ""),
+		Supersedes: snowclaw.TagValues(raw, snowclaw.TagSupersedes),
 		CreatedAt:  evt.CreatedAt,
 	}
-	if pk := snowclaw.LearntFrom(evt); pk != "" {
+	if pk := snowclaw.LearntFrom(raw); pk != "" {
 		mv.LearntFrom = snowclaw.NpubOf(pk)
 	}
 	if mv.Tier == snowclaw.TierPrivate {
-		mv.Person, _ = snowclaw.PersonOf(evt, v.agent)
+		mv.Person, _ = evt.Person(v.agent)
 	}
-	if c, err := strconv.ParseFloat(firstTag(evt, snowclaw.TagConfidence, ""), 64); err == nil && c >= 0 && c <= 1 {
+	if c, err := strconv.ParseFloat(firstTag(raw, snowclaw.TagConfidence, ""), 64); err == nil && c >= 0 && c <= 1 {
 		mv.Confidence = c
 	}
-	if n, err := strconv.Atoi(firstTag(evt, snowclaw.TagVersion, "")); err == nil && n > 0 {
+	if n, err := strconv.Atoi(firstTag(raw, snowclaw.TagVersion, "")); err == nil && n > 0 {
 		mv.Version = n
 	}
 	switch {
-	case !snowclaw.IsEncrypted(evt):
+	case !evt.Encrypted:
 		mv.Text, mv.Detail, mv.Context = textOf(evt.Content)
 	case v.mayDecrypt(evt):
 		// opened with the agent key: the agent holds the other end of

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/relay/store"
 )
 
@@ -103,7 +104,7 @@ func (p *Plugin) replay(ctx context.Context) (bool, error) {
 				if c.Event == nil {
 					break // removed since: its deletion's entry follows
 				}
-				if doc, ok := p.docOf(c.Event); ok {
+				if doc, ok := p.docOf(snowclaw.ReadEvent(c.Event)); ok {
 					ops = append(ops, op{doc: &doc})
 				}
 			case store.Deleted:

@@ -35,22 +35,18 @@ var chatKinds = map[int]bool{snowclaw.KindChat: true, 11: true, 12: true, 1: tru
 // storing the note does (snowbench ingest: with every note embedded the
 // relay took about twice the CPU per event of a bare relay), and each
 // vector holds a couple of KB of RAM for as long as the note is indexed.
-func (p *Plugin) chatDecision(evt *nostr.Event) decision {
+func (p *Plugin) chatDecision(evt *snowclaw.Event) decision {
 	if !chatKinds[evt.Kind] || evt.PubKey == p.opts.AgentPubkey {
 		return skip
 	}
 	text := strings.TrimSpace(evt.Content)
 	n := utf8.RuneCountInString(text)
-	mentions := false
-	for _, pk := range snowclaw.TagValues(evt, "p") {
-		mentions = mentions || pk == p.opts.AgentPubkey
-	}
 	switch {
 	case n < 4:
 		return skip
-	case mentions:
+	case evt.Names(p.opts.AgentPubkey):
 		return index
-	case evt.Kind == 1 && snowclaw.GroupOf(evt) == "":
+	case evt.Kind == 1 && evt.Group == "":
 		return keywordOnly
 	case n >= 40:
 		return index
@@ -62,19 +58,19 @@ func (p *Plugin) chatDecision(evt *nostr.Event) decision {
 // docOf turns a stored event into a search document, or reports that the
 // event is not searchable. Encrypted memories are decrypted with the
 // agent key and kept volatile (RAM only).
-func (p *Plugin) docOf(evt *nostr.Event) (search.Doc, bool) {
+func (p *Plugin) docOf(evt *snowclaw.Event) (search.Doc, bool) {
 	doc := search.Doc{
 		ID:        evt.ID,
 		Kind:      evt.Kind,
 		Pubkey:    evt.PubKey,
 		CreatedAt: int64(evt.CreatedAt),
-		Tags:      tagMap(evt),
-		Tier:      string(snowclaw.TierOf(evt)),
-		Group:     snowclaw.GroupOf(evt),
+		Tags:      tagMap(evt.Event),
+		Tier:      string(evt.Tier),
+		Group:     evt.Group,
 		Source:    evt.PubKey,
 	}
 	if evt.Kind != snowclaw.KindAppData {
-		if snowclaw.GroupOf(evt) == "" && evt.Kind != 1 {
+		if evt.Group == "" && evt.Kind != 1 {
 			return doc, false
 		}
 		switch p.chatDecision(evt) {
@@ -88,22 +84,21 @@ func (p *Plugin) docOf(evt *nostr.Event) (search.Doc, bool) {
 		return doc, true
 	}
 
-	ns, rest := snowclaw.NamespaceOf(evt)
-	switch ns {
+	switch evt.Namespace {
 	case snowclaw.NamespaceMemoryItem:
-		doc.Topic = rest
+		doc.Topic = evt.Subject
 	case snowclaw.NamespaceMemoryNpub, snowclaw.NamespaceMemoryGroup, snowclaw.NamespaceMemoryOther:
-		doc.Topic = strings.TrimPrefix(evt.Tags.GetD(), snowclaw.PrefixMemory)
+		doc.Topic = strings.TrimPrefix(evt.D, snowclaw.PrefixMemory)
 	default:
 		return doc, false // config and other apps' data are not memories
 	}
-	doc.D = evt.Tags.GetD()
+	doc.D = evt.D
 	content := evt.Content
-	if snowclaw.IsEncrypted(evt) {
+	if evt.Encrypted {
 		// a private memory p-tagged by someone the signature does not
 		// back is nobody's: Open refuses it (snowclaw.ErrForged)
 		plain, err := snowclaw.Open(evt, p.opts.AgentSecret, p.opts.AgentPubkey, "")
-		if snowclaw.IsGroupEncrypted(evt) && p.opts.OpenGroup != nil {
+		if evt.GroupSealed && p.opts.OpenGroup != nil {
 			plain, err = p.opts.OpenGroup(evt) // the group's key, in RAM only
 		}
 		if err != nil {
@@ -111,17 +106,17 @@ func (p *Plugin) docOf(evt *nostr.Event) (search.Doc, bool) {
 		}
 		content, doc.Volatile = plain, true
 	}
-	doc.Text = p.keys.Sanitize(memoryText(content, doc.Topic, snowclaw.TagValues(evt, "t"))).Text
-	provenance(evt, &doc)
+	doc.Text = p.keys.Sanitize(memoryText(content, doc.Topic, snowclaw.TagValues(evt.Event, "t"))).Text
+	provenance(evt.Event, &doc)
 	p.setScope(&doc, evt)
 	return doc, doc.Text != ""
 }
 
 // setScope files the doc under its scope (scope.go) and keeps a probe of
 // that scope for the read rule.
-func (p *Plugin) setScope(doc *search.Doc, evt *nostr.Event) {
+func (p *Plugin) setScope(doc *search.Doc, evt *snowclaw.Event) {
 	doc.Scope = scopeOf(evt, doc.Volatile)
-	p.remember(doc.Scope, evt)
+	p.remember(doc.Scope, evt.Event)
 }
 
 // memoryText is what a memory is searched by: its summary, detail and

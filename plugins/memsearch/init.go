@@ -20,6 +20,6 @@ func (s searcher) Search(ctx context.Context, reader string, f snowclaw.Filter) 
 	return s.p.Query(ctx, reader, f)
 }
 
-func (s searcher) MatchLive(q snowclaw.SearchQuery, evt *nostr.Event) bool {
+func (s searcher) MatchLive(q snowclaw.SearchQuery, evt *snowclaw.Event) bool {
 	return s.p.MatchLive(q, evt)
 }

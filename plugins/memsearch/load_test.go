@@ -99,11 +99,11 @@ func TestLoad_UpdatesDuringTheBuildAreAppliedOnce(t *testing.T) {
 	if s := p.State(); s.Ready || s.Step != StepRebuilding || s.Done == 0 {
 		t.Fatalf("state while building: %+v", s)
 	}
-	p.OnEventSaved(context.Background(), saved)
+	p.OnEventSaved(context.Background(), snowclaw.ReadEvent(saved))
 	if err := e.store.DeleteEvent(context.Background(), deleted); err != nil {
 		t.Fatal(err)
 	}
-	p.OnEventDeleted(context.Background(), deleted)
+	p.OnEventDeleted(context.Background(), snowclaw.ReadEvent(deleted))
 	close(held)
 	select {
 	case <-p.Loaded():

@@ -32,7 +32,7 @@ type Options struct {
 	AgentSecret  string // decrypts private and internal memories into RAM
 	// OpenGroup opens a group-sealed memory (plugins/groupcrypt) into RAM;
 	// nil: such memories are not indexed.
-	OpenGroup func(evt *nostr.Event) (string, error)
+	OpenGroup func(evt *snowclaw.Event) (string, error)
 	Store     eventstore.Store
 	// CanRead is the relay's read rule (docs/access.md).
 	CanRead func(reader string, evt *nostr.Event) bool
@@ -207,7 +207,7 @@ func (p *Plugin) catchUp(ctx context.Context, progress func(walked, indexed int)
 			p.remember(scope, evt)
 			return true
 		}
-		doc, ok := p.docOf(evt)
+		doc, ok := p.docOf(snowclaw.ReadEvent(evt))
 		if !ok {
 			return true
 		}
@@ -232,7 +232,7 @@ func (p *Plugin) catchUp(ctx context.Context, progress func(walked, indexed int)
 // OnEventSaved indexes a stored event at once (searchable within the OK);
 // the version of its address it replaces leaves the index when it is
 // applied (flush), as the index knows which versions it holds.
-func (p *Plugin) OnEventSaved(ctx context.Context, evt *nostr.Event) {
+func (p *Plugin) OnEventSaved(ctx context.Context, evt *snowclaw.Event) {
 	doc, ok := p.docOf(evt)
 	if !ok {
 		return
@@ -241,7 +241,7 @@ func (p *Plugin) OnEventSaved(ctx context.Context, evt *nostr.Event) {
 }
 
 // OnEventDeleted removes a deleted event from the index.
-func (p *Plugin) OnEventDeleted(ctx context.Context, evt *nostr.Event) {
+func (p *Plugin) OnEventDeleted(ctx context.Context, evt *snowclaw.Event) {
 	p.enqueue(op{remove: []string{evt.ID}})
 }
 

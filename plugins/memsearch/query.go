@@ -120,7 +120,7 @@ func (p *Plugin) conflictsWith(reader string, d search.Doc) ([]string, error) {
 // and pass the relevance floor stored search applies (search.Index.Match),
 // so one filter returns the same events live and stored. An empty text
 // matches on the extensions alone.
-func (p *Plugin) MatchLive(q snowclaw.SearchQuery, evt *nostr.Event) bool {
+func (p *Plugin) MatchLive(q snowclaw.SearchQuery, evt *snowclaw.Event) bool {
 	if p.loading.Load() {
 		return false // no live search starts before the index is ready
 	}

@@ -80,7 +80,7 @@ func (p *Plugin) rebuildFromStore(ctx context.Context) error {
 	err := p.ix.Rebuild(ctx, func(yield func(search.Doc) error) error {
 		var yerr error
 		err := store.Each(ctx, p.opts.Store, nostr.Filter{Kinds: indexedKinds}, func(evt *nostr.Event) bool {
-			doc, ok := p.docOf(evt)
+			doc, ok := p.docOf(snowclaw.ReadEvent(evt))
 			if !ok {
 				return true
 			}

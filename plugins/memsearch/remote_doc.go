@@ -16,15 +16,16 @@ import (
 // nothing is ever decrypted. The text is sanitized like a stored memory's
 // (no secret key reaches a prompt through a remote result either).
 func RemoteDoc(evt *nostr.Event) (search.Doc, bool) {
-	ns, topic := snowclaw.NamespaceOf(evt)
-	if evt.Kind != snowclaw.KindAppData || ns != snowclaw.NamespaceMemoryItem ||
-		snowclaw.GroupOf(evt) != "" || snowclaw.IsEncrypted(evt) || snowclaw.TierOf(evt) != snowclaw.TierPublic {
+	e := snowclaw.ReadEvent(evt)
+	topic := e.Subject
+	if evt.Kind != snowclaw.KindAppData || e.Namespace != snowclaw.NamespaceMemoryItem ||
+		e.Group != "" || e.Encrypted || e.Tier != snowclaw.TierPublic {
 		return search.Doc{}, false
 	}
 	doc := search.Doc{
 		ID: evt.ID, Kind: evt.Kind, Pubkey: evt.PubKey, CreatedAt: int64(evt.CreatedAt),
 		Tags: tagMap(evt), Tier: string(snowclaw.TierPublic), Source: evt.PubKey,
-		D: evt.Tags.GetD(), Topic: topic, Volatile: true, Scope: "remote",
+		D: e.D, Topic: topic, Volatile: true, Scope: "remote",
 	}
 	doc.Text = remoteKeys.Sanitize(memoryText(evt.Content, topic, snowclaw.TagValues(evt, "t"))).Text
 	provenance(evt, &doc)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/search"
 )
 
@@ -73,7 +74,7 @@ func (p *Plugin) reopen(ctx context.Context) error {
 		}
 		var docs []search.Doc
 		for evt := range ch {
-			if doc, ok := p.docOf(evt); ok && doc.Volatile {
+			if doc, ok := p.docOf(snowclaw.ReadEvent(evt)); ok && doc.Volatile {
 				docs = append(docs, doc)
 			}
 		}

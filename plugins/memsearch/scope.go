@@ -17,14 +17,15 @@ import (
 //
 // How the readable set is derived without scanning docs: a scope's key is
 // made of every event attribute the read rule (policies.Visibility) looks
-// at — kind class, namespace and its subject, tier, the h tags, the
-// author, the p tags, encryption, expiration. Two events with the same key
+// at, as snowclaw.ReadEvent read it — kind class, namespace and its
+// subject, tier, the group (or that the h tags are refused), the author,
+// the p tags, encryption, expiration. Two events with the same key
 // are therefore readable by exactly the same readers, whatever the rule
 // decides, so the rule is asked once per scope, about one event of it (the
 // probe, kept with its content stripped). The rule stays the one place
 // that decides: group membership, privacy flags and who owns a private
-// memory (snowclaw.PersonOf) are read live at each search. Only docs that
-// every reader may read whoever wrote them (no group, no restricted
+// memory (snowclaw.Event.Person) are read live at each search. Only docs
+// that every reader may read whoever wrote them (no group, no restricted
 // namespace) share the one "public" scope; elsewhere the author is part
 // of the key, so an author's own-event exception cannot open anyone else's
 // docs to them.
@@ -35,12 +36,9 @@ import (
 const publicScope = "public"
 
 // scopeOf is the scope of a stored event's doc.
-func scopeOf(evt *nostr.Event, volatile bool) string {
-	hs := snowclaw.TagValues(evt, "h")
-	ns, subject := snowclaw.NamespaceOf(evt)
-	exp := snowclaw.TagValues(evt, "expiration")
-	tier := snowclaw.TierOf(evt)
-	open := len(hs) == 0 && len(exp) == 0 && !volatile && !snowclaw.IsEncrypted(evt) &&
+func scopeOf(evt *snowclaw.Event, volatile bool) string {
+	ns, subject, tier := evt.Namespace, evt.Subject, evt.Tier
+	open := evt.Group == "" && evt.GroupErr == nil && !evt.Expires && !volatile && !evt.Encrypted &&
 		(evt.Kind != snowclaw.KindAppData || (ns == snowclaw.NamespaceMemoryItem && tier == snowclaw.TierPublic))
 	if open {
 		return publicScope
@@ -48,15 +46,25 @@ func scopeOf(evt *nostr.Event, volatile bool) string {
 	if ns == snowclaw.NamespaceMemoryItem {
 		subject = "" // a topic is no input of the read rule
 	}
-	ps := slices.Clone(snowclaw.TagValues(evt, "p"))
+	ps := slices.Clone(evt.P)
 	slices.Sort(ps)
 	ps = slices.Compact(ps)
-	var b strings.Builder
-	for _, part := range []string{
+	exp := ""
+	if evt.Expires {
+		exp = strconv.FormatInt(int64(evt.Expiration), 10)
+	}
+	parts := []string{
 		strconv.Itoa(kindClass(evt.Kind)), strconv.Itoa(int(ns)), subject, string(tier),
-		strings.Join(hs, ","), evt.PubKey, strings.Join(ps, ","), strings.Join(exp, ","),
-		strconv.FormatBool(snowclaw.IsEncrypted(evt)), strconv.FormatBool(volatile),
-	} {
+		evt.Group, evt.PubKey, strings.Join(ps, ","), exp,
+		strconv.FormatBool(evt.Encrypted), strconv.FormatBool(volatile),
+	}
+	if evt.GroupErr != nil {
+		// refused h tags: the read rule's own case, apart from any
+		// group, MalformedGroup's namesake included
+		parts = append(parts, "malformed-h")
+	}
+	var b strings.Builder
+	for _, part := range parts {
 		b.WriteString(part)
 		b.WriteByte('|')
 	}

@@ -4,22 +4,23 @@ import (
 	"testing"
 
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
 )
 
 // Two events share a scope only when the read rule cannot tell them
 // apart: every input it reads is in the key.
 func TestScopeOf(t *testing.T) {
 	const alice, bob, agent = "aa", "bb", "cc"
-	ev := func(kind int, pk string, tags ...nostr.Tag) *nostr.Event {
-		return &nostr.Event{Kind: kind, PubKey: pk, Tags: tags}
+	ev := func(kind int, pk string, tags ...nostr.Tag) *snowclaw.Event {
+		return snowclaw.ReadEvent(&nostr.Event{Kind: kind, PubKey: pk, Tags: tags})
 	}
-	mem := func(pk, topic string, tags ...nostr.Tag) *nostr.Event {
+	mem := func(pk, topic string, tags ...nostr.Tag) *snowclaw.Event {
 		return ev(30078, pk, append(nostr.Tags{{"d", "snow:memory:" + topic}}, tags...)...)
 	}
 	enc := nostr.Tag{"encrypted", "nip44"}
 	for _, tc := range []struct {
 		name string
-		a, b *nostr.Event
+		a, b *snowclaw.Event
 		same bool
 	}{
 		{"public memories of two authors", mem(alice, "x"), mem(bob, "y"), true},
@@ -35,6 +36,15 @@ func TestScopeOf(t *testing.T) {
 		{"expiring public memory", mem(alice, "x"), mem(alice, "x", nostr.Tag{"expiration", "5"}), false},
 		{"person records of two people", mem(agent, "x"), ev(30078, agent, nostr.Tag{"d", "snowclaw:memory:npub:npub1a"}), false},
 		{"two person records", ev(30078, agent, nostr.Tag{"d", "snowclaw:memory:npub:npub1a"}), ev(30078, agent, nostr.Tag{"d", "snowclaw:memory:npub:npub1b"}), false},
+		// the key is the read rule's view of the tags, not the tags
+		{"two h tags and one of their groups", ev(9, alice, nostr.Tag{"h", "g"}, nostr.Tag{"h", "k"}), ev(9, alice, nostr.Tag{"h", "g"}), false},
+		{"an empty h and no h", ev(9, alice, nostr.Tag{"h", ""}), ev(1, alice), false},
+		{"refused h tags and a group named like MalformedGroup", ev(9, alice, nostr.Tag{"h", "g"}, nostr.Tag{"h", "k"}), ev(9, alice, nostr.Tag{"h", snowclaw.MalformedGroup}), false},
+		{"refused h tags of two shapes, one author", ev(9, alice, nostr.Tag{"h", "g"}, nostr.Tag{"h", "k"}), ev(9, alice, nostr.Tag{"h"}), true},
+		{"refused h tags of two authors", ev(9, alice, nostr.Tag{"h", "g"}, nostr.Tag{"h", "k"}), ev(9, bob, nostr.Tag{"h", "g"}, nostr.Tag{"h", "k"}), false},
+		{"an unreadable expiration is none", mem(alice, "x"), mem(bob, "y", nostr.Tag{"expiration", "soon"}), true},
+		{"the first expiration counts", mem(alice, "x", nostr.Tag{"expiration", "5"}, nostr.Tag{"expiration", "9"}), mem(alice, "y", nostr.Tag{"expiration", "5"}), true},
+		{"two expirations", mem(alice, "x", nostr.Tag{"expiration", "5"}), mem(alice, "y", nostr.Tag{"expiration", "9"}), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sa, sb := scopeOf(tc.a, false), scopeOf(tc.b, false)

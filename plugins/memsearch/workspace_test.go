@@ -204,7 +204,7 @@ func TestWorkspace_SearchAndVisibility(t *testing.T) {
 		if err := e.store.SaveEvent(context.Background(), &mem); err != nil {
 			t.Fatal(err)
 		}
-		p.OnEventSaved(context.Background(), &mem)
+		p.OnEventSaved(context.Background(), snowclaw.ReadEvent(&mem))
 		if got := findText(t, p, e.owner, "zebra standup"); len(got) != 2 {
 			t.Fatalf("owner: %d events, want the memory and the chunk", len(got))
 		}

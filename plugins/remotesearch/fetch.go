@@ -176,7 +176,7 @@ func (l *Layer) nipsTrouble(r *remote, msg string, args ...any) {
 // agent writes none of them on a public memory): a remote that holds it
 // in plaintext is a leak elsewhere, and serving it on would widen it.
 // Where the markers and the claims disagree the narrower reading wins,
-// as it does for local events (snowclaw.TierOf).
+// as it does for local events (snowclaw.Event.Tier).
 func servable(evt *nostr.Event) bool {
 	if _, ok := memsearch.RemoteDoc(evt); !ok {
 		return false

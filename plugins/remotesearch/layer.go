@@ -34,7 +34,7 @@ func (l *Layer) Search(ctx context.Context, reader string, f snowclaw.Filter) ([
 
 // MatchLive: a live subscription sees this relay's new events only;
 // remote results are never pushed.
-func (l *Layer) MatchLive(q snowclaw.SearchQuery, evt *nostr.Event) bool {
+func (l *Layer) MatchLive(q snowclaw.SearchQuery, evt *snowclaw.Event) bool {
 	return l.o.Local.MatchLive(q, evt)
 }
 
@@ -218,8 +218,9 @@ func (l *Layer) ramIndex() (*search.Index, error) {
 // gone reports whether this relay deleted or erased evt: a copy on a
 // remote does not bring back what was removed here.
 func (l *Layer) gone(ctx context.Context, evt *nostr.Event) bool {
+	e := snowclaw.ReadEvent(evt)
 	for _, g := range l.o.Gone {
-		if g(ctx, evt) != nil {
+		if g(ctx, e) != nil {
 			return true
 		}
 	}

@@ -28,6 +28,7 @@ import (
 	"github.com/hashicorp/golang-lru/v2/expirable"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/plugins/memsearch"
 	"github.com/snowclaw/snowclaw/search"
 	"golang.org/x/sync/singleflight"
@@ -74,7 +75,7 @@ type Options struct {
 	// Gone are the local checks of what must stay gone (the relay's
 	// deletions, the rights service's erasures): a remote result one of
 	// them refuses is dropped.
-	Gone []func(context.Context, *nostr.Event) error
+	Gone []func(context.Context, *snowclaw.Event) error
 
 	HTTPClient *http.Client // NIP-11 requests; nil: http.DefaultClient
 	Metrics    prometheus.Registerer

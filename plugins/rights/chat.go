@@ -16,7 +16,7 @@ var chatKinds = []int{1, snowclaw.KindChat, 10, 11, 12, 1111}
 func (s *Service) eachChat(ctx context.Context, pk string, fn func(string, memory.HistoryMessage)) error {
 	return store.Each(ctx, s.o.Store, nostr.Filter{Kinds: chatKinds, Authors: []string{pk}}, func(evt *nostr.Event) bool {
 		fn(evt.Content, memory.HistoryMessage{
-			Pubkey: pk, Content: evt.Content, EventID: evt.ID, Group: snowclaw.GroupOf(evt),
+			Pubkey: pk, Content: evt.Content, EventID: evt.ID, Group: snowclaw.ReadEvent(evt).Group,
 			Kind: evt.Kind, Timestamp: int64(evt.CreatedAt),
 		})
 		return true

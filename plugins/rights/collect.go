@@ -38,12 +38,12 @@ func (s *Service) collect(ctx context.Context, pk string, all bool) (holdings, e
 			return
 		}
 		seen[evt.ID] = true
-		ns, _ := snowclaw.NamespaceOf(evt)
+		e := snowclaw.ReadEvent(evt)
 		switch {
-		case ns == snowclaw.NamespaceMemoryNpub && evt.PubKey == s.agentPK:
+		case e.Namespace == snowclaw.NamespaceMemoryNpub && evt.PubKey == s.agentPK:
 			h.record = evt
-		case ns == snowclaw.NamespaceMemoryItem:
-			h.memories = append(h.memories, s.read(evt))
+		case e.Namespace == snowclaw.NamespaceMemoryItem:
+			h.memories = append(h.memories, s.read(e))
 		case all && !snowclaw.IsGroupStateKind(evt.Kind) && !snowclaw.IsGroupMetadataKind(evt.Kind):
 			h.others = append(h.others, evt)
 		}
@@ -104,15 +104,16 @@ func each2(ctx context.Context, s *Service, f nostr.Filter, fn func(*nostr.Event
 // read decodes a memory event into the text its person would read: the
 // agent's item or lesson, else the content as every view reads it
 // (snowclaw.DecodeMemory), opened when the agent can open it.
-func (s *Service) read(evt *nostr.Event) held {
-	rec, err := s.codec.Decode(evt)
+func (s *Service) read(e *snowclaw.Event) held {
+	evt := e.Event
+	rec, err := s.codec.Decode(e)
 	if err == nil && rec.Item != nil {
 		return held{evt: evt, text: rec.Item.Text, item: rec.Item}
 	}
 	if err == nil && rec.Lesson != nil {
 		return held{evt: evt, text: rec.Lesson.Text}
 	}
-	plain, err := snowclaw.Open(evt, s.o.AgentSecret, s.agentPK, "")
+	plain, err := snowclaw.Open(e, s.o.AgentSecret, s.agentPK, "")
 	if err != nil {
 		return held{evt: evt, text: "(encrypted; not readable by the agent)"}
 	}

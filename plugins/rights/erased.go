@@ -200,7 +200,7 @@ func (e *Erased) ErasedAt(addr string) (time.Time, bool) {
 // Blocks reports whether evt must not be stored: its id was erased, its
 // address was erased and this version is not newer than the erasure, or its
 // author was erased and it was created before that.
-func (e *Erased) Blocks(evt *nostr.Event) bool {
+func (e *Erased) Blocks(evt *snowclaw.Event) bool {
 	if evt == nil {
 		return false
 	}
@@ -213,7 +213,7 @@ func (e *Erased) Blocks(evt *nostr.Event) bool {
 	if len(e.addrs) > 0 && (nostr.IsReplaceableKind(evt.Kind) || nostr.IsAddressableKind(evt.Kind)) {
 		d := ""
 		if nostr.IsAddressableKind(evt.Kind) {
-			d = evt.Tags.GetD()
+			d = evt.D
 		}
 		if at, ok := e.addrs[sha256Hex(snowclaw.Address(evt.Kind, strings.ToLower(evt.PubKey), d))]; ok && created <= at {
 			return true

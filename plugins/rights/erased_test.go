@@ -69,7 +69,7 @@ func TestErased_Blocks(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := e.Blocks(tc.evt); got != tc.want {
+			if got := e.Blocks(snowclaw.ReadEvent(tc.evt)); got != tc.want {
 				t.Errorf("Blocks = %v, want %v", got, tc.want)
 			}
 		})
@@ -106,8 +106,8 @@ func TestErased_SurvivesReopenWithoutPlainData(t *testing.T) {
 	e.Close()
 
 	e2 := openErasedAt(t, path, erasedAt.Add(time.Hour))
-	if !e2.Blocks(old) || !e2.Blocks(chat) || e2.Len() != 3 {
-		t.Errorf("after reopen: blocks old=%v chat=%v, Len=%d; want true, true, 3", e2.Blocks(old), e2.Blocks(chat), e2.Len())
+	if !e2.Blocks(snowclaw.ReadEvent(old)) || !e2.Blocks(snowclaw.ReadEvent(chat)) || e2.Len() != 3 {
+		t.Errorf("after reopen: blocks old=%v chat=%v, Len=%d; want true, true, 3", e2.Blocks(snowclaw.ReadEvent(old)), e2.Blocks(snowclaw.ReadEvent(chat)), e2.Len())
 	}
 
 	data, err := os.ReadFile(path)
@@ -138,23 +138,23 @@ func TestErased_LaterErasureMovesTimeForward(t *testing.T) {
 
 	e := openErasedAt(t, path, erasedAt)
 	e.AddAddresses(addr)
-	if e.Blocks(rewritten) {
+	if e.Blocks(snowclaw.ReadEvent(rewritten)) {
 		t.Fatal("a version written after the erasure is blocked")
 	}
 	e.now = func() time.Time { return erasedAt.Add(10 * time.Second) }
 	e.AddAddresses(addr)
-	if !e.Blocks(rewritten) {
+	if !e.Blocks(snowclaw.ReadEvent(rewritten)) {
 		t.Error("second erasure did not cover the rewritten version")
 	}
 	e.Close()
 
 	e2 := openErasedAt(t, path, erasedAt)
-	if !e2.Blocks(rewritten) {
+	if !e2.Blocks(snowclaw.ReadEvent(rewritten)) {
 		t.Error("after reopen the earlier erasure time won over the later one")
 	}
 	e2.now = func() time.Time { return erasedAt } // an older clock cannot shorten the block
 	e2.AddAddresses(addr)
-	if !e2.Blocks(rewritten) {
+	if !e2.Blocks(snowclaw.ReadEvent(rewritten)) {
 		t.Error("an earlier erasure time unblocked a version")
 	}
 }
@@ -197,7 +197,7 @@ func TestErased_TornLastLine(t *testing.T) {
 	appendRaw(t, path, "id "+fakeID("b")[:20])
 
 	e2 := openErasedAt(t, path, erasedAt)
-	if e2.Len() != 1 || e2.Blocks(&nostr.Event{ID: fakeID("b")}) {
+	if e2.Len() != 1 || e2.Blocks(snowclaw.ReadEvent(&nostr.Event{ID: fakeID("b")})) {
 		t.Fatalf("torn id was loaded: Len=%d", e2.Len())
 	}
 	if err := e2.AddIDs(fakeID("c")); err != nil {
@@ -205,7 +205,7 @@ func TestErased_TornLastLine(t *testing.T) {
 	}
 	e2.Close()
 	e3 := openErasedAt(t, path, erasedAt)
-	if e3.Len() != 2 || !e3.Blocks(&nostr.Event{ID: fakeID("c")}) {
+	if e3.Len() != 2 || !e3.Blocks(snowclaw.ReadEvent(&nostr.Event{ID: fakeID("c")})) {
 		t.Errorf("after torn line and append: Len=%d, want 2 with c blocked", e3.Len())
 	}
 }

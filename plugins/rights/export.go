@@ -61,7 +61,7 @@ type Export struct {
 	Categories    map[string]*Category `json:"categories"`
 
 	// Agent is the agent's pubkey (hex): a private memory it signed for
-	// this person is theirs (snowclaw.PersonOf). "" trusts only what the
+	// this person is theirs (snowclaw.Event.Person). "" trusts only what the
 	// person wrote themselves.
 	Agent string `json:"-"`
 
@@ -236,14 +236,15 @@ func (x *Export) AddMessage(m memory.HistoryMessage) bool {
 // AddNpub already exported it), kind 0 to "profile", anything else to
 // "conversation". Encrypted events are refused unless this person wrote
 // them or is their p-tagged reader.
-func (x *Export) AddEvent(evt *nostr.Event, text string) bool {
+func (x *Export) AddEvent(raw *nostr.Event, text string) bool {
+	evt := snowclaw.ReadEvent(raw)
 	if evt == nil || !x.mayRead(evt) {
 		return false
 	}
-	ns, rest := snowclaw.NamespaceOf(evt)
+	ns, rest := evt.Namespace, evt.Subject
 	d := ""
 	if evt.Kind == snowclaw.KindAppData {
-		d = evt.Tags.GetD()
+		d = evt.D
 		if x.covered[d] {
 			return false
 		}
@@ -260,16 +261,16 @@ func (x *Export) AddEvent(evt *nostr.Event, text string) bool {
 	r := ExportRecord{
 		MemoryID:  strings.ToLower(evt.ID),
 		Content:   eventText(evt, text),
-		Tier:      string(snowclaw.TierOf(evt)),
-		Group:     snowclaw.GroupOf(evt),
-		TopicTags: snowclaw.TagValues(evt, "t"),
+		Tier:      string(evt.Tier),
+		Group:     evt.Group,
+		TopicTags: snowclaw.TagValues(raw, "t"),
 		Kind:      evt.Kind,
 		CreatedAt: evt.CreatedAt.Time().UTC(),
 	}
 	if ns == snowclaw.NamespaceMemoryItem {
 		r.Topic = rest
 	}
-	if src := snowclaw.TagValues(evt, snowclaw.TagSource); len(src) > 0 {
+	if src := snowclaw.TagValues(raw, snowclaw.TagSource); len(src) > 0 {
 		r.Source = src[0]
 	} else if x.pubkey != "" && strings.EqualFold(evt.PubKey, x.pubkey) {
 		r.Source = "user"
@@ -281,8 +282,8 @@ func (x *Export) AddEvent(evt *nostr.Event, text string) bool {
 	return x.put(category, r, addr, rankEvent)
 }
 
-func (x *Export) mayRead(evt *nostr.Event) bool {
-	if !snowclaw.IsEncrypted(evt) {
+func (x *Export) mayRead(evt *snowclaw.Event) bool {
+	if !evt.Encrypted {
 		return true
 	}
 	if x.pubkey == "" {
@@ -291,6 +292,6 @@ func (x *Export) mayRead(evt *nostr.Event) bool {
 	if strings.EqualFold(evt.PubKey, x.pubkey) {
 		return true
 	}
-	person, ok := snowclaw.PersonOf(evt, x.Agent)
+	person, ok := evt.Person(x.Agent)
 	return ok && person == x.pubkey
 }

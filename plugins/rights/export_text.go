@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/agent/memory"
 )
@@ -28,11 +27,11 @@ func seenSummary(n memory.Npub) string {
 // eventText is what an export shows of an event: the caller's text, else
 // the summary of a memory item's JSON, else the plain content. Ciphertext
 // means nothing to the person, so it is replaced by a note.
-func eventText(evt *nostr.Event, text string) string {
+func eventText(evt *snowclaw.Event, text string) string {
 	if strings.TrimSpace(text) != "" {
 		return text
 	}
-	if snowclaw.IsEncrypted(evt) {
+	if evt.Encrypted {
 		return "(encrypted; could not be decrypted for this export)"
 	}
 	if m := snowclaw.DecodeMemory(evt.Content); evt.Kind == snowclaw.KindAppData && m.HasSummary() {

@@ -83,7 +83,7 @@ func (s *Service) check(r Request) error {
 
 // Blocks tells the relay to refuse an event that a forget or destroy
 // erased (docs/access.md: deleted stays deleted).
-func (s *Service) Blocks(evt *nostr.Event) bool { return s.o.Erased.Blocks(evt) }
+func (s *Service) Blocks(evt *snowclaw.Event) bool { return s.o.Erased.Blocks(evt) }
 
 // Audit lists the audit trail: the owner sees everyone's (or one
 // person's), a person their own.

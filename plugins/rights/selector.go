@@ -123,9 +123,9 @@ func (s Selector) Match(evt *nostr.Event, text string) bool {
 			}
 		}
 	case SelectTopic:
-		ns, topic := snowclaw.NamespaceOf(evt)
+		e := snowclaw.ReadEvent(evt)
 		p := topicPrefix(s.Topic)
-		return ns == snowclaw.NamespaceMemoryItem && (topic == p || strings.HasPrefix(topic, p+"/"))
+		return e.IsMemoryItem() && (e.Subject == p || strings.HasPrefix(e.Subject, p+"/"))
 	case SelectTags:
 		for _, have := range snowclaw.TagValues(evt, "t") {
 			for _, want := range s.Tags {
@@ -137,7 +137,7 @@ func (s Selector) Match(evt *nostr.Event, text string) bool {
 	case SelectBefore:
 		return evt.CreatedAt.Time().Before(s.Before)
 	case SelectQuery:
-		if text == "" && !snowclaw.IsEncrypted(evt) {
+		if text == "" && !snowclaw.ReadEvent(evt).Encrypted {
 			text = evt.Content
 		}
 		have := map[string]bool{}

@@ -38,8 +38,8 @@ export function viewOfEvent(evt) {
   const d = tag('d') || ''
   const encrypted = evt.tags.some((t) => t[0] === 'encrypted')
   const plain = encrypted ? { summary: '', detail: '', context: '' } : decodeMemory(evt.content)
-  // the markers decide the tier, as snowclaw.TierOf does: sealed with a
-  // group key, it is the group's
+  // the markers decide the tier, as the relay's snowclaw.ReadEvent does:
+  // sealed with a group key, it is the group's
   const tier = encrypted ? (tag('p') ? 'private' : sealOf(evt) ? 'group' : 'internal') : tag('h') ? 'group' : 'public'
   return {
     id: evt.id, pubkey: evt.pubkey, created_at: evt.created_at, encrypted,

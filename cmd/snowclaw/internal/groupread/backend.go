@@ -118,7 +118,7 @@ func (k *Keyring) Fill(ctx context.Context, mv *snowclaw.MemoryView, evt *nostr.
 	if evt.ID != mv.ID {
 		return false
 	}
-	plain, err := k.Open(ctx, evt)
+	plain, err := k.Open(ctx, snowclaw.ReadEvent(evt))
 	if err != nil {
 		return false
 	}

@@ -174,7 +174,7 @@ func (k *Keyring) Refused() int {
 // and the last read is older than MinReload (a key rotated since). An
 // event sealed with a key the member was never sent stays closed:
 // snowclaw.ErrNoGroupKey.
-func (k *Keyring) Open(ctx context.Context, evt *nostr.Event) (string, error) {
+func (k *Keyring) Open(ctx context.Context, evt *snowclaw.Event) (string, error) {
 	g, v, err := snowclaw.GroupSealOf(evt)
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", snowclaw.ErrDecrypt, err)

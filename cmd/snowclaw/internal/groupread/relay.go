@@ -110,16 +110,17 @@ func ForMember(relayURL, secret string, fetch Fetch) (*Keyring, Fetch, error) {
 // with the member's keys, or a note saying which key it lacks (never its
 // ciphertext); anything else as it is. k may be nil (no key given).
 func (k *Keyring) Shown(ctx context.Context, evt *nostr.Event) *nostr.Event {
-	if !snowclaw.IsGroupEncrypted(evt) {
+	e := snowclaw.ReadEvent(evt)
+	if !e.GroupSealed {
 		return evt
 	}
 	shown := *evt
 	shown.Content = "(encrypted group memory: this key holds no key that opens it)"
-	if g, v, err := snowclaw.GroupSealOf(evt); err == nil {
+	if g, v, err := snowclaw.GroupSealOf(e); err == nil {
 		shown.Content = fmt.Sprintf("(encrypted: no key of group %s version %d was delivered to this key)", g, v)
 	}
 	if k != nil {
-		if plain, err := k.Open(ctx, evt); err == nil {
+		if plain, err := k.Open(ctx, e); err == nil {
 			shown.Content = plain
 		}
 	}

@@ -12,7 +12,7 @@ import (
 // Finding 6: a private memory p-tagged to a victim but written by someone
 // else was shown as the victim's own (decrypted, in their listing and
 // their prompts), and the victim could neither delete it nor export it.
-// Whose a private memory is comes from the signature (snowclaw.PersonOf).
+// Whose a private memory is comes from the signature (snowclaw.Event.Person).
 
 // forgedFor is a private memory Mallory writes "for" the victims in ps,
 // encrypted to the agent, so the agent could open it.

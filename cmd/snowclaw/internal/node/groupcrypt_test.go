@@ -117,7 +117,7 @@ func TestGroupCrypt_RotationOnRemoval(t *testing.T) {
 	// a member's plain group memory is refused; a sealed one is stored
 	e.refusedWith(e.ac, memory(e.alice, "team/plain", "plain words", nostr.Tag{"h", agentGroup}), "restricted:")
 	old := e.mustPublish(e.ac, sealedMemory(t, e.alice, agentGroup, "team/launch", "launch code is "+canary1, alice1.keys[1]))
-	if plain, err := snowclaw.OpenGroup(&old, bob1.keyOf); err != nil || !strings.Contains(plain, canary1) {
+	if plain, err := snowclaw.OpenGroup(snowclaw.ReadEvent(&old), bob1.keyOf); err != nil || !strings.Contains(plain, canary1) {
 		t.Fatalf("bob cannot open version 1: %q, %v", plain, err)
 	}
 
@@ -134,17 +134,17 @@ func TestGroupCrypt_RotationOnRemoval(t *testing.T) {
 
 	// carol opens it with the key she was sent; bob's keys cannot, even
 	// when he tries his old key under the new version's number
-	if plain, err := snowclaw.OpenGroup(&fresh, carol2.keyOf); err != nil || !strings.Contains(plain, canary2) {
+	if plain, err := snowclaw.OpenGroup(snowclaw.ReadEvent(&fresh), carol2.keyOf); err != nil || !strings.Contains(plain, canary2) {
 		t.Fatalf("carol cannot open version 2: %q, %v", plain, err)
 	}
-	if _, err := snowclaw.OpenGroup(&fresh, bob2.keyOf); !errors.Is(err, snowclaw.ErrNoGroupKey) {
+	if _, err := snowclaw.OpenGroup(snowclaw.ReadEvent(&fresh), bob2.keyOf); !errors.Is(err, snowclaw.ErrNoGroupKey) {
 		t.Fatalf("bob opening version 2: %v, want ErrNoGroupKey", err)
 	}
 	if _, err := snowclaw.OpenGroupContent(fresh.Content, bob2.keys[1]); !errors.Is(err, snowclaw.ErrDecrypt) {
 		t.Fatalf("bob's old key on the new memory: %v, want ErrDecrypt", err)
 	}
 	// old memories stay readable with the old key
-	if plain, err := snowclaw.OpenGroup(&old, carol2.keyOf); err != nil || !strings.Contains(plain, canary1) {
+	if plain, err := snowclaw.OpenGroup(snowclaw.ReadEvent(&old), carol2.keyOf); err != nil || !strings.Contains(plain, canary1) {
 		t.Fatalf("carol cannot open version 1 any more: %q, %v", plain, err)
 	}
 
@@ -211,10 +211,10 @@ func TestGroupCrypt_AgentSealsAndRecalls(t *testing.T) {
 	evs := mustFetch(t, e.ac, nostr.Filter{Kinds: []int{snowclaw.KindAppData}, Authors: []string{e.agent.pk}, Tags: nostr.TagMap{"h": {agentGroup}}})
 	opened := 0
 	for _, ev := range evs {
-		if !snowclaw.IsGroupEncrypted(ev) || strings.Contains(ev.Content, "Orbital") {
+		if !snowclaw.ReadEvent(ev).GroupSealed || strings.Contains(ev.Content, "Orbital") {
 			t.Fatalf("the agent wrote a group memory of an encrypted group in plain: %s", mustJSON(ev))
 		}
-		if plain, err := snowclaw.OpenGroup(ev, alice.keyOf); err == nil && strings.Contains(plain, "Orbital Fuels") {
+		if plain, err := snowclaw.OpenGroup(snowclaw.ReadEvent(ev), alice.keyOf); err == nil && strings.Contains(plain, "Orbital Fuels") {
 			opened++
 		}
 	}

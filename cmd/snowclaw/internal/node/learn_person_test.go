@@ -102,7 +102,7 @@ func TestAttack_LearntPersonRecordStaysInItsScope(t *testing.T) {
 	if len(mine) != 1 {
 		t.Fatalf("alice cannot read her own record (the control): %d events", len(mine))
 	}
-	plain, err := snowclaw.Open(mine[0], e.alice.sk, e.agent.pk, e.alice.pk)
+	plain, err := snowclaw.Open(snowclaw.ReadEvent(mine[0]), e.alice.sk, e.agent.pk, e.alice.pk)
 	if err != nil || !strings.Contains(plain, secret) {
 		t.Fatalf("alice's record on the relay lacks the learnt preference: %v %s", err, plain)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
 	"github.com/snowclaw/snowclaw/internal/testwait"
 )
@@ -63,7 +64,7 @@ func TestNIP09_ForgedTagCannotBlockOthers(t *testing.T) {
 func TestReplaceable_OlderVersionNeitherStoredNorBroadcast(t *testing.T) {
 	e := startEnv(t)
 	var saved atomic.Int32
-	e.r.OnEventSaved = append(e.r.OnEventSaved, func(_ context.Context, evt *nostr.Event) {
+	e.r.OnEventSaved = append(e.r.OnEventSaved, func(_ context.Context, evt *snowclaw.Event) {
 		if evt.Kind == 30078 {
 			saved.Add(1)
 		}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/fiatjaf/eventstore"
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/agent"
 	"github.com/snowclaw/snowclaw/plugins/agentlink"
 	"github.com/snowclaw/snowclaw/plugins/groupcrypt"
@@ -270,7 +271,7 @@ func (n *Node) newRemote() error {
 	ro.Stored = func(ctx context.Context, f nostr.Filter, fn func(*nostr.Event) bool) error {
 		return store.Each(ctx, n.store, f, fn)
 	}
-	ro.Gone = []func(context.Context, *nostr.Event) error{n.relay.RejectDeleted, n.rejectErased}
+	ro.Gone = []func(context.Context, *snowclaw.Event) error{n.relay.RejectDeleted, n.rejectErased}
 	ro.Metrics, ro.Logger = n.relay.Metrics(), n.o.Logger
 	l, err := remotesearch.New(ro)
 	if err != nil {

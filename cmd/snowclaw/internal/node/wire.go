@@ -3,7 +3,6 @@ package node
 import (
 	"context"
 
-	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/plugins/agentlink"
 	"github.com/snowclaw/snowclaw/policies"
@@ -53,7 +52,7 @@ func (n *Node) wire(ctx context.Context) {
 	n.crypt.Init(r)
 	// the relay tells kinds apart; which kind 30078 events are memories
 	// is the schema's word
-	r.CountStoredAs("memory", snowclaw.IsMemoryItem)
+	r.CountStoredAs("memory", (*snowclaw.Event).IsMemoryItem)
 	r.OnEventSaved = append(r.OnEventSaved,
 		n.groups.OnEventSaved, // group state first: whatever follows reads it
 		n.crypt.OnEventSaved,  // the keys follow membership
@@ -90,7 +89,7 @@ func (n *Node) wire(ctx context.Context) {
 }
 
 // rejectErased keeps what a forget or destroy removed from coming back.
-func (n *Node) rejectErased(_ context.Context, evt *nostr.Event) error {
+func (n *Node) rejectErased(_ context.Context, evt *snowclaw.Event) error {
 	if n.rights.Blocks(evt) {
 		return snowclaw.Blocked("this event was erased at its subject's request and cannot be stored again")
 	}
