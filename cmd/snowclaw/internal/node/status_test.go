@@ -118,7 +118,7 @@ func TestStatus_Report(t *testing.T) {
 			t.Fatalf("before any remote search: %+v", r)
 		}
 	}
-	if st.Version != "test" || st.Disk.FreeBytes == 0 || st.Disk.Error != "" || st.Disk.Full || !st.Agent.Enabled || !st.Agent.Here || st.Feed != nil {
+	if st.Version != "test" || st.Disk.FreeBytes == 0 || st.Disk.Error != "" || st.Disk.Full || !st.Agent.Enabled || !st.Agent.Here || (st.Feed != nil) != overPostgres() {
 		t.Fatalf("status: %+v", st)
 	}
 	if !st.Index.Enabled || st.Index.Status != "ready" || st.Index.Rebuilding {

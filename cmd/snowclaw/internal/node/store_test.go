@@ -33,10 +33,14 @@ func storeOptions(o node.Options) node.StoreOptions {
 	return node.StoreOptions{Backend: node.BackendBadger}
 }
 
+// overPostgres reports whether the tests run over PostgreSQL, whose
+// store is shared: a node over it follows the change log.
+func overPostgres() bool { return os.Getenv("SNOWCLAW_TEST_STORE") == node.BackendPostgres }
+
 // badgerOnly skips a test of badger's own files when the tests run over
 // PostgreSQL.
 func badgerOnly(t *testing.T) {
-	if os.Getenv("SNOWCLAW_TEST_STORE") == node.BackendPostgres {
+	if overPostgres() {
 		t.Skip("tests badger's files; SNOWCLAW_TEST_STORE=postgres")
 	}
 }
