@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/internal/pgtest"
@@ -54,11 +53,7 @@ func TestFollow_TwoInstancesSurviveAKilledConnection(t *testing.T) {
 	}
 	changes, _ := follow(t, b, 0)
 	pk := newKey()
-	admin, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close(ctx)
+	admin := dial(t, url)
 	const n = 300
 	var sent []string
 	var got []store.Change
@@ -195,11 +190,7 @@ func TestFollow_EntriesFromBeforeTheyNamedTheirEvent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := dial(t, url)
 	// the row and its entry as an instance before step 6 wrote them
 	var seq int64
 	if err := conn.QueryRow(ctx, `WITH c AS (INSERT INTO changes (seq, op, origin, event)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw/internal/pgtest"
 	"github.com/snowclaw/snowclaw/relay/store"
@@ -70,4 +71,15 @@ func contents(evs []*nostr.Event) []string {
 		out[i] = e.Content
 	}
 	return out
+}
+
+// dial is a connection of the test's own to url, closed when it ends.
+func dial(t testing.TB, url string) *pgx.Conn {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
 }

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/snowclaw/snowclaw/internal/pgtest"
 	"github.com/snowclaw/snowclaw/relay/store/postgres"
 )
@@ -69,11 +68,7 @@ func TestOpen_Migrations(t *testing.T) {
 	}
 	wg.Wait()
 	open(t, url).Close() // again: nothing to do
-	c, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close(ctx)
+	c := dial(t, url)
 	var versions, top int
 	if err := c.QueryRow(ctx, "SELECT count(*), max(version) FROM snowclaw_schema").Scan(&versions, &top); err != nil {
 		t.Fatal(err)
@@ -84,7 +79,7 @@ func TestOpen_Migrations(t *testing.T) {
 	if _, err := c.Exec(ctx, "INSERT INTO snowclaw_schema (version) VALUES ($1)", postgres.SchemaVersion()+1); err != nil {
 		t.Fatal(err)
 	}
-	_, err = postgres.Open(ctx, url, postgres.Options{})
+	_, err := postgres.Open(ctx, url, postgres.Options{})
 	if !errors.Is(err, postgres.ErrSchemaTooNew) || !strings.Contains(err.Error(), "upgrade snowclaw") {
 		t.Fatalf("newer schema: %v, want ErrSchemaTooNew asking for an upgrade", err)
 	}

@@ -79,11 +79,7 @@ type logEntry struct {
 func readLog(t *testing.T, url string) []logEntry {
 	t.Helper()
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := dial(t, url)
 	rows, err := conn.Query(ctx, "SELECT seq, op, origin, coalesce(id, event->>'id', '') FROM changes ORDER BY seq")
 	if err != nil {
 		t.Fatal(err)
@@ -297,11 +293,7 @@ func TestFollow_LowerSeqCommittedLaterIsNotSkipped(t *testing.T) {
 			})
 			got := &recorder{}
 			got.run(t, a, true)
-			other, err := pgx.Connect(ctx, url)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer other.Close(ctx)
+			other := dial(t, url)
 			elsewhere, err := other.Begin(ctx)
 			if err != nil {
 				t.Fatal(err)
@@ -317,11 +309,7 @@ func TestFollow_LowerSeqCommittedLaterIsNotSkipped(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			conn, err := pgx.Connect(ctx, url)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.Close(ctx)
+			conn := dial(t, url)
 			tx, err := conn.Begin(ctx)
 			if err != nil {
 				t.Fatal(err)
@@ -387,12 +375,8 @@ func TestSave_GroupCommitSharesStatementsAndIsolatesRefusals(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.New(t)
 	s := open(t, url)
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	_, err = conn.Exec(ctx, `CREATE SEQUENCE statements;
+	conn := dial(t, url)
+	_, err := conn.Exec(ctx, `CREATE SEQUENCE statements;
 		CREATE FUNCTION count_statement() RETURNS trigger LANGUAGE plpgsql AS
 			$$ BEGIN PERFORM nextval('statements'); RETURN NULL; END $$;
 		CREATE TRIGGER count_statement AFTER INSERT ON events FOR EACH STATEMENT EXECUTE FUNCTION count_statement();
