@@ -38,7 +38,7 @@ import (
 	badgerstore "github.com/fiatjaf/eventstore/badger"
 	blugestore "github.com/fiatjaf/eventstore/bluge"
 	"github.com/nbd-wtf/go-nostr"
-	"github.com/snowclaw/snowclaw/internal/benchcorpus"
+	"github.com/snowclaw/snowclaw/internal/eval/benchcorpus"
 	"github.com/snowclaw/snowclaw/search"
 )
 

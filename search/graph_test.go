@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/snowclaw/snowclaw/internal/benchcorpus"
+	"github.com/snowclaw/snowclaw/internal/eval/benchcorpus"
 	"github.com/snowclaw/snowclaw/search/vector"
 )
 

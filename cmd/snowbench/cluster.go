@@ -20,7 +20,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
-	"github.com/snowclaw/snowclaw/internal/benchcorpus"
+	"github.com/snowclaw/snowclaw/internal/eval/benchcorpus"
 	"github.com/snowclaw/snowclaw/relay"
 )
 

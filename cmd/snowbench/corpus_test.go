@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/snowclaw/snowclaw/internal/benchcorpus"
+	"github.com/snowclaw/snowclaw/internal/eval/benchcorpus"
 )
 
 // SIGTERM ends snowbench's context (main); signing a large corpus then

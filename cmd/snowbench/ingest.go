@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
-	"github.com/snowclaw/snowclaw/internal/benchcorpus"
+	"github.com/snowclaw/snowclaw/internal/eval/benchcorpus"
 )
 
 // ingestOpts are the flags of `snowbench ingest`.

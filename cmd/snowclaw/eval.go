@@ -14,7 +14,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
-	"github.com/snowclaw/snowclaw/internal/locomo"
+	"github.com/snowclaw/snowclaw/internal/eval/locomo"
 	"github.com/snowclaw/snowclaw/internal/progress"
 	"github.com/snowclaw/snowclaw/internal/wsclient"
 	"github.com/snowclaw/snowclaw/policies"

@@ -20,21 +20,21 @@ import (
 	"github.com/snowclaw/snowclaw/agent/llm"
 	"github.com/snowclaw/snowclaw/agent/privmsg"
 	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
-	"github.com/snowclaw/snowclaw/internal/learneval"
+	"github.com/snowclaw/snowclaw/internal/eval/learneval"
 	"github.com/snowclaw/snowclaw/internal/wsclient"
 	"github.com/snowclaw/snowclaw/policies"
 	"github.com/snowclaw/snowclaw/relay"
 )
 
 // runEvalLearning is `snowclaw eval learning`: the scripted conversation
-// of internal/learneval replayed over websockets into a real relay with
+// of internal/eval/learneval replayed over websockets into a real relay with
 // the agent learning, then each probe asked through NIP-50 by its reader.
 // The model is the script's own (its scripted extractions, scriptedModel)
 // unless --ollama-model names a real one.
 func runEvalLearning(ctx context.Context, args, environ []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("eval learning", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	data := fs.String("data", "", "conversation script (default: the built-in one, internal/learneval/testdata/conversation.json)")
+	data := fs.String("data", "", "conversation script (default: the built-in one, internal/eval/learneval/testdata/conversation.json)")
 	model := fs.String("ollama-model", "", "run against this Ollama model instead of the scripted one, e.g. llama3.2")
 	host := fs.String("ollama-host", "", "Ollama server for --ollama-model (default: [agent] ollama_host)")
 	var fl serveFlags

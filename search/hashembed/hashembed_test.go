@@ -9,7 +9,7 @@ import (
 	"unicode"
 
 	porter "github.com/blevesearch/go-porterstemmer"
-	"github.com/snowclaw/snowclaw/internal/benchcorpus"
+	"github.com/snowclaw/snowclaw/internal/eval/benchcorpus"
 	"github.com/snowclaw/snowclaw/search/vector"
 )
 

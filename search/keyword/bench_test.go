@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/snowclaw/snowclaw/internal/benchcorpus"
+	"github.com/snowclaw/snowclaw/internal/eval/benchcorpus"
 )
 
 // BenchmarkSearch ranks the benchmark corpus's queries (internal/

@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"github.com/snowclaw/snowclaw/internal/benchcorpus"
+	"github.com/snowclaw/snowclaw/internal/eval/benchcorpus"
 	"github.com/snowclaw/snowclaw/search"
 	"github.com/snowclaw/snowclaw/search/vector"
 )

@@ -6,7 +6,7 @@ package node_test
 //	go test ./cmd/snowclaw/internal/node/ -run='^$' -bench=RemoteLayered -benchtime=400x
 //
 // The remote is a snowclaw with search holding 2,000 of
-// internal/benchcorpus's memories; the local relay holds 2,000 others and
+// internal/eval/benchcorpus's memories; the local relay holds 2,000 others and
 // lists the remote with trust 1. b.N searches (REQ with search and limit
 // 10, to EOSE, over websocket on fresh connections every 20 queries)
 // cycle through 400 corpus queries:
@@ -29,7 +29,7 @@ import (
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
-	"github.com/snowclaw/snowclaw/internal/benchcorpus"
+	"github.com/snowclaw/snowclaw/internal/eval/benchcorpus"
 	"github.com/snowclaw/snowclaw/internal/wsclient"
 	"github.com/snowclaw/snowclaw/plugins/remotesearch"
 	"github.com/snowclaw/snowclaw/relay"

@@ -5,7 +5,7 @@ package node_test
 //
 //	go test ./relay/ -run='^$' -bench=RelaySearch -benchtime=400x -timeout=60m
 //
-// The memories are internal/benchcorpus's, published as public kind 30078
+// The memories are internal/eval/benchcorpus's, published as public kind 30078
 // snow:memory:<topic> events by four authors. How they get in depends on
 // the size:
 //
@@ -38,7 +38,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
-	"github.com/snowclaw/snowclaw/internal/benchcorpus"
+	"github.com/snowclaw/snowclaw/internal/eval/benchcorpus"
 	"github.com/snowclaw/snowclaw/internal/wsclient"
 	"github.com/snowclaw/snowclaw/policies"
 	"github.com/snowclaw/snowclaw/relay"
