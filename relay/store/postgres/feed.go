@@ -281,16 +281,17 @@ const heldWarn = time.Second
 // can prove complete up to; more is true when the read was full.
 func (r *reader) read(ctx context.Context) (more bool, err error) {
 	// A saved event's entry that names it without its body (schema step
-	// 6) takes it from events; one deleted since finds none there and
-	// comes without its Event, as its deletion's entry follows.
+	// 6) takes it from events; one removed since (deleted, or replaced by
+	// a newer version) finds none there and comes without its Event, as
+	// the entry of its removal or replacement follows.
 	rows, err := r.conn.Query(ctx, `SELECT snap.through, c.seq, c.op, c.origin, c.at, c.event,
 			e.id, e.pubkey, e.created_at, e.kind, e.tags, e.content, e.sig
 		FROM (SELECT (SELECT through FROM changes_pruned) AS through) snap
 		LEFT JOIN LATERAL (
 			SELECT seq, op, origin, at, id, CASE WHEN origin = $3 THEN NULL ELSE event END AS event
 			FROM changes WHERE seq > $1 ORDER BY seq LIMIT $2) c ON true
-		-- per entry, an index lookup: never a join the planner could make
-		-- a scan of the whole table
+		-- per entry, an index lookup (LIMIT keeps the planner from turning
+		-- it into a join over a scan of the whole table)
 		LEFT JOIN LATERAL (
 			SELECT id, pubkey, created_at, kind, tags, content, sig FROM events
 			WHERE c.op = 1 AND c.event IS NULL AND c.origin <> $3 AND events.id = c.id LIMIT 1) e ON true
