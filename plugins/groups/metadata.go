@@ -141,7 +141,18 @@ const maxPerSecond = 4
 
 // maxNonce bounds the search for a lower id: each step halves the odds,
 // so a version that needs more waits for the next second instead.
-const maxNonce = 1 << 14
+// maxNonceBytes bounds it by the bytes hashed as well: the search runs
+// in the saved hooks of the write that changed the group, whose OK
+// waits, and a member list of thousands is hundreds of KB per try (a
+// 5,000-member list held a join's OK for over 5 s).
+const (
+	maxNonce      = 1 << 14
+	maxNonceBytes = 16 << 20
+)
+
+// nonceTries is how many tries the search for a lower id may make for an
+// event that serializes to size bytes.
+func nonceTries(size int) int { return min(maxNonce, max(1, maxNonceBytes/max(size, 1))) }
 
 // verifyAfter is how long a group stays quiet before an instance checks
 // metadata another instance published.
@@ -498,12 +509,12 @@ func withoutNonce(tags nostr.Tags) nostr.Tags {
 // lowerID adds a nonce tag to evt (dated, unsigned, by author), counting
 // up from 0 until its id is below the given one: NIP-01 keeps the version
 // with the lower id when two share a second. False when none was found
-// within maxNonce.
+// within nonceTries.
 func lowerID(evt *nostr.Event, author, below string) bool {
 	evt.PubKey = author
 	evt.Tags = append(evt.Tags, nostr.Tag{"nonce", ""})
 	last := len(evt.Tags) - 1
-	for n := range maxNonce {
+	for n := range nonceTries(len(evt.Serialize())) {
 		evt.Tags[last][1] = strconv.Itoa(n)
 		if evt.GetID() < below {
 			return true
