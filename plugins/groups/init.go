@@ -58,7 +58,7 @@ func (s *Groups) Start(ctx context.Context) {
 	s.meta.mu.Lock()
 	for gid := range due {
 		if gid != "" {
-			s.meta.dirty[gid] = true
+			s.meta.markLocked(gid)
 		}
 	}
 	s.meta.mu.Unlock()

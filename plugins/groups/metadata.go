@@ -110,17 +110,26 @@ func listTags(gid string, keys []string, tag func(string) nostr.Tag, limits poli
 // after another instance published the group's metadata and the group
 // has been quiet for a while, so that a change whose metadata its
 // instance never published (it stopped) is published by another.
+//
+// A group's mark says which change made it due (a number from gen): a
+// write of the metadata clears only the mark it started from, because a
+// change applied while it ran may be missing from what it wrote. Clearing
+// any mark lost that change's metadata until the group changed again.
 type metaPublisher struct {
 	s *Groups
 
 	mu     sync.Mutex
-	dirty  map[string]bool
+	dirty  map[string]uint64 // group → its mark
+	gen    uint64
 	verify map[string]time.Time // when to check
 	last   map[string]nostr.Timestamp
 	recent map[recentKey]perSecond // versions written in the last second
 	wake   chan struct{}
 
-	run  sync.Mutex // one group's metadata is written by one goroutine at a time
+	// one group's metadata is written by one goroutine at a time: a
+	// channel of one slot, so a wait for it is one that testing/synctest
+	// can see
+	run  chan struct{}
 	stop context.CancelFunc
 	done chan struct{}
 }
@@ -161,11 +170,12 @@ const verifyAfter = 2 * time.Second
 func newMetaPublisher(s *Groups) *metaPublisher {
 	return &metaPublisher{
 		s:      s,
-		dirty:  make(map[string]bool),
+		dirty:  make(map[string]uint64),
 		verify: make(map[string]time.Time),
 		last:   make(map[string]nostr.Timestamp),
 		recent: make(map[recentKey]perSecond),
 		wake:   make(chan struct{}, 1),
+		run:    make(chan struct{}, 1),
 	}
 }
 
@@ -182,25 +192,49 @@ func (p *metaPublisher) stored(evt *nostr.Event, fromPeer bool) {
 }
 
 // changed marks gid's metadata due after a change this instance made,
-// and writes it at once when this second has none of it yet (a single
-// change is in the store before its OK), else leaves it to the loop.
+// and writes it at once when this second has room for it, so the change's
+// metadata is in the store before its OK; else it leaves it to the loop.
+// A write of the group's metadata under way (the loop's, or another
+// change's) is waited for, not taken as this one's: it may have read the
+// state before this change.
 func (p *metaPublisher) changed(ctx context.Context, gid string) {
 	p.mu.Lock()
-	p.dirty[gid] = true
+	p.markLocked(gid)
 	now := p.now()
 	fresh := p.last[gid] < now || p.recent[recentKey{gid, snowclaw.KindGroupMembers}].n < maxPerSecond
 	p.mu.Unlock()
-	if fresh && p.s.publish != nil && p.run.TryLock() {
-		done := p.flush(ctx, gid)
-		p.run.Unlock()
-		if done {
-			p.mu.Lock()
-			delete(p.dirty, gid)
-			p.mu.Unlock()
-			return
-		}
+	if fresh && p.s.publish != nil && p.write(ctx, gid) {
+		return
 	}
 	p.poke()
+}
+
+// markLocked marks gid due (p.mu held).
+func (p *metaPublisher) markLocked(gid string) {
+	p.gen++
+	p.dirty[gid] = p.gen
+}
+
+// write brings gid's stored metadata in line with the state (flush) and
+// clears its mark if no change came meanwhile; one that fails leaves gid
+// marked. No saved hook of what flush publishes (metadata kinds) comes
+// back here, so waiting for run cannot deadlock.
+func (p *metaPublisher) write(ctx context.Context, gid string) bool {
+	p.mu.Lock()
+	mark := p.dirty[gid]
+	p.mu.Unlock()
+	p.run <- struct{}{}
+	done := p.flush(ctx, gid)
+	<-p.run
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch cur, ok := p.dirty[gid]; {
+	case !done && !ok:
+		p.markLocked(gid)
+	case done && ok && cur == mark:
+		delete(p.dirty, gid)
+	}
+	return done
 }
 
 // now is the metadata's date: the plugin's clock, in seconds.
@@ -264,7 +298,7 @@ func (p *metaPublisher) pass(ctx context.Context, now time.Time) time.Duration {
 	}
 	wait := time.Hour
 	for gid, when := range p.verify {
-		if p.dirty[gid] {
+		if _, ok := p.dirty[gid]; ok {
 			delete(p.verify, gid)
 			continue
 		}
@@ -288,16 +322,7 @@ func (p *metaPublisher) pass(ctx context.Context, now time.Time) time.Duration {
 			wait = min(wait, verifyAfter)
 			continue
 		}
-		p.run.Lock()
-		done := p.flush(ctx, gid)
-		p.run.Unlock()
-		p.mu.Lock()
-		if done {
-			delete(p.dirty, gid)
-		} else {
-			p.dirty[gid] = true
-		}
-		p.mu.Unlock()
+		p.write(ctx, gid)
 	}
 	p.mu.Lock()
 	cur := p.now()
@@ -317,7 +342,8 @@ func (p *metaPublisher) pass(ctx context.Context, now time.Time) time.Duration {
 func (p *metaPublisher) isDirty(gid string) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.dirty[gid]
+	_, ok := p.dirty[gid]
+	return ok
 }
 
 // quietFor is how long ago this instance last applied a change to gid
@@ -345,14 +371,7 @@ func (p *metaPublisher) Flush(ctx context.Context) {
 			return
 		}
 		for _, gid := range due {
-			p.run.Lock()
-			done := p.flush(ctx, gid)
-			p.run.Unlock()
-			if done {
-				p.mu.Lock()
-				delete(p.dirty, gid)
-				p.mu.Unlock()
-			}
+			p.write(ctx, gid)
 		}
 		if p.anyDirty() {
 			select {

@@ -84,8 +84,12 @@ func init() {
 type world struct {
 	store     eventstore.Store
 	groups    *groups.Groups
+	mu        sync.Mutex // published, when hooks run on several goroutines
 	published []*nostr.Event
 	setupAt   nostr.Timestamp // created_at of the setup events
+	// beforePublish, when set, sees each event the plugin publishes
+	// before it is stored (a test holds a write there)
+	beforePublish func(*nostr.Event)
 }
 
 // tickingClock starts now and moves one second on every reading.
@@ -207,7 +211,12 @@ func newWorldOn(store eventstore.Store) *world {
 func (w *world) wire() {
 	store := w.store
 	w.groups.Wire(func(ctx context.Context, evt *nostr.Event) error {
+		if w.beforePublish != nil {
+			w.beforePublish(evt)
+		}
+		w.mu.Lock()
 		w.published = append(w.published, evt)
+		w.mu.Unlock()
 		if ok, err := evt.CheckSignature(); !ok || err != nil {
 			return fmt.Errorf("relay published a badly signed event: %v", err)
 		}
