@@ -56,7 +56,7 @@ func TestMark_SurvivesAWriteUnderWay(t *testing.T) {
 		p.markLocked("g")
 		p.mu.Unlock()
 		wrote := make(chan bool)
-		go func() { wrote <- p.write(ctx, "g") }() // the loop's write
+		go func() { wrote <- p.write(ctx, "g", 0) }() // the loop's write
 		<-held
 		// meanwhile a change comes, in a second whose budget is spent
 		p.mu.Lock()

@@ -118,13 +118,14 @@ func listTags(gid string, keys []string, tag func(string) nostr.Tag, limits poli
 type metaPublisher struct {
 	s *Groups
 
-	mu     sync.Mutex
-	dirty  map[string]uint64 // group → its mark
-	gen    uint64
-	verify map[string]time.Time // when to check
-	last   map[string]nostr.Timestamp
-	recent map[recentKey]perSecond // versions written in the last second
-	wake   chan struct{}
+	mu      sync.Mutex
+	dirty   map[string]uint64 // group → its mark
+	gen     uint64
+	covered map[string]uint64    // group → the newest mark a finished write covered
+	verify  map[string]time.Time // when to check
+	last    map[string]nostr.Timestamp
+	recent  map[recentKey]perSecond // versions written in the last second
+	wake    chan struct{}
 
 	// one group's metadata is written by one goroutine at a time: a
 	// channel of one slot, so a wait for it is one that testing/synctest
@@ -169,13 +170,14 @@ const verifyAfter = 2 * time.Second
 
 func newMetaPublisher(s *Groups) *metaPublisher {
 	return &metaPublisher{
-		s:      s,
-		dirty:  make(map[string]uint64),
-		verify: make(map[string]time.Time),
-		last:   make(map[string]nostr.Timestamp),
-		recent: make(map[recentKey]perSecond),
-		wake:   make(chan struct{}, 1),
-		run:    make(chan struct{}, 1),
+		s:       s,
+		dirty:   make(map[string]uint64),
+		covered: make(map[string]uint64),
+		verify:  make(map[string]time.Time),
+		last:    make(map[string]nostr.Timestamp),
+		recent:  make(map[recentKey]perSecond),
+		wake:    make(chan struct{}, 1),
+		run:     make(chan struct{}, 1),
 	}
 }
 
@@ -196,43 +198,56 @@ func (p *metaPublisher) stored(evt *nostr.Event, fromPeer bool) {
 // metadata is in the store before its OK; else it leaves it to the loop.
 // A write of the group's metadata under way (the loop's, or another
 // change's) is waited for, not taken as this one's: it may have read the
-// state before this change.
+// state before this change. The write after it covers every change that
+// waited meanwhile, so under a flood of changes one write answers many.
 func (p *metaPublisher) changed(ctx context.Context, gid string) {
 	p.mu.Lock()
-	p.markLocked(gid)
+	mark := p.markLocked(gid)
 	now := p.now()
 	fresh := p.last[gid] < now || p.recent[recentKey{gid, snowclaw.KindGroupMembers}].n < maxPerSecond
 	p.mu.Unlock()
-	if fresh && p.s.publish != nil && p.write(ctx, gid) {
+	if fresh && p.s.publish != nil && p.write(ctx, gid, mark) {
 		return
 	}
 	p.poke()
 }
 
-// markLocked marks gid due (p.mu held).
-func (p *metaPublisher) markLocked(gid string) {
+// markLocked marks gid due (p.mu held) and returns the mark.
+func (p *metaPublisher) markLocked(gid string) uint64 {
 	p.gen++
 	p.dirty[gid] = p.gen
+	return p.gen
 }
 
 // write brings gid's stored metadata in line with the state (flush) and
 // clears its mark if no change came meanwhile; one that fails leaves gid
-// marked. No saved hook of what flush publishes (metadata kinds) comes
-// back here, so waiting for run cannot deadlock.
-func (p *metaPublisher) write(ctx context.Context, gid string) bool {
+// marked. A write for a change (need, its mark; 0 for none) that a write
+// finished while it waited has covered is not repeated. No saved hook of
+// what flush publishes (metadata kinds) comes back here, so waiting for
+// run cannot deadlock.
+func (p *metaPublisher) write(ctx context.Context, gid string, need uint64) bool {
+	p.run <- struct{}{}
+	defer func() { <-p.run }()
+	// every change marked by now was applied to the state flush reads
 	p.mu.Lock()
 	mark := p.dirty[gid]
+	covered := need != 0 && p.covered[gid] >= need
 	p.mu.Unlock()
-	p.run <- struct{}{}
+	if covered {
+		return true
+	}
 	done := p.flush(ctx, gid)
-	<-p.run
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	switch cur, ok := p.dirty[gid]; {
+	cur, ok := p.dirty[gid]
+	switch {
 	case !done && !ok:
 		p.markLocked(gid)
-	case done && ok && cur == mark:
-		delete(p.dirty, gid)
+	case done:
+		p.covered[gid] = max(p.covered[gid], mark)
+		if ok && cur == mark {
+			delete(p.dirty, gid)
+		}
 	}
 	return done
 }
@@ -322,7 +337,7 @@ func (p *metaPublisher) pass(ctx context.Context, now time.Time) time.Duration {
 			wait = min(wait, verifyAfter)
 			continue
 		}
-		p.write(ctx, gid)
+		p.write(ctx, gid, 0)
 	}
 	p.mu.Lock()
 	cur := p.now()
@@ -371,7 +386,7 @@ func (p *metaPublisher) Flush(ctx context.Context) {
 			return
 		}
 		for _, gid := range due {
-			p.write(ctx, gid)
+			p.write(ctx, gid, 0)
 		}
 		if p.anyDirty() {
 			select {
