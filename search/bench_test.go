@@ -8,7 +8,7 @@ package search_test
 //
 // (-benchtime=400x runs the 400-query set once.) Both run our engine (bleve
 // BM25 + built-in embedder vectors) and, on the same synthetic memories
-// (internal/benchcorpus), eventstore's bluge backend over a badger raw
+// (internal/eval/benchcorpus), eventstore's bluge backend over a badger raw
 // store, as a stock NIP-50 relay would use it.
 // Our docs are made from the memories as plugins/memsearch makes them from
 // kind 30078 snow:memory:<topic> events (text plus topic words); bluge

@@ -10,7 +10,7 @@ import (
 )
 
 // tuning holds the ranking knobs that are not Options: they were set on
-// conversational memory (internal/locomo) and are not meant to be changed
+// conversational memory (internal/eval/locomo) and are not meant to be changed
 // per deployment.
 type tuning struct {
 	// Neighbour context: a message lends ctxWeight of its score to the

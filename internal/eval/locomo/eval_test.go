@@ -12,16 +12,9 @@ import (
 // TestEval_LoCoMo prints the retrieval metric (recall@5/10, NDCG@10) for
 // BM25 alone and for the hybrid ranking. It needs the data file:
 //
-//	SNOWCLAW_LOCOMO=/path/to/locomo10.json go test -run Eval -v ./internal/locomo/
+//	SNOWCLAW_LOCOMO=/path/to/locomo10.json go test -run Eval -v ./internal/eval/locomo/
 func TestEval_LoCoMo(t *testing.T) {
-	path := os.Getenv("SNOWCLAW_LOCOMO")
-	if path == "" {
-		t.Skip("set SNOWCLAW_LOCOMO to a LoCoMo JSON file")
-	}
-	convs, err := Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	convs := loadOrSkip(t)
 	dir := func(id string) string { return t.TempDir() }
 	for _, tc := range []struct {
 		name string
@@ -39,4 +32,19 @@ func TestEval_LoCoMo(t *testing.T) {
 		s.Write(&b, tc.name)
 		t.Log("\n" + b.String())
 	}
+}
+
+// loadOrSkip reads the LoCoMo file SNOWCLAW_LOCOMO names, and skips the
+// test when it names none (the data's licence keeps it out of the repo).
+func loadOrSkip(t *testing.T) []Conversation {
+	t.Helper()
+	path := os.Getenv("SNOWCLAW_LOCOMO")
+	if path == "" {
+		t.Skip("set SNOWCLAW_LOCOMO to a LoCoMo JSON file")
+	}
+	convs, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return convs
 }

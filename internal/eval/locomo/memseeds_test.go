@@ -21,19 +21,12 @@ import (
 // relay indexes for eval's memory items (one author per conversation,
 // dated by session and turn, opaque topic); the relay command stays the reference.
 //
-//	SNOWCLAW_LOCOMO=/path/to/locomo.json SNOWCLAW_SPLIT=tune go test -run Eval_MemoryPathSeeds -v ./internal/locomo/
+//	SNOWCLAW_LOCOMO=/path/to/locomo.json SNOWCLAW_SPLIT=tune go test -run Eval_MemoryPathSeeds -v ./internal/eval/locomo/
 //
 // SNOWCLAW_RI=0.5 blends the built-in embedder with a random-indexing
 // embedder learnt from the split's turns (riEmbedder, an experiment).
 func TestEval_MemoryPathSeeds(t *testing.T) {
-	path := os.Getenv("SNOWCLAW_LOCOMO")
-	if path == "" {
-		t.Skip("set SNOWCLAW_LOCOMO to a LoCoMo JSON file")
-	}
-	convs, err := Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	convs := loadOrSkip(t)
 	split := os.Getenv("SNOWCLAW_SPLIT")
 	var kept []Conversation
 	for i, c := range convs {

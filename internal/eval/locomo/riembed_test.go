@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/snowclaw/snowclaw/search"
+	"github.com/snowclaw/snowclaw/search/vector"
 )
 
 // riEmbedder is an experiment: random indexing learnt from the
@@ -94,23 +95,9 @@ func newRIEmbedder(convs []Conversation, alpha float64) *riEmbedder {
 		}
 	}
 	for _, v := range e.ctxv {
-		riNormalize(v)
+		vector.Normalize(v)
 	}
 	return e
-}
-
-func riNormalize(v []float32) {
-	var s float64
-	for _, x := range v {
-		s += float64(x) * float64(x)
-	}
-	if s == 0 {
-		return
-	}
-	k := float32(1 / math.Sqrt(s))
-	for i := range v {
-		v[i] *= k
-	}
 }
 
 func (e *riEmbedder) Name() string { return "ri-experiment" }
@@ -130,12 +117,12 @@ func (e *riEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, er
 				}
 			}
 		}
-		riNormalize(ri)
-		riNormalize(out[i])
+		vector.Normalize(ri)
+		vector.Normalize(out[i])
 		for j := range ri {
 			out[i][j] = float32(e.alpha)*out[i][j] + float32(1-e.alpha)*ri[j]
 		}
-		riNormalize(out[i])
+		vector.Normalize(out[i])
 	}
 	return out, nil
 }
