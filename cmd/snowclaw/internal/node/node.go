@@ -114,6 +114,7 @@ type Node struct {
 	agent  *agent.Agent        // nil when the agent is off
 	rights *rights.Service
 	audit  *rights.Audit
+	erased *rights.Erased // over a shared store, its journal follows the other instances' erasures until closed
 	memory *memory.Service
 	api    *httpapi.API
 	shared *shared // nil unless the store is shared (shared.go)
@@ -348,9 +349,10 @@ func (n *Node) openRights() error {
 	})
 	if err != nil {
 		audit.Close()
+		erased.Close()
 		return err
 	}
-	n.rights, n.audit = svc, audit
+	n.rights, n.audit, n.erased = svc, audit, erased
 	return nil
 }
 
@@ -466,6 +468,9 @@ func (n *Node) Close() error {
 	}
 	if n.audit != nil {
 		errs = append(errs, n.audit.Close())
+	}
+	if n.erased != nil {
+		errs = append(errs, n.erased.Close())
 	}
 	if n.relay != nil {
 		errs = append(errs, n.relay.Close())

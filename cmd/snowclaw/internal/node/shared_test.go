@@ -22,9 +22,35 @@ import (
 	"github.com/snowclaw/snowclaw/internal/pgtest"
 	"github.com/snowclaw/snowclaw/internal/testwait"
 	"github.com/snowclaw/snowclaw/internal/wsclient"
+	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+// TestMain runs the tests, stops the PostgreSQL cluster, and then fails
+// the run if anything a test started is still running: every node is
+// closed by its test's cleanup, and a goroutine that outlives it (a
+// journal follower reconnecting to its dropped database once a second,
+// say) costs every later test, and an operator's process that reopens a
+// node, for as long as the process lives.
+func TestMain(m *testing.M) {
+	code := pgtest.Main(m)
+	if code == 0 {
+		if err := goleak.Find(leakOptions...); err != nil {
+			fmt.Fprintf(os.Stderr, "goroutines still running after every test ended:\n%v\n", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// leakOptions are the goroutines that live as long as the process by
+// design, none of them the relay's: khatru (the remote relays of these
+// tests) starts its NIP-40 manager on context.Background with no way to
+// stop it, and golang-lru's expirable cache (v2) never closes its
+// sweeper's channel.
+var leakOptions = []goleak.Option{
+	goleak.IgnoreTopFunction("github.com/fiatjaf/khatru.(*expirationManager).start"),
+	goleak.IgnoreTopFunction("github.com/hashicorp/golang-lru/v2/expirable.NewLRU[...].func1"),
+}
 
 // startCluster starts n nodes over one fresh PostgreSQL database, each
 // with its own data directory (its index) and the same keys, as several
