@@ -46,8 +46,14 @@ func DefaultLimits() Limits {
 	}
 }
 
-// RejectEvent enforces size and time limits on one event.
+// RejectEvent enforces size and time limits on one event, by the wall
+// clock.
 func (l Limits) RejectEvent(_ context.Context, evt *snowclaw.Event) error {
+	return l.RejectEventAt(evt, nostr.Now())
+}
+
+// RejectEventAt is RejectEvent with now read from the caller's clock.
+func (l Limits) RejectEventAt(evt *snowclaw.Event, now nostr.Timestamp) error {
 	if l.MaxContentBytes > 0 && len(evt.Content) > l.MaxContentBytes {
 		return snowclaw.Invalid("content is %d bytes; this relay accepts at most %d", len(evt.Content), l.MaxContentBytes)
 	}
@@ -66,7 +72,6 @@ func (l Limits) RejectEvent(_ context.Context, evt *snowclaw.Event) error {
 	if l.MaxEventBytes > 0 && size > l.MaxEventBytes {
 		return snowclaw.Invalid("event is about %d bytes; this relay accepts at most %d", size, l.MaxEventBytes)
 	}
-	now := nostr.Now()
 	if l.MaxFutureSeconds > 0 && int64(evt.CreatedAt) > int64(now)+l.MaxFutureSeconds {
 		return snowclaw.Invalid("created_at is more than %d seconds in the future; check your clock", l.MaxFutureSeconds)
 	}

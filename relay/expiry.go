@@ -80,7 +80,7 @@ func (x *expiry) run(ctx context.Context, r *Relay) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			x.sweep(ctx, r, nostr.Now())
+			x.sweep(ctx, r, r.now())
 		}
 	}
 }

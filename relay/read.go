@@ -33,7 +33,7 @@ func (r *Relay) queryVisible(ctx context.Context, f nostr.Filter) (chan *nostr.E
 			return
 		}
 		sent, looked := 0, 0
-		now := nostr.Now()
+		now := r.now()
 		err := store.Scan(ctx, r.store, f, limit, func(evt *nostr.Event) bool {
 			looked++
 			if e := snowclaw.ReadEvent(evt); !e.Expired(now) {
@@ -66,7 +66,7 @@ func (r *Relay) countVisible(ctx context.Context, f snowclaw.Filter) (int64, err
 		return int64(len(evs)), err
 	}
 	var n int64
-	now := nostr.Now()
+	now := r.now()
 	err := store.Each(ctx, r.store, f.Filter, func(evt *nostr.Event) bool {
 		e := snowclaw.ReadEvent(evt)
 		if e.Expired(now) {

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/prometheus/client_golang/prometheus"
@@ -69,6 +70,11 @@ type Options struct {
 	// send-queue caps (httpserver.go).
 	HTTP HTTPOptions
 
+	// Clock is the time NIP-40 expiry and the created_at limits are read
+	// against, on every read and write path and in the sweep; nil is the
+	// wall clock. Tests move it instead of waiting for seconds to pass.
+	Clock func() time.Time
+
 	Logger *slog.Logger
 }
 
@@ -104,6 +110,9 @@ type Relay struct {
 func New(ctx context.Context, st *store.Exact, opts Options) (*Relay, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Clock == nil {
+		opts.Clock = time.Now
 	}
 	opts.Limits = withConnDefaults(opts.Limits)
 	ids, err := opts.Keys.Identities(opts.Owner)
@@ -153,16 +162,19 @@ func New(ctx context.Context, st *store.Exact, opts Options) (*Relay, error) {
 
 // RejectOverLimits applies the size and time limits to every event, the
 // relay's own included (its group metadata is cut to fit).
-func (r *Relay) RejectOverLimits(ctx context.Context, evt *snowclaw.Event) error {
-	return r.opts.Limits.RejectEvent(ctx, evt)
+func (r *Relay) RejectOverLimits(_ context.Context, evt *snowclaw.Event) error {
+	return r.opts.Limits.RejectEventAt(evt, r.now())
 }
+
+// now is the relay's clock (Options.Clock), in NIP-01 seconds.
+func (r *Relay) now() nostr.Timestamp { return nostr.Timestamp(r.opts.Clock().Unix()) }
 
 // Identities returns the owner, relay and agent public keys.
 func (r *Relay) Identities() policies.Identities { return r.ids }
 
 // canRead is the read rule as a yes/no, expiry included.
 func (r *Relay) canRead(reader string, evt *snowclaw.Event) bool {
-	if evt.Expired(nostr.Now()) {
+	if evt.Expired(r.now()) {
 		return false
 	}
 	ok, _ := r.vis.CanRead(reader, evt)

@@ -3,7 +3,6 @@ package relay
 import (
 	"sync"
 
-	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
 )
 
@@ -93,7 +92,7 @@ type delivery struct {
 // reader may see it (the same rule as stored reads). It returns how many
 // subscriptions got it.
 func (r *Relay) broadcast(evt *snowclaw.Event) int {
-	if evt.Expired(nostr.Now()) {
+	if evt.Expired(r.now()) {
 		return 0
 	}
 	var out []delivery

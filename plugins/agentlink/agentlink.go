@@ -7,6 +7,7 @@ package agentlink
 
 import (
 	"context"
+	"time"
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
@@ -75,11 +76,11 @@ func (l *Link) OnEventDeleted(_ context.Context, evt *snowclaw.Event) { l.a.Dele
 // MayShow is agent.Options.MayShow, the read rule for what the agent's
 // replies carry: evt may go into a reply's prompt only if everyone who
 // may read the reply may read it (policies.Visibility.CanQuote), expiry
-// included as for reads.
-func MayShow(vis *policies.Visibility) func(reply, evt *nostr.Event) bool {
+// included as for reads, by the relay's clock (now).
+func MayShow(vis *policies.Visibility, now func() time.Time) func(reply, evt *nostr.Event) bool {
 	return func(reply, evt *nostr.Event) bool {
 		e := snowclaw.ReadEvent(evt)
-		if e.Expired(nostr.Now()) {
+		if e.Expired(nostr.Timestamp(now().Unix())) {
 			return false
 		}
 		ok, _ := vis.CanQuote(snowclaw.ReadEvent(reply), e)

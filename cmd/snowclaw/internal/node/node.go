@@ -131,6 +131,9 @@ func New(ctx context.Context, o Options) (n *Node, err error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	if o.Clock == nil {
+		o.Clock = time.Now
+	}
 	n = &Node{o: o}
 	defer func() {
 		if err != nil {
@@ -154,7 +157,7 @@ func New(ctx context.Context, o Options) (n *Node, err error) {
 	n.groups = groups.New(groups.Options{
 		IDs: n.ids, RelaySecret: o.Keys.RelaySecret,
 		Creators: o.GroupCreators, Defaults: o.GroupDefaults, MaxModerationAge: o.MaxModerationAge, Encrypted: o.GroupsEncrypted,
-		Limits: o.Limits, Store: n.store, Logger: o.Logger,
+		Limits: o.Limits, Store: n.store, Clock: o.Clock, Logger: o.Logger,
 	})
 	n.vis = &policies.Visibility{IDs: n.ids, Groups: n.groups}
 	ro := o.Options
@@ -299,7 +302,7 @@ func (n *Node) newAgent() error {
 		}
 		ao.Recall = agentlink.Recall(n.search, layered, n.relay.CanRead)
 	}
-	ao.MayShow = agentlink.MayShow(n.vis)
+	ao.MayShow = agentlink.MayShow(n.vis, n.o.Clock)
 	n.crypt.WrapAgent(&ao)
 	ao.Commands = func(ctx context.Context, from, text string) (string, bool) {
 		return n.rights.Command(ctx, from, text)
