@@ -175,3 +175,19 @@ func ParseRefusal(text string) error {
 	}
 	return &Error{Reason: ReasonError, Message: text}
 }
+
+// tryAgain ends the message of every refusal the relay expects to pass
+// if the same request is sent again later unchanged: an instance behind
+// the shared store, a search index loading or being rebuilt, a store
+// that failed a lookup, a disk below its reserve. NIP-01 has no prefix
+// for it, so the words are the contract; clients read it with Retryable.
+const tryAgain = "try again"
+
+// Retryable reports whether text, a refusal as it arrived over the wire
+// (OK, CLOSED or an API error body), asks the client to send the same
+// request again: an "error:" whose message says to try again. Every
+// other refusal is an answer, and sending it again gets the same one.
+func Retryable(text string) bool {
+	prefix, msg, ok := strings.Cut(text, ": ")
+	return ok && prefix == ReasonError.Prefix() && strings.Contains(msg, tryAgain)
+}

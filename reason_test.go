@@ -81,3 +81,27 @@ func TestParseRefusal(t *testing.T) {
 		}
 	}
 }
+
+// TestRetryable: only an error: that says to try again is sent again; a
+// refusal of any other reason is the answer, whatever its words.
+func TestRetryable(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want bool
+	}{
+		{"error: this relay instance is 8 changes behind the shared store; try again in a few seconds", true},
+		{"error: search index is loading (62% done), try again shortly", true},
+		{snowclaw.Text(snowclaw.Internal("could not look up the stored version; try again")), true},
+		{"error: disk full: the relay has 3 MiB of disk left, below its reserve of 64 MiB; nothing was stored, try again later", true},
+		{"error: could not store the event", false},
+		{"restricted: not a member; try again after joining", false},
+		{"rate-limited: slow down, try again", false},
+		{"invalid: try again", false},
+		{"try again", false},
+		{"", false},
+	} {
+		if got := snowclaw.Retryable(c.text); got != c.want {
+			t.Errorf("Retryable(%q) = %v, want %v", c.text, got, c.want)
+		}
+	}
+}

@@ -192,10 +192,16 @@ func (c *Client) Publish(ctx context.Context, evt nostr.Event, label ...string) 
 		json.Unmarshal(arr[3], &reason)
 	}
 	if !accepted {
-		return fmt.Errorf("msg: %s", reason)
+		return &Refused{Reason: reason}
 	}
 	return nil
 }
+
+// Refused is an OK false: Reason is the relay's text, its NIP-01 prefix
+// first.
+type Refused struct{ Reason string }
+
+func (e *Refused) Error() string { return "msg: " + e.Reason }
 
 func (c *Client) nextID(prefix string) string {
 	return prefix + strconv.FormatInt(c.seq.Add(1), 10)

@@ -145,10 +145,7 @@ func TestAccess_StoredAndCount(t *testing.T) {
 			}
 			t.Run(fmt.Sprintf("%s/%s/count", evName, reader), func(t *testing.T) {
 				cases++
-				n, _, err := conns[reader].Count(nostr.Filter{IDs: []string{evt.ID}}, 5*time.Second)
-				if err != nil {
-					t.Fatal(err)
-				}
+				n, _ := count(t, conns[reader], nostr.Filter{IDs: []string{evt.ID}})
 				if want := map[bool]int64{true: 1, false: 0}[want]; n != want {
 					t.Fatalf("COUNT = %d, want %d", n, want)
 				}

@@ -21,7 +21,7 @@ import (
 func TestAgent_RecallStaysInTheGroup(t *testing.T) {
 	e := startAgentEnv(t)
 	e.say(e.ac, e.alice, "@Snowclaw remember that the hydrazine supplier is Orbital Fuels Ltd")
-	if _, ok := e.llm.WaitRequests(1, 5*time.Second); !ok {
+	if _, ok := e.llm.WaitRequests(1, testwait.Scaled(5*time.Second)); !ok {
 		t.Fatal("no model call for the remember request")
 	}
 	// a second group, where only bob is
@@ -29,14 +29,14 @@ func TestAgent_RecallStaysInTheGroup(t *testing.T) {
 	e.mustPublish(oc, mkEvent(e.owner, 9007, nostr.Tags{{"h", "otherroom"}}, ""))
 	e.mustPublish(e.bc, mkEvent(e.bob, 9021, nostr.Tags{{"h", "otherroom"}}, ""))
 	e.mustPublish(e.bc, mkEvent(e.bob, 9, nostr.Tags{{"h", "otherroom"}}, "@Snowclaw who is our hydrazine supplier?"))
-	if _, ok := e.llm.WaitRequests(2, 5*time.Second); !ok {
+	if _, ok := e.llm.WaitRequests(2, testwait.Scaled(5*time.Second)); !ok {
 		t.Fatal("no model call in the other group")
 	}
 	if p := e.llm.LastPrompt(); strings.Contains(p, "Orbital Fuels") {
 		t.Fatalf("a memory of %s leaked into another group's prompt:\n%s", agentGroup, p)
 	}
 	e.say(e.bc, e.bob, "@Snowclaw who is our hydrazine supplier?")
-	if _, ok := e.llm.WaitRequests(3, 5*time.Second); !ok {
+	if _, ok := e.llm.WaitRequests(3, testwait.Scaled(5*time.Second)); !ok {
 		t.Fatal("no model call")
 	}
 	p := e.llm.LastPrompt()
@@ -81,7 +81,7 @@ func TestAgent_MemoryPersistsAcrossRestart(t *testing.T) {
 		t.Fatalf("themes after restart: %+v", snap.Group.Themes)
 	}
 	e.say(e.ac, e.alice, "@Snowclaw where do we launch from?")
-	if _, ok := e.llm.WaitRequests(1, 5*time.Second); !ok {
+	if _, ok := e.llm.WaitRequests(1, testwait.Scaled(5*time.Second)); !ok {
 		t.Fatal("no model call after restart")
 	}
 	p := e.llm.LastPrompt()
@@ -119,11 +119,11 @@ func TestAgent_LessonsFromFailuresAndCorrections(t *testing.T) {
 	e.waitReplies(1)
 	e.say(e.ac, e.alice, "that's wrong, Mars is the fourth planet but you should cite the source")
 	testwait.For(t, "a lesson from the correction", func() bool { return len(e.n.Agent().Lessons()) == 2 })
-	if _, ok := srv.WaitRequests(3, 5*time.Second); !ok {
+	if _, ok := srv.WaitRequests(3, testwait.Scaled(5*time.Second)); !ok {
 		t.Fatal("no third model call")
 	}
 	e.say(e.ac, e.alice, "ok, next question")
-	if _, ok := srv.WaitRequests(4, 5*time.Second); !ok {
+	if _, ok := srv.WaitRequests(4, testwait.Scaled(5*time.Second)); !ok {
 		t.Fatal("no fourth model call")
 	}
 	p := srv.LastPrompt()

@@ -114,7 +114,7 @@ func TestAgent_AnswersOnlyWhenMentioned(t *testing.T) {
 		t.Fatalf("model called %d times without a mention", n)
 	}
 	q := e.say(e.ac, e.alice, "@Snowclaw what is the launch window?")
-	reqs, ok := e.llm.WaitRequests(1, 5*time.Second)
+	reqs, ok := e.llm.WaitRequests(1, testwait.Scaled(5*time.Second))
 	if !ok {
 		t.Fatal("model not called on a mention")
 	}
@@ -180,7 +180,7 @@ func TestAgent_OwnerConfigAppliesLive(t *testing.T) {
 	config(`{"respond_mode":"all"}`, now)
 	e.say(e.bc, e.bob, "plain message two")
 	e.say(e.ac, e.alice, "plain message three")
-	if reqs, ok := e.llm.WaitRequests(2, 5*time.Second); !ok {
+	if reqs, ok := e.llm.WaitRequests(2, testwait.Scaled(5*time.Second)); !ok {
 		t.Fatalf("respond_mode=all not applied: %d model calls", len(reqs))
 	}
 	e.waitReplies(2)
@@ -190,7 +190,7 @@ func TestAgent_OwnerConfigAppliesLive(t *testing.T) {
 		e.say(e.bc, e.bob, "history "+s)
 	}
 	e.say(e.ac, e.alice, "@Snowclaw summarise")
-	if reqs, ok := e.llm.WaitRequests(3, 5*time.Second); !ok || len(reqs) != 3 {
+	if reqs, ok := e.llm.WaitRequests(3, testwait.Scaled(5*time.Second)); !ok || len(reqs) != 3 {
 		t.Fatalf("want exactly one more model call, got %d", len(reqs))
 	}
 	last := e.llm.LastPrompt()
@@ -216,7 +216,7 @@ func TestAgent_NsecNeverReachesModelIndexOrLogs(t *testing.T) {
 	nsec, _ := nip19.EncodePrivateKey(leak.sk)
 	e.say(e.ac, e.alice, "oops my key is "+nsec+" please ignore")
 	e.say(e.bc, e.bob, "@Snowclaw did someone post a key?")
-	if _, ok := e.llm.WaitRequests(1, 5*time.Second); !ok {
+	if _, ok := e.llm.WaitRequests(1, testwait.Scaled(5*time.Second)); !ok {
 		t.Fatal("model not called")
 	}
 	prompt := e.llm.LastPrompt()
@@ -255,7 +255,7 @@ func TestAgent_PrivateMessageGetsPrivateReply(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.mustPublish(e.ac, wrap)
-	if _, ok := e.llm.WaitRequests(1, 5*time.Second); !ok {
+	if _, ok := e.llm.WaitRequests(1, testwait.Scaled(5*time.Second)); !ok {
 		t.Fatal("model not called for a private message")
 	}
 	if p := e.llm.LastPrompt(); strings.Contains(p, "#"+agentGroup) {

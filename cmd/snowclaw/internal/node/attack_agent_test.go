@@ -35,7 +35,7 @@ func (e *agentEnv) ask(send func()) api.ChatRequest {
 	e.t.Helper()
 	n := len(e.llm.Requests())
 	send()
-	reqs, ok := e.llm.WaitRequests(n+1, 5*time.Second)
+	reqs, ok := e.llm.WaitRequests(n+1, testwait.Scaled(5*time.Second))
 	if !ok {
 		e.t.Fatal("the agent did not call the model")
 	}

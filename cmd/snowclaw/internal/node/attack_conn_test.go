@@ -12,6 +12,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
+	"github.com/snowclaw/snowclaw/internal/testwait"
 	"github.com/snowclaw/snowclaw/internal/wsclient"
 	"github.com/snowclaw/snowclaw/policies"
 )
@@ -44,7 +45,7 @@ func (e *testEnv) dialWith(h http.Header) *wsclient.Client {
 // returns the OK reason ("" when accepted).
 func authAs(t *testing.T, c *wsclient.Client, u user, relayURL string) (bool, string) {
 	t.Helper()
-	arr, ok := c.WaitFor("AUTH", "", 3*time.Second)
+	arr, ok := c.WaitFor("AUTH", "", testwait.Scaled(3*time.Second))
 	if !ok {
 		t.Fatalf("no AUTH challenge: %s", c.All())
 	}
@@ -161,7 +162,7 @@ func TestAttack_AuthMalformed(t *testing.T) {
 	e := startEnv(t)
 	alice := newUser()
 	c := e.connect(nil)
-	arr, ok := c.WaitFor("AUTH", "", 3*time.Second)
+	arr, ok := c.WaitFor("AUTH", "", testwait.Scaled(3*time.Second))
 	if !ok {
 		t.Fatal("no challenge")
 	}

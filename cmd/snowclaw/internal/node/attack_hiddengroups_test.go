@@ -3,7 +3,6 @@ package node_test
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw/internal/wsclient"
@@ -26,10 +25,7 @@ func answers(t *testing.T, e *testEnv, stranger *user, g string) map[string]stri
 	out["REQ #h memories"] = norm(closed)
 	meta, closed := fetch(t, c, nostr.Filter{Kinds: []int{39000, 39001, 39002}, Tags: nostr.TagMap{"d": {g}}})
 	out["REQ metadata"] = norm(closed) + " events:" + strings.Repeat("x", len(meta))
-	n, closed, err := c.Count(nostr.Filter{Tags: nostr.TagMap{"h": {g}}}, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
+	n, closed := count(t, c, nostr.Filter{Tags: nostr.TagMap{"h": {g}}})
 	out["COUNT #h"] = norm(closed) + " n:" + strings.Repeat("x", int(n))
 	if stranger == nil {
 		return out

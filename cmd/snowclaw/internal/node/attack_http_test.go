@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"github.com/snowclaw/snowclaw/internal/testwait"
 	"io"
 	"net"
 	"net/http"
@@ -169,13 +170,13 @@ func TestAttack_WebsocketOutlivesReadTimeout(t *testing.T) {
 	}
 	select {
 	case <-pong:
-	case <-time.After(5 * time.Second):
+	case <-time.After(testwait.Scaled(5 * time.Second)):
 		t.Fatal("no pong after the read timeout")
 	}
 	if err := ws.WriteJSON([]any{"REQ", "late", nostr.Filter{Kinds: []int{1}}}); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.After(5 * time.Second)
+	deadline := time.After(testwait.Scaled(5 * time.Second))
 	for {
 		select {
 		case f, ok := <-frames:

@@ -132,7 +132,7 @@ func TestAttack_PanicInSearchRecovered(t *testing.T) {
 	})
 	defer searchidx.SetFaultHook(nil)
 
-	_, closed := fetch(t, e.connect(nil), nostr.Filter{Search: "detonate otters"})
+	_, closed := fetchOnce(t, e.connect(nil), nostr.Filter{Search: "detonate otters"})
 	if closed != "error: search index is being rebuilt, try again shortly" {
 		t.Fatalf("CLOSED %q, want the rebuild error", closed)
 	}
@@ -167,7 +167,7 @@ func TestAttack_PanicInIndexingRecovered(t *testing.T) {
 	bad := e.mustPublish(c, memory(a, "fact/kaboom", "kaboom: walruses sleep in the water"))
 	// a search applies the pending batch if the index worker has not yet;
 	// while the rebuild runs it is told so, after it it is answered
-	_, closed := fetch(t, e.connect(nil), nostr.Filter{Search: "walruses"})
+	_, closed := fetchOnce(t, e.connect(nil), nostr.Filter{Search: "walruses"})
 	if !fired.Load() {
 		t.Fatal("the injected fault never fired: the test proves nothing")
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/agent/privmsg"
 	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
+	"github.com/snowclaw/snowclaw/internal/testwait"
 	"github.com/snowclaw/snowclaw/internal/wsclient"
 )
 
@@ -200,7 +201,7 @@ func TestGroupCrypt_AgentSealsAndRecalls(t *testing.T) {
 	e := startAgentEnv(t)
 	e.mustPublish(e.connect(&e.owner), mkEvent(e.owner, 9002, nostr.Tags{{"h", agentGroup}, {"encrypted"}}, ""))
 	e.say(e.ac, e.alice, "@Snowclaw remember that the hydrazine supplier is Orbital Fuels Ltd")
-	if _, ok := e.llm.WaitRequests(1, 5*time.Second); !ok {
+	if _, ok := e.llm.WaitRequests(1, testwait.Scaled(5*time.Second)); !ok {
 		t.Fatal("no model call for the remember request")
 	}
 	e.settle()
@@ -227,7 +228,7 @@ func TestGroupCrypt_AgentSealsAndRecalls(t *testing.T) {
 			e.bc = e.connect(&e.bob)
 		}
 		e.say(e.bc, e.bob, fmt.Sprintf("@Snowclaw who is our hydrazine supplier? (asking %d)", i))
-		if _, ok := e.llm.WaitRequests(2+i, 5*time.Second); !ok {
+		if _, ok := e.llm.WaitRequests(2+i, testwait.Scaled(5*time.Second)); !ok {
 			t.Fatal("no model call")
 		}
 		if p := e.llm.LastPrompt(); !strings.Contains(p, "Orbital Fuels Ltd") {

@@ -3,14 +3,17 @@ package node_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"net/http/httptest"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
 	"github.com/snowclaw/snowclaw/internal/testwait"
 	"github.com/snowclaw/snowclaw/internal/wsclient"
@@ -108,7 +111,7 @@ func (e *testEnv) start() {
 			if err := ix.State().Err; err != nil {
 				e.t.Fatalf("search index: %v", err)
 			}
-		case <-time.After(60 * time.Second):
+		case <-time.After(testwait.Scaled(60 * time.Second)):
 			e.t.Fatal("the search index was not ready within 60 s")
 		}
 	}
@@ -164,22 +167,51 @@ func mkEvent(u user, kind int, tags nostr.Tags, content string) nostr.Event {
 	return evt
 }
 
-func publish(c *wsclient.Client, evt nostr.Event) error {
-	return c.Publish(context.Background(), evt)
+// answerWait bounds a test client's wait for the right answer (before
+// testwait's scale): an OK, an EOSE, a COUNT, retries of a "try again"
+// refusal included. It is far above what an answer takes on an idle
+// machine; it only decides how long a failing test hangs.
+const answerWait = 20 * time.Second
+
+// answering is the context of one request that is answered, retries
+// included, within answerWait.
+func answering() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), testwait.Scaled(answerWait))
 }
 
+// publish sends evt once and returns the relay's first answer, a
+// retryable refusal included: for the tests of that refusal, and of
+// answers that may be either.
+func publish(c *wsclient.Client, evt nostr.Event) error {
+	ctx, cancel := answering()
+	defer cancel()
+	return c.Publish(ctx, evt)
+}
+
+// mustPublish publishes evt as a client keeping the relay's contract
+// does: a "try again" refusal (an instance behind the shared store) is
+// sent again until answerWait; any other refusal fails the test.
 func (e *testEnv) mustPublish(c *wsclient.Client, evt nostr.Event) nostr.Event {
 	e.t.Helper()
-	if err := publish(c, evt); err != nil {
+	ctx, cancel := answering()
+	defer cancel()
+	if err := c.PublishAgain(ctx, evt); err != nil {
 		e.t.Fatalf("publish kind %d: %v", evt.Kind, err)
 	}
 	return evt
 }
 
-// refusedWith asserts a publish is refused with a reason starting prefix.
+// refusedWith asserts a publish is refused with a reason starting prefix;
+// a "try again" that is not the refusal awaited is sent again, as by
+// mustPublish.
 func (e *testEnv) refusedWith(c *wsclient.Client, evt nostr.Event, prefix string) {
 	e.t.Helper()
-	err := publish(c, evt)
+	ctx, cancel := answering()
+	defer cancel()
+	err := c.Publish(ctx, evt)
+	if r, ok := errors.AsType[*wsclient.Refused](err); ok && snowclaw.Retryable(r.Reason) && !strings.HasPrefix(r.Reason, prefix) {
+		err = c.PublishAgain(ctx, evt)
+	}
 	if err == nil {
 		e.t.Fatalf("kind %d accepted, want refusal %q", evt.Kind, prefix)
 	}
@@ -188,14 +220,41 @@ func (e *testEnv) refusedWith(c *wsclient.Client, evt nostr.Event, prefix string
 	}
 }
 
-// fetch runs one REQ to EOSE and returns the events, or the CLOSED reason.
+// fetch runs one REQ to EOSE and returns the events, or the CLOSED reason
+// of a refusal; a "try again" refusal is asked again until answerWait.
 func fetch(t *testing.T, c *wsclient.Client, f nostr.Filter) ([]*nostr.Event, string) {
 	t.Helper()
-	evs, closed, err := c.Fetch(f, 5*time.Second)
+	ctx, cancel := answering()
+	defer cancel()
+	evs, closed, err := c.FetchAgain(ctx, f)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return evs, closed
+}
+
+// fetchOnce is fetch without retries: the first answer, a "try again"
+// refusal included, for the tests of that refusal.
+func fetchOnce(t *testing.T, c *wsclient.Client, f nostr.Filter) ([]*nostr.Event, string) {
+	t.Helper()
+	evs, closed, err := c.Fetch(f, testwait.Scaled(answerWait))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return evs, closed
+}
+
+// count is a NIP-45 COUNT, asked again after a "try again" refusal; it
+// fails t on no answer.
+func count(t *testing.T, c *wsclient.Client, f nostr.Filter) (int64, string) {
+	t.Helper()
+	ctx, cancel := answering()
+	defer cancel()
+	n, closed, err := c.CountAgain(ctx, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n, closed
 }
 
 func ids(events []*nostr.Event) []string {
@@ -233,13 +292,15 @@ func (rc *rawConn) send(v ...any) {
 	}
 }
 
+// waitFor is the first frame labelled label about id, waiting up to
+// timeout (Scaled).
 func (rc *rawConn) waitFor(label, id string, timeout time.Duration) ([]json.RawMessage, bool) {
-	return rc.WaitFor(label, id, timeout)
+	return rc.WaitFor(label, id, testwait.Scaled(timeout))
 }
 
 // waitAny is the first frame about id carrying one of labels.
 func (rc *rawConn) waitAny(id string, timeout time.Duration, labels ...string) ([]json.RawMessage, bool) {
-	return rc.WaitAny(id, timeout, labels...)
+	return rc.WaitAny(id, testwait.Scaled(timeout), labels...)
 }
 
 func (rc *rawConn) all() string { return rc.All() }
@@ -254,3 +315,13 @@ func (rc *rawConn) auth(_ string, u user) {
 		rc.t.Fatalf("auth as %s: %v", u.pk[:8], err)
 	}
 }
+
+// testClock is a relay's clock (Options.Clock) that a test moves: the
+// wall clock plus what Advance added, so signed events' created_at stay
+// within the relay's limits.
+type testClock struct{ ahead atomic.Int64 }
+
+func (c *testClock) Now() time.Time { return time.Now().Add(time.Duration(c.ahead.Load())) }
+
+// Advance moves the clock d forward.
+func (c *testClock) Advance(d time.Duration) { c.ahead.Add(int64(d)) }

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/nbd-wtf/go-nostr"
 	dto "github.com/prometheus/client_model/go"
@@ -153,9 +152,7 @@ func TestMetrics_CountersMove(t *testing.T) {
 		t.Fatal("API search missed the memory")
 	}
 	mustFetch(t, e.ac, nostr.Filter{Kinds: []int{1}})
-	if _, _, err := e.ac.Count(nostr.Filter{Kinds: []int{30078}}, 5*time.Second); err != nil {
-		t.Fatal(err)
-	}
+	count(t, e.ac, nostr.Filter{Kinds: []int{30078}})
 	after := e.scrape()
 
 	for _, c := range []struct {

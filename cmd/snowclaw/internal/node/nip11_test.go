@@ -2,6 +2,7 @@ package node_test
 
 import (
 	"encoding/json"
+	"github.com/snowclaw/snowclaw/internal/testwait"
 	"net/http"
 	"slices"
 	"strconv"
@@ -72,14 +73,14 @@ func TestNIP11_LimitsAreEnforced(t *testing.T) {
 			if err := c.SendRaw(frame(n)); err != nil {
 				t.Fatal(err)
 			}
-			if _, ok := c.WaitFor("EOSE", "big", 5*time.Second); !ok {
+			if _, ok := c.WaitFor("EOSE", "big", testwait.Scaled(5*time.Second)); !ok {
 				t.Fatalf("a %d-byte message was not answered:\n%s", n, c.All())
 			}
 			c2 := e.connect(nil)
 			c2.SendRaw(frame(n + 1))
 			select {
 			case <-c2.Done():
-			case <-time.After(5 * time.Second):
+			case <-time.After(testwait.Scaled(5 * time.Second)):
 				t.Fatalf("a %d-byte message did not end the connection:\n%s", n+1, c2.All())
 			}
 		}},

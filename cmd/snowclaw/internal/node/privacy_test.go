@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip19"
@@ -131,7 +130,7 @@ func TestPrivacy_CanaryStaysInRAM(t *testing.T) {
 			t.Fatalf("bob's search finds alice's private memory: %s", mustJSON(ev))
 		}
 	}
-	if n, _, _ := e.bc.Count(nostr.Filter{Kinds: []int{30078}, Tags: nostr.TagMap{"p": {e.alice.pk}}}, 5*time.Second); n != 0 {
+	if n, _ := count(t, e.bc, nostr.Filter{Kinds: []int{30078}, Tags: nostr.TagMap{"p": {e.alice.pk}}}); n != 0 {
 		t.Fatalf("bob counts %d", n)
 	}
 	e.stop()

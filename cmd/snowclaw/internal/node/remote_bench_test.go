@@ -30,6 +30,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw/internal/eval/benchcorpus"
+	"github.com/snowclaw/snowclaw/internal/testwait"
 	"github.com/snowclaw/snowclaw/internal/wsclient"
 	"github.com/snowclaw/snowclaw/plugins/remotesearch"
 	"github.com/snowclaw/snowclaw/relay"
@@ -128,7 +129,7 @@ func BenchmarkRemoteLayered(b *testing.B) {
 }
 
 func remoteBenchFetch(b *testing.B, c *wsclient.Client, text string) []*nostr.Event {
-	evs, closed, err := c.Fetch(nostr.Filter{Kinds: []int{30078}, Search: text, Limit: searchBenchLimit}, 30*time.Second)
+	evs, closed, err := c.Fetch(nostr.Filter{Kinds: []int{30078}, Search: text, Limit: searchBenchLimit}, testwait.Scaled(30*time.Second))
 	if err != nil || closed != "" {
 		b.Fatalf("search %q: err %v, CLOSED %q", text, err, closed)
 	}

@@ -44,7 +44,7 @@ func TestRemote_ConcurrentMissesShareOneRequest(t *testing.T) {
 	for range n {
 		c := e.connect(nil)
 		go func() {
-			evs, closed, err := c.Fetch(nostr.Filter{Search: "zeppelin flight include:remote"}, 30*time.Second)
+			evs, closed, err := c.Fetch(nostr.Filter{Search: "zeppelin flight include:remote"}, testwait.Scaled(30*time.Second))
 			if err != nil {
 				closed = err.Error()
 			}
@@ -102,7 +102,7 @@ func TestRemote_LeaderLeavingDoesNotFailTheFlight(t *testing.T) {
 	joined := make(chan []*nostr.Event, 1)
 	follower := e.connect(nil)
 	go func() {
-		evs, _, _ := follower.Fetch(filter, 30*time.Second)
+		evs, _, _ := follower.Fetch(filter, testwait.Scaled(30*time.Second))
 		joined <- evs
 	}()
 	testwait.For(t, "the follower's miss", func() bool { return e.scrape()[`snowclaw_remote_cache_total{result="miss"}`] == 2 })
@@ -156,7 +156,7 @@ func TestRemote_ColdRemoteNIP11AskedOnce(t *testing.T) {
 	for _, q := range []string{"zeppelin hangar include:remote", "airship mast include:remote"} {
 		c := e.connect(nil)
 		go func() {
-			_, closed, err := c.Fetch(nostr.Filter{Search: q}, 30*time.Second)
+			_, closed, err := c.Fetch(nostr.Filter{Search: q}, testwait.Scaled(30*time.Second))
 			if err != nil {
 				closed = err.Error()
 			}

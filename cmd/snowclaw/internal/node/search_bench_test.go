@@ -39,6 +39,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
 	"github.com/snowclaw/snowclaw/internal/eval/benchcorpus"
+	"github.com/snowclaw/snowclaw/internal/testwait"
 	"github.com/snowclaw/snowclaw/internal/wsclient"
 	"github.com/snowclaw/snowclaw/policies"
 	"github.com/snowclaw/snowclaw/relay"
@@ -230,7 +231,7 @@ func (e *searchBenchEnv) redial(b *testing.B, old *wsclient.Client) *wsclient.Cl
 
 // fetch runs one search REQ to EOSE and returns the memory indexes.
 func (e *searchBenchEnv) fetch(b *testing.B, c *wsclient.Client, text string) []int {
-	evs, closed, err := c.Fetch(nostr.Filter{Kinds: []int{30078}, Search: text, Limit: searchBenchLimit}, 30*time.Second)
+	evs, closed, err := c.Fetch(nostr.Filter{Kinds: []int{30078}, Search: text, Limit: searchBenchLimit}, testwait.Scaled(30*time.Second))
 	if err != nil || closed != "" {
 		b.Fatalf("search %q: err %v, CLOSED %q", text, err, closed)
 	}

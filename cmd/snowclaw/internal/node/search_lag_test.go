@@ -2,6 +2,7 @@ package node_test
 
 import (
 	"fmt"
+	"github.com/snowclaw/snowclaw/internal/testwait"
 	"sync"
 	"testing"
 	"time"
@@ -58,7 +59,7 @@ func TestSearch_FoundWithinASecondOfOKUnderLoad(t *testing.T) {
 		// second of the OK, while loaders keep the indexer busy
 		deadline := time.Now().Add(time.Second)
 		for {
-			got, closed, err := reader.Fetch(nostr.Filter{Search: word, Limit: 5}, 5*time.Second)
+			got, closed, err := reader.Fetch(nostr.Filter{Search: word, Limit: 5}, testwait.Scaled(5*time.Second))
 			if err != nil || closed != "" {
 				t.Fatalf("probe %d: search failed: %v %s", i, err, closed)
 			}

@@ -3,6 +3,7 @@ package node_test
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/snowclaw/snowclaw/internal/testwait"
 	"io"
 	"net/http"
 	"strings"
@@ -80,7 +81,7 @@ func TestSearchLoading_RelayServesWhileTheIndexLoads(t *testing.T) {
 	e.start()
 	select {
 	case <-barrier.entered:
-	case <-time.After(30 * time.Second):
+	case <-time.After(testwait.Scaled(30 * time.Second)):
 		t.Fatal("the index's load never began")
 	}
 	if e.n.Search().Ready() {
@@ -93,20 +94,20 @@ func TestSearchLoading_RelayServesWhileTheIndexLoads(t *testing.T) {
 		t.Fatalf("NIP-11 while loading: %d %v", resp.StatusCode, doc)
 	}
 	c = e.connect(nil)
-	evs, closed := fetch(t, c, nostr.Filter{Kinds: []int{30078}, Authors: []string{a.pk}, Limit: 5})
+	evs, closed := fetchOnce(t, c, nostr.Filter{Kinds: []int{30078}, Authors: []string{a.pk}, Limit: 5})
 	if closed != "" || len(evs) != 5 {
 		t.Fatalf("REQ while loading: %d events, CLOSED %q; want 5 and EOSE", len(evs), closed)
 	}
-	n, reason, err := c.Count(nostr.Filter{Kinds: []int{30078}, Authors: []string{a.pk}}, 5*time.Second)
+	n, reason, err := c.Count(nostr.Filter{Kinds: []int{30078}, Authors: []string{a.pk}}, testwait.Scaled(5*time.Second))
 	if err != nil || reason != "" || n != stored {
 		t.Fatalf("COUNT while loading: %d %q %v, want %d", n, reason, err, stored)
 	}
 	fresh := e.mustPublish(c, memory(a, "ops/lighthouse", `{"summary":"the lighthouse keeper rotates the quokka credentials"}`))
-	_, closed = fetch(t, c, nostr.Filter{Search: "quokka"})
+	_, closed = fetchOnce(t, c, nostr.Filter{Search: "quokka"})
 	if !strings.HasPrefix(closed, "error: search index is loading (") || !strings.HasSuffix(closed, "try again shortly") {
 		t.Fatalf("search while loading: CLOSED %q, want the retryable loading refusal", closed)
 	}
-	if _, reason, err := c.Count(nostr.Filter{Search: "quokka"}, 5*time.Second); err != nil || !strings.HasPrefix(reason, "error: search index is loading (") {
+	if _, reason, err := c.Count(nostr.Filter{Search: "quokka"}, testwait.Scaled(5*time.Second)); err != nil || !strings.HasPrefix(reason, "error: search index is loading (") {
 		t.Fatalf("COUNT with a search while loading: %q %v, want the loading refusal", reason, err)
 	}
 	if code, msg := e.v1(&e.owner, "GET", "/api/v1/search?q=quokka", nil, nil); code < 500 || !strings.HasPrefix(msg, "error: search index is loading (") {
@@ -127,7 +128,7 @@ func TestSearchLoading_RelayServesWhileTheIndexLoads(t *testing.T) {
 	barrier.release()
 	select {
 	case <-e.n.Search().Loaded():
-	case <-time.After(60 * time.Second):
+	case <-time.After(testwait.Scaled(60 * time.Second)):
 		t.Fatal("the index was not ready within 60 s of its release")
 	}
 	if code, r := e.getJSON("/readyz"); code != 200 || r["status"] != "ready" {
@@ -169,12 +170,12 @@ func TestSearchLoading_FirstStartBuildsBehindTheRelay(t *testing.T) {
 	e.start()
 	select {
 	case <-entered:
-	case <-time.After(30 * time.Second):
+	case <-time.After(testwait.Scaled(30 * time.Second)):
 		t.Fatal("the build never began")
 	}
 	c = e.connect(nil)
 	fresh := e.mustPublish(c, memory(a, "ops/lighthouse", `{"summary":"the lighthouse keeper rotates the quokka credentials"}`))
-	_, closed := fetch(t, c, nostr.Filter{Search: "quokka"})
+	_, closed := fetchOnce(t, c, nostr.Filter{Search: "quokka"})
 	if !strings.HasPrefix(closed, "error: search index is loading (") {
 		t.Fatalf("search while building: CLOSED %q", closed)
 	}

@@ -46,7 +46,7 @@ func TestShared_SaveDecidedBeforeAPeersChangeIsDecidedAgain(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "restricted:") {
 			t.Fatalf("the member removed on B posted on A: %v, want restricted:", err)
 		}
-	case <-time.After(30 * time.Second):
+	case <-time.After(testwait.Scaled(30 * time.Second)):
 		t.Fatal("no answer to the post")
 	}
 	evs, _ := fetch(t, oa, nostr.Filter{Kinds: []int{9}, Tags: nostr.TagMap{"h": {"held"}}})

@@ -73,11 +73,11 @@ func startCluster(t *testing.T, n int, mods ...func(*node.Options)) []*testEnv {
 func live(t *testing.T, c *wsclient.Client, f nostr.Filter) string {
 	t.Helper()
 	sub := fmt.Sprintf("live%d", liveSeq.Add(1))
-	if err := c.Send("REQ", sub, f); err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := c.WaitFor("EOSE", sub, 5*time.Second); !ok {
-		t.Fatalf("no EOSE for %s", sub)
+	ctx, cancel := answering()
+	defer cancel()
+	closed, err := c.SubscribeAgain(ctx, sub, f)
+	if err != nil || closed != "" {
+		t.Fatalf("no EOSE for %s: %v %s", sub, err, closed)
 	}
 	return sub
 }
