@@ -20,12 +20,14 @@ const (
 	KindCreateGroup   = 9007
 	KindDeleteGroup   = 9008
 	KindCreateInvite  = 9009
+	KindUpdatePins    = 9010
 	KindJoinRequest   = 9021
 	KindLeaveRequest  = 9022
 	KindGroupMetadata = 39000
 	KindGroupAdmins   = 39001
 	KindGroupMembers  = 39002
 	KindGroupRoles    = 39003
+	KindGroupPins     = 39005
 )
 
 // IsModerationKind reports whether k is a NIP-29 moderation action
@@ -33,8 +35,9 @@ const (
 func IsModerationKind(k int) bool { return k >= 9000 && k <= 9020 }
 
 // IsGroupMetadataKind reports whether k is one of the relay-signed group
-// state events (39000–39003).
-func IsGroupMetadataKind(k int) bool { return k >= 39000 && k <= 39003 }
+// state events (39000–39005: metadata, admins, members, roles, LiveKit
+// participants, pins), which NIP-29 lets no one else sign.
+func IsGroupMetadataKind(k int) bool { return k >= 39000 && k <= 39005 }
 
 // GroupStateKinds are the kinds IsGroupStateKind accepts, for filters.
 var GroupStateKinds = func() []int {

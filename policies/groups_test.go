@@ -21,10 +21,12 @@ func groupsWorld() (Identities, modGroups) {
 	return ids, modGroups{
 		fakeGroups: fakeGroups{
 			info: map[string]GroupInfo{
-				"A":   {Private: true},
-				"B":   {Private: true},
-				"pub": {},
-				"hid": {Hidden: true},
+				"A":   {Private: true, Restricted: true},
+				"B":   {Private: true, Restricted: true},
+				"pub": {Restricted: true},
+				"hid": {Hidden: true, Restricted: true},
+				// NIP-29 without "restricted": anyone may write
+				"unr": {},
 			},
 			members: map[string]map[string]bool{
 				"A":   {"stranger": true, "mod": true},
@@ -99,5 +101,23 @@ func TestCanRead_MalformedInvitesHidden(t *testing.T) {
 				t.Errorf("CanRead(%q, kind %d %v) = %v (%s), want %v", reader, tc.evt.Kind, tc.evt.Tags, ok, why, want)
 			}
 		}
+	}
+}
+
+// TestWriteRules_UnrestrictedGroup: NIP-29's restricted flag is what
+// keeps non-members from writing; without it anyone may post, but a
+// hidden group is still answered like a missing one, and a restricted
+// one still needs membership.
+func TestWriteRules_UnrestrictedGroup(t *testing.T) {
+	ids, groups := groupsWorld()
+	w := &WriteRules{IDs: ids, Groups: groups}
+	post := func(g string) error {
+		return w.Check(snowclaw.ReadEvent(&nostr.Event{PubKey: "stranger", Kind: 9, Tags: nostr.Tags{{"h", g}}}))
+	}
+	if err := post("unr"); err != nil {
+		t.Errorf("unrestricted group refused a non-member: %v", err)
+	}
+	if reject, msg := outcome(post("pub")); !reject || !strings.HasPrefix(msg, "restricted: ") {
+		t.Errorf("restricted group: reject %v %q, want restricted:", reject, msg)
 	}
 }

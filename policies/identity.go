@@ -18,7 +18,7 @@ func (id Identities) IsSystem(pk string) bool {
 // GroupInfo is what the read and write rules need to know of a NIP-29 group.
 type GroupInfo struct {
 	Private    bool // only members read
-	Restricted bool // only members write (always true here, see docs/access.md)
+	Restricted bool // only members write (a group is, until an admin's edit says otherwise)
 	Hidden     bool // metadata hidden from non-members
 	Closed     bool // join requests need an invite code
 	// Encrypted: the group's memories are sealed with its group key

@@ -29,7 +29,7 @@ func (w *WriteRules) Check(evt *snowclaw.Event) error {
 	}
 	g := evt.Group
 	if snowclaw.IsGroupMetadataKind(evt.Kind) && author != w.IDs.Relay {
-		return snowclaw.Restricted("group metadata (kinds 39000-39003) is signed by the relay itself; send moderation events (9000-9009) instead")
+		return snowclaw.Restricted("group metadata (kinds 39000-39005) is signed by the relay itself; send moderation events (9000-9010) instead")
 	}
 	if err := w.checkAppData(evt); err != nil {
 		return err
@@ -40,6 +40,11 @@ func (w *WriteRules) Check(evt *snowclaw.Event) error {
 	if g != "" && !w.IDs.IsSystem(author) && !w.Groups.IsMember(g, author) {
 		if !seesGroup(w.Groups, w.IDs, g, author) {
 			return UnseenGroup(g, author)
+		}
+		// NIP-29: without "restricted" "anyone can send messages to
+		// the group"
+		if info, ok := w.Groups.GroupInfo(g); ok && !info.Restricted {
+			return nil
 		}
 		return snowclaw.Restricted("you are not a member of group %s; send a join request (kind 9021) first", g)
 	}

@@ -30,6 +30,13 @@ type information struct {
 	PrivacyPolicy  string      `json:"privacy_policy,omitempty"`
 	TermsOfService string      `json:"terms_of_service,omitempty"`
 	Limitation     *limitation `json:"limitation"`
+	NIP29          nip29Info   `json:"nip29"`
+}
+
+// nip29Info is NIP-29's "Relay support detection": the groups plugin
+// implements subgroups (parent and child tags, their rules).
+type nip29Info struct {
+	Subgroups bool `json:"subgroups"`
 }
 
 // limitation advertises the limits the relay enforces, each read from
@@ -104,5 +111,6 @@ func (r *Relay) information() information {
 			CreatedAtUpperLimit: l.MaxFutureSeconds,
 			RestrictedWrites:    true, // groups, config and agent namespaces
 		},
+		NIP29: nip29Info{Subgroups: true},
 	}
 }

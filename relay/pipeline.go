@@ -71,11 +71,29 @@ func (r *Relay) write(ctx context.Context, evt *snowclaw.Event) (stored bool, er
 // decide runs the rules on evt and, if they accept it, stores it and
 // runs the saved hooks; byRules: a rule refused it.
 func (r *Relay) decide(ctx context.Context, evt *snowclaw.Event) (stored, byRules bool, err error) {
+	var held error // a rule kept the event without granting it (Held)
 	for _, reject := range r.RejectEvent {
 		if err := reject(ctx, evt); err != nil {
+			if h := HeldReason(err); h != nil && held == nil && !nostr.IsEphemeralKind(evt.Kind) {
+				held = h
+				continue
+			}
 			return false, true, err
 		}
 	}
+	if held != nil {
+		stored, _, err := r.keep(ctx, evt)
+		if err == nil || errors.Is(err, errAlreadyStored) {
+			err = held
+		}
+		return stored, false, err
+	}
+	return r.keep(ctx, evt)
+}
+
+// keep stores an event the rules accepted (or held), runs the saved hooks
+// and broadcasts it; an ephemeral one is only broadcast.
+func (r *Relay) keep(ctx context.Context, evt *snowclaw.Event) (stored, byRules bool, err error) {
 	if nostr.IsEphemeralKind(evt.Kind) {
 		for _, on := range r.OnEphemeralEvent {
 			on(ctx, evt)

@@ -233,8 +233,8 @@ func DefaultConfig() Config {
 			ConnectionsPerSecondIP: 5, ConnectionsBurstIP: 50,
 		},
 		Groups: GroupsConfig{
-			DefaultPrivate:   true,
-			MaxModerationAge: Duration{time.Hour},
+			DefaultPrivate: true,
+			MaxEventAge:    Duration{time.Hour},
 		},
 		Search: SearchConfig{
 			Enabled:     true,
@@ -423,7 +423,10 @@ func (c *Config) Validate() error {
 	}
 	c.Memory.Remote.validate(bad, c.Search.Enabled)
 	c.Agent.validate(bad)
-	if c.Groups.MaxModerationAge.Duration <= 0 {
+	if c.Groups.MaxEventAge.Duration <= 0 {
+		bad("groups.max_event_age", "must be positive")
+	}
+	if c.Groups.MaxModerationAge.Duration < 0 {
 		bad("groups.max_moderation_age", "must be positive")
 	}
 	if c.Relay.MemoryLimitMB < memlimit.Off || c.Relay.MemoryLimitMB > 1<<30 {

@@ -28,7 +28,7 @@ var examplePath = filepath.Join("..", "..", "config.example.toml")
 // commentedOut are the keys config.example.toml shows only as a comment,
 // on purpose: their default is "unset" and the example value is a
 // placeholder.
-var commentedOut = map[string]bool{"owner": true}
+var commentedOut = map[string]bool{"owner": true, "groups.max_moderation_age": true}
 
 // Fixed test identities.
 var (
@@ -335,7 +335,7 @@ func TestConfig_BadConfigNamesTheKey(t *testing.T) {
 		{name: "MessageBelowEvent", file: "[limits]\nmax_message_bytes = 1000\nmax_event_bytes = 2000\n", want: []string{"limits.max_message_bytes"}},
 		{name: "BadDurationFile", file: "[groups]\nmax_moderation_age = \"soon\"\n", want: []string{"groups.max_moderation_age", "soon"}},
 		{name: "BadDurationEnv", env: []string{"SNOWCLAW_GROUPS_MAX_MODERATION_AGE=soon"}, want: []string{"SNOWCLAW_GROUPS_MAX_MODERATION_AGE", "soon"}},
-		{name: "ZeroDuration", file: "[groups]\nmax_moderation_age = \"0s\"\n", want: []string{"groups.max_moderation_age", "positive"}},
+		{name: "ZeroDuration", file: "[groups]\nmax_event_age = \"0s\"\n", want: []string{"groups.max_event_age", "positive"}},
 		{name: "BadServiceURL", file: "[relay]\nservice_url = \"http://relay.example.com\"\n", want: []string{"relay.service_url", "http://relay.example.com"}},
 		{name: "ServiceURLNoHost", env: []string{"SNOWCLAW_RELAY_SERVICE_URL=wss://"}, want: []string{"relay.service_url"}},
 		{name: "BadPostingPolicy", file: "[relay]\nposting_policy = \"ftp://relay.example.com/policy\"\n", want: []string{"relay.posting_policy", "ftp://"}},

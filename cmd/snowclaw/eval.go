@@ -175,6 +175,9 @@ func evalOnRelay(ctx context.Context, cfg Config, convs []locomo.Conversation, k
 	keys := relay.Keys{RelaySecret: keyOf.secret("relay"), AgentSecret: keyOf.secret("agent")}
 	opts := nodeOptions(cfg, keys, newLogger(io.Discard, "error"))
 	opts.EventRateIP, opts.EventRatePubkey, opts.FilterRateIP = policies.Rate{}, policies.Rate{}, policies.Rate{}
+	// the conversations keep their dates, as a group's history copied
+	// in from another relay does (NIP-29 late publication lifted)
+	opts.AcceptMovedGroups = true
 	opts.Search.Enabled = true
 	if bm25Only {
 		opts.Search.Search.BM25Weight, opts.Search.Search.VectorWeight = 1, 0

@@ -140,6 +140,9 @@ func evalLearning(ctx context.Context, cfg Config, script *learneval.Script, cha
 	}
 	opts := nodeOptions(cfg, keys, newLogger(io.Discard, "error"))
 	opts.EventRateIP, opts.EventRatePubkey, opts.FilterRateIP = policies.Rate{}, policies.Rate{}, policies.Rate{}
+	// the conversations keep their dates, as a group's history copied
+	// in from another relay does (NIP-29 late publication lifted)
+	opts.AcceptMovedGroups = true
 	opts.Search.Enabled = true
 	opts.Agent = node.AgentOptions{Enabled: true, Options: agent.Options{
 		Name: cfg.Agent.Name, LLM: chat,

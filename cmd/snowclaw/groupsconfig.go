@@ -2,6 +2,7 @@ package main
 
 import (
 	"regexp"
+	"time"
 
 	"github.com/snowclaw/snowclaw"
 )
@@ -9,12 +10,28 @@ import (
 // GroupsConfig is [groups]: NIP-29 groups' creators and defaults, and the
 // groups the owner keeps encrypted (docs/group-encryption.md).
 type GroupsConfig struct {
-	Creators         []string `toml:"creators"`
-	DefaultPrivate   bool     `toml:"default_private"`
-	DefaultClosed    bool     `toml:"default_closed"`
-	DefaultHidden    bool     `toml:"default_hidden"`
+	Creators       []string `toml:"creators"`
+	DefaultPrivate bool     `toml:"default_private"`
+	DefaultClosed  bool     `toml:"default_closed"`
+	DefaultHidden  bool     `toml:"default_hidden"`
+	// MaxEventAge: group events older than this are refused (NIP-29
+	// late publication) unless AcceptMoved.
+	MaxEventAge Duration `toml:"max_event_age"`
+	// MaxModerationAge is MaxEventAge's older name, from when the rule
+	// covered moderation events only; when set it is used.
 	MaxModerationAge Duration `toml:"max_moderation_age"`
-	Encrypted        []string `toml:"encrypted"`
+	// AcceptMoved lifts the age limit so a group's history can be
+	// copied in from another relay (a moved or forked group).
+	AcceptMoved bool     `toml:"accept_moved"`
+	Encrypted   []string `toml:"encrypted"`
+}
+
+// eventAge is the late-publication limit: the older name's when set.
+func (g *GroupsConfig) eventAge() time.Duration {
+	if g.MaxModerationAge.Duration != 0 {
+		return g.MaxModerationAge.Duration
+	}
+	return g.MaxEventAge.Duration
 }
 
 // groupIDPattern is NIP-29's group id as plugins/groups accepts it.

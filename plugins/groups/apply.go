@@ -21,6 +21,9 @@ type effect struct {
 	removeUser  string   // answer a leave with a relay-signed 9001
 	deleteIDs   []string // 9005 targets
 	deleteGroup bool     // 9008: drop every event of the group
+	// also are other groups whose metadata the change altered: a
+	// parent gaining or losing a child, children of a deleted group
+	also []string
 }
 
 // OnEventSaved applies a stored group event to the state and, for an
@@ -80,11 +83,12 @@ func (s *Groups) apply(evt *snowclaw.Event, p at) effect {
 			g = newGroup(gid)
 			s.groups[gid] = g
 		}
-		if !g.create(evt.PubKey, evt.Tags, p, s.opts.Defaults) {
+		edit, _ := snowclaw.ReadGroupEdit(evt.Tags) // refused on write when it does not read
+		if !g.create(evt.PubKey, edit, p, s.opts.Defaults) {
 			return effect{}
 		}
 		g.changedAt = time.Now()
-		return effect{group: gid, metadata: true}
+		return effect{group: gid, metadata: true, also: s.childrenOf(gid)}
 	}
 	if g == nil {
 		return effect{} // no such group (any more)
@@ -110,10 +114,17 @@ func (s *Groups) apply(evt *snowclaw.Event, p at) effect {
 		}
 		if pt := evt.Tags.Find("p"); len(pt) >= 2 {
 			g.setMember(pt[1], &out, &none, p)
+			g.removedBy(pt[1], p)
 		}
-		g.noteInvite(evt.Event, s.opts.IDs.Relay)
 	case snowclaw.KindEditMetadata:
-		g.edit(metadataFields(evt.Tags), p, s.opts.Defaults)
+		before := s.parentOf(g)
+		edit, _ := snowclaw.ReadGroupEdit(evt.Tags)
+		g.edit(edit, p, s.opts.Defaults)
+		if after := s.parentOf(g); after != before {
+			eff.also = slices.DeleteFunc([]string{before, after}, func(id string) bool { return id == "" })
+		}
+	case snowclaw.KindUpdatePins:
+		g.pin(evt.Tags, p)
 	case snowclaw.KindDeleteEvent:
 		eff.metadata = false
 		eff.deleteIDs = snowclaw.TagValues(evt.Event, "e")
@@ -126,13 +137,17 @@ func (s *Groups) apply(evt *snowclaw.Event, p at) effect {
 		}
 		eff.metadata = false
 		eff.deleteGroup = true
+		eff.also = s.childrenOf(gid) // roots now (NIP-29)
 	case snowclaw.KindCreateInvite:
-		g.noteInvite(evt.Event, s.opts.IDs.Relay)
+		g.noteInvite(evt.Event)
 		eff.metadata = false
 	case snowclaw.KindJoinRequest:
-		g.setMember(evt.PubKey, &in, nil, p)
-		g.noteInvite(evt.Event, s.opts.IDs.Relay)
-		eff.putUser = evt.PubKey
+		// a join after a moderator's removal waits for a moderator
+		// (checkJoin): stored for them to see, it makes no member
+		g.join(evt.PubKey, joinCode(evt.Event), p)
+		if hasMember(g, evt.PubKey) {
+			eff.putUser = evt.PubKey
+		}
 	case snowclaw.KindLeaveRequest:
 		g.setMember(evt.PubKey, &out, &none, p)
 		eff.removeUser = evt.PubKey
@@ -160,6 +175,9 @@ func (s *Groups) carryOut(ctx context.Context, evt *snowclaw.Event, eff effect) 
 	}
 	if eff.metadata || eff.deleteGroup {
 		s.meta.changed(ctx, eff.group)
+	}
+	for _, gid := range eff.also {
+		s.meta.changed(ctx, gid)
 	}
 }
 

@@ -7,6 +7,7 @@
 package groups
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"maps"
@@ -29,9 +30,11 @@ type Options struct {
 	// ([groups] encrypted): on whatever their flag says, and no admin
 	// can switch them off.
 	Encrypted []string
-	// MaxModerationAge refuses moderation events older than this (NIP-29
-	// "late publication"); zero means one hour.
-	MaxModerationAge time.Duration
+	// MaxEventAge refuses group events older than this (NIP-29 "late
+	// publication"); zero means one hour. AcceptMoved lifts it, for a
+	// relay "open to receive a group forked or moved from another relay".
+	MaxEventAge time.Duration
+	AcceptMoved bool
 	// Limits are the relay's own size limits, which the relay-signed
 	// metadata obeys like every event (a big group's member list is cut
 	// to fit: metadata.go).
@@ -66,8 +69,8 @@ type Groups struct {
 
 // New returns an empty group state; call Load to rebuild it from the store.
 func New(opts Options) *Groups {
-	if opts.MaxModerationAge == 0 {
-		opts.MaxModerationAge = time.Hour
+	if opts.MaxEventAge == 0 {
+		opts.MaxEventAge = time.Hour
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -144,4 +147,86 @@ func (g *Group) clone() Group {
 	}
 	c.Removed = maps.Clone(g.Removed)
 	return c
+}
+
+// The subgroup tree (NIP-29 "Subgroups") is derived, never stored: a
+// group's parent is what its last edit named, while that group exists and
+// was created before the edit (a deleted parent leaves its children roots,
+// and a group created again under the same id does not adopt them); a
+// parent's children are the groups naming it so, in the order its last
+// edit with child tags gave, then in the order they came. s.mu is held.
+
+// parentOf is g's parent group, or "" for a root.
+func (s *Groups) parentOf(g *Group) string {
+	p := s.groups[g.Parent]
+	if g.Parent == "" || p == nil || g.parentAt() <= p.rec.born {
+		return ""
+	}
+	return g.Parent
+}
+
+// children are gid's child groups in their order.
+func (s *Groups) children(gid string) []string {
+	type child struct {
+		id    string
+		since at
+	}
+	var out []child
+	for id, c := range s.groups {
+		if c.Parent == gid && s.parentOf(c) == gid {
+			out = append(out, child{id, c.parentAt()})
+		}
+	}
+	var order []string
+	if g := s.groups[gid]; g != nil {
+		order = g.ChildOrder
+	}
+	rank := func(id string) int {
+		if i := slices.Index(order, id); i >= 0 {
+			return i
+		}
+		return len(order)
+	}
+	slices.SortFunc(out, func(a, b child) int {
+		if c := cmp.Compare(rank(a.id), rank(b.id)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.since, b.since)
+	})
+	ids := make([]string, len(out))
+	for i, c := range out {
+		ids[i] = c.id
+	}
+	return ids
+}
+
+// childrenOf are the groups whose last edit names gid as their parent,
+// whether or not the link counts now: their metadata may change when gid
+// is created or deleted.
+func (s *Groups) childrenOf(gid string) []string {
+	var out []string
+	for id, c := range s.groups {
+		if c.Parent == gid && id != gid {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// ancestors reports whether anc is gid or one of its ancestors (a cycle
+// guard: the walk stops at a repeat).
+func (s *Groups) ancestors(gid, anc string) bool {
+	seen := map[string]bool{}
+	for id := gid; id != "" && !seen[id]; {
+		if id == anc {
+			return true
+		}
+		seen[id] = true
+		g := s.groups[id]
+		if g == nil {
+			return false
+		}
+		id = s.parentOf(g)
+	}
+	return false
 }

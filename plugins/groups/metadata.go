@@ -28,33 +28,33 @@ import (
 // flood of joins costs a handful of versions per group per second.
 
 // metadataKinds are the relay-signed state events of a group.
-var metadataKinds = []int{snowclaw.KindGroupMetadata, snowclaw.KindGroupAdmins, snowclaw.KindGroupMembers, snowclaw.KindGroupRoles}
+var metadataKinds = []int{snowclaw.KindGroupMetadata, snowclaw.KindGroupAdmins, snowclaw.KindGroupMembers, snowclaw.KindGroupRoles, snowclaw.KindGroupPins}
 
-// metadataEvents renders the four relay-signed state events of a group,
-// unsigned and undated, within the relay's size limits: a list of people
-// longer than an event may hold is cut to its first entries by public key
-// (NIP-29 lets a relay publish a subset), and says so in its content.
-func metadataEvents(g *Group, encrypted bool, limits policies.Limits) []*nostr.Event {
-	meta := nostr.Tags{{"d", g.ID}, {"name", g.Name}}
-	if g.Picture != "" {
-		meta = append(meta, nostr.Tag{"picture", g.Picture})
-	}
-	if g.About != "" {
-		meta = append(meta, nostr.Tag{"about", g.About})
-	}
-	flags := map[string]bool{"private": g.Private, "restricted": g.Restricted, "hidden": g.Hidden, "closed": g.Closed, "encrypted": encrypted}
-	for flag, on := range flags {
-		if on {
-			meta = append(meta, nostr.Tag{flag})
+// metadataEvents renders the relay-signed state events of a group
+// (39000–39003, and 39005 once it has pins), unsigned and undated, within
+// the relay's size limits: a list of people longer than an event may hold
+// is cut to its first entries by public key (NIP-29 lets a relay publish a
+// subset), and says so in its content. parent and children are the
+// group's place in the subgroup tree (Groups.parentOf, Groups.children).
+func metadataEvents(g *Group, encrypted bool, parent string, children []string, limits policies.Limits) []*nostr.Event {
+	meta := nostr.Tags{{"d", g.ID}, {snowclaw.TagGroupName, g.Name}}
+	for _, f := range [][2]string{{snowclaw.TagGroupPicture, g.Picture}, {snowclaw.TagGroupBanner, g.Banner}, {snowclaw.TagGroupAbout, g.About}} {
+		if f[1] != "" {
+			meta = append(meta, nostr.Tag{f[0], f[1]})
 		}
 	}
-	if !g.Private {
-		meta = append(meta, nostr.Tag{"public"})
+	flags := snowclaw.GroupFlags{Private: g.Private, Restricted: g.Restricted, Hidden: g.Hidden, Closed: g.Closed}.Tags()
+	if encrypted {
+		flags = append(flags, nostr.Tag{snowclaw.TagEncrypted})
 	}
-	if !g.Closed {
-		meta = append(meta, nostr.Tag{"open"})
+	sort.SliceStable(flags, func(i, j int) bool { return flags[i][0] < flags[j][0] })
+	meta = append(meta, flags...)
+	if parent != "" {
+		meta = append(meta, nostr.Tag{snowclaw.TagGroupParent, parent})
 	}
-	sort.SliceStable(meta[2:], func(i, j int) bool { return meta[2+i][0] < meta[2+j][0] })
+	for _, c := range children {
+		meta = append(meta, nostr.Tag{snowclaw.TagGroupChild, c})
+	}
 
 	members := make([]string, 0, len(g.Members))
 	var holders []string
@@ -73,12 +73,16 @@ func metadataEvents(g *Group, encrypted bool, limits policies.Limits) []*nostr.E
 	for _, r := range roleDescriptions {
 		roles = append(roles, nostr.Tag{"role", r[0], r[1]})
 	}
-	return []*nostr.Event{
+	out := []*nostr.Event{
 		{Kind: snowclaw.KindGroupMetadata, Tags: meta},
 		{Kind: snowclaw.KindGroupAdmins, Tags: admins, Content: "admins of group " + g.ID + adminsNote},
 		{Kind: snowclaw.KindGroupMembers, Tags: memberTags, Content: "members of group " + g.ID + membersNote},
 		{Kind: snowclaw.KindGroupRoles, Tags: roles, Content: "roles supported by this relay"},
 	}
+	if g.PinsSet {
+		out = append(out, &nostr.Event{Kind: snowclaw.KindGroupPins, Tags: append(nostr.Tags{{"d", g.ID}}, g.Pins...), Content: "pinned events of group " + g.ID})
+	}
+	return out
 }
 
 // listSlack is room left in a list event for its content, signature and
@@ -415,7 +419,7 @@ func (p *metaPublisher) flush(ctx context.Context, gid string) bool {
 	g := s.groups[gid]
 	var want []*nostr.Event
 	if g != nil {
-		want = metadataEvents(g, g.Encrypted || s.forcedEncrypted(gid), s.opts.Limits)
+		want = metadataEvents(g, g.Encrypted || s.forcedEncrypted(gid), s.parentOf(g), s.children(gid), s.opts.Limits)
 	}
 	s.mu.RUnlock()
 	have, err := p.read(ctx, gid)

@@ -3,11 +3,11 @@ package groups
 import (
 	"context"
 	"slices"
-	"time"
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/policies"
+	"github.com/snowclaw/snowclaw/relay"
 )
 
 // RejectEvent judges NIP-29 moderation events and join/leave requests
@@ -24,20 +24,16 @@ func (s *Groups) RejectEvent(ctx context.Context, evt *snowclaw.Event) error {
 	if gid == "" {
 		return snowclaw.Invalid("NIP-29 group events need an h tag naming the group")
 	}
-	age := time.Since(evt.CreatedAt.Time())
-	if age > s.opts.MaxModerationAge {
-		return snowclaw.Invalid("group event is too old (created %s ago; at most %s accepted)", age.Round(time.Second), s.opts.MaxModerationAge)
-	}
-	if age < -10*time.Minute {
-		return snowclaw.Invalid("group event is dated in the future; check your clock")
-	}
 
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	g := s.groups[gid]
 	switch evt.Kind {
 	case snowclaw.KindCreateGroup:
-		return s.checkCreate(evt.Event, gid, g)
+		if err := s.checkCreate(evt.Event, gid, g); err != nil {
+			return err
+		}
+		return s.checkEdit(evt, gid, nil)
 	case snowclaw.KindJoinRequest:
 		err := checkJoin(evt.Event, gid, g)
 		if err != nil && !s.seen(g, evt.PubKey) {
@@ -92,10 +88,14 @@ func (s *Groups) checkCreate(evt *nostr.Event, gid string, g *Group) error {
 	return nil
 }
 
-// checkJoin: an open group takes anyone; a closed one, and a hidden one
-// (whose refusals RejectEvent words as for a missing group), takes an
-// invite code that is still valid, from someone no moderator removed:
-// after a removal only a moderator's put-user brings a person back.
+// checkJoin: an open group takes anyone, hidden or not (hidden only
+// hides its metadata; RejectEvent words its refusals as for a missing
+// group); a closed one takes an invite code that is still valid. Someone
+// a moderator removed is not taken back by a join, in an open group
+// either: NIP-29 lets the relay "defer that decision to an
+// administrator", so the request is kept for the group's moderators to
+// read (relay.Held) and answered as pending; a moderator's put-user
+// brings the person back.
 func checkJoin(evt *nostr.Event, gid string, g *Group) error {
 	if g == nil {
 		return policies.UnseenGroup(gid, evt.PubKey)
@@ -103,14 +103,11 @@ func checkJoin(evt *nostr.Event, gid string, g *Group) error {
 	if hasMember(g, evt.PubKey) {
 		return snowclaw.Duplicate("you are already a member of group %s", gid)
 	}
-	if !g.Closed && !g.Hidden {
-		return nil
-	}
-	if !g.InviteValid(joinCode(evt)) {
+	if g.Closed && !g.InviteValid(joinCode(evt)) {
 		return snowclaw.Restricted("group %s is closed; ask an admin for an invite code and send it in a code tag", gid)
 	}
 	if g.Removed[evt.PubKey] {
-		return snowclaw.Restricted("a moderator removed you from group %s; only a moderator can add you back", gid)
+		return relay.Held(snowclaw.Restricted("your join request is pending: a moderator removed you from group %s, so its moderators decide; they can read this request, and a put-user (kind 9000) from one of them brings you back", gid))
 	}
 	return nil
 }
@@ -145,12 +142,12 @@ func (s *Groups) checkModeration(ctx context.Context, evt *snowclaw.Event, g *Gr
 		if !admin {
 			return notAllowed("edit metadata", "admin")
 		}
-		if snowclaw.HasTag(evt.Event, "unrestricted") {
-			return snowclaw.Invalid("this relay accepts group messages from members only, so groups cannot be made unrestricted")
+		return s.checkEdit(evt, g.ID, g)
+	case snowclaw.KindUpdatePins:
+		if !mod {
+			return notAllowed("pin events", "moderator or admin")
 		}
-		if snowclaw.HasTag(evt.Event, "unencrypted") && s.forcedEncrypted(g.ID) {
-			return snowclaw.Restricted("group %s is encrypted by the relay's configuration; only its owner can change that", g.ID)
-		}
+		return s.checkPins(ctx, evt, g)
 	case snowclaw.KindDeleteEvent:
 		if !mod {
 			return notAllowed("delete events", "moderator or admin")
@@ -168,7 +165,7 @@ func (s *Groups) checkModeration(ctx context.Context, evt *snowclaw.Event, g *Gr
 			return snowclaw.Invalid("create-invite needs a code tag")
 		}
 	default:
-		return snowclaw.Unsupported("moderation kind %d is not implemented by this relay", evt.Kind)
+		return snowclaw.Invalid("moderation kind %d is not one this relay implements (9000, 9001, 9002, 9005, 9007, 9008, 9009, 9010)", evt.Kind)
 	}
 	return nil
 }

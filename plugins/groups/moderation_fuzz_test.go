@@ -248,23 +248,36 @@ func (w *world) saveAt(ctx context.Context, evt *nostr.Event) (context.Context, 
 	return saveAt(ctx, w.store, evt)
 }
 
-// submit runs a client's event through RejectEvent and, when accepted,
+// submit runs a client's event through RejectTimeline and RejectEvent
+// and, when accepted,
 // stores it and hands it to OnEventSaved, as the relay does.
 func (w *world) submit(ctx context.Context, evt *nostr.Event) (bool, string) {
-	if err := w.groups.RejectEvent(ctx, snowclaw.ReadEvent(evt)); err != nil {
+	err := w.groups.RejectTimeline(ctx, snowclaw.ReadEvent(evt))
+	if err == nil {
+		err = w.groups.RejectEvent(ctx, snowclaw.ReadEvent(evt))
+	}
+	held := relay.HeldReason(err)
+	if err != nil && held == nil {
 		if _, typed := err.(*snowclaw.Error); !typed {
 			panic("untyped refusal: " + err.Error())
 		}
 		return true, err.Error()
 	}
-	ctx, err := w.saveAt(ctx, evt)
-	if errors.Is(err, eventstore.ErrDupEvent) {
+	// a held event is stored and applied like an accepted one, and
+	// answered with its reason (relay.Held)
+	ctx, err = w.saveAt(ctx, evt)
+	switch {
+	case errors.Is(err, eventstore.ErrDupEvent) && held == nil:
 		return false, "" // OK true, and no hook runs
-	}
-	if err != nil {
+	case errors.Is(err, eventstore.ErrDupEvent):
+	case err != nil:
 		return true, "error: " + err.Error()
+	default:
+		w.groups.OnEventSaved(ctx, snowclaw.ReadEvent(evt))
 	}
-	w.groups.OnEventSaved(ctx, snowclaw.ReadEvent(evt))
+	if held != nil {
+		return true, held.Error()
+	}
 	return false, ""
 }
 
@@ -489,9 +502,15 @@ func (w *world) checkRestart(t *testing.T, invitesMayShrink bool) {
 }
 
 func groupDiff(live, rebuilt groups.Group) string {
-	if live.Name != rebuilt.Name || live.Picture != rebuilt.Picture || live.About != rebuilt.About || live.GroupInfo != rebuilt.GroupInfo {
-		return fmt.Sprintf("metadata live %q %q %q %+v, rebuilt %q %q %q %+v",
-			live.Name, live.Picture, live.About, live.GroupInfo, rebuilt.Name, rebuilt.Picture, rebuilt.About, rebuilt.GroupInfo)
+	if live.Name != rebuilt.Name || live.Picture != rebuilt.Picture || live.Banner != rebuilt.Banner || live.About != rebuilt.About || live.GroupInfo != rebuilt.GroupInfo || live.Parent != rebuilt.Parent {
+		return fmt.Sprintf("metadata live %q %q %q %q %+v %q, rebuilt %q %q %q %q %+v %q",
+			live.Name, live.Picture, live.Banner, live.About, live.GroupInfo, live.Parent, rebuilt.Name, rebuilt.Picture, rebuilt.Banner, rebuilt.About, rebuilt.GroupInfo, rebuilt.Parent)
+	}
+	if live.PinsSet != rebuilt.PinsSet || !slices.EqualFunc(live.Pins, rebuilt.Pins, slices.Equal) || !slices.Equal(live.ChildOrder, rebuilt.ChildOrder) {
+		return fmt.Sprintf("lists live pins %v %v children %v, rebuilt %v %v %v", live.PinsSet, live.Pins, live.ChildOrder, rebuilt.PinsSet, rebuilt.Pins, rebuilt.ChildOrder)
+	}
+	if a, b := live.JoinedWith, rebuilt.JoinedWith; !maps.EqualFunc(a, b, slices.Equal) {
+		return fmt.Sprintf("codes joined with live %v, rebuilt %v", a, b)
 	}
 	norm := func(m map[string][]string) map[string]string {
 		out := make(map[string]string, len(m))

@@ -38,14 +38,32 @@ func randomHistory(t *testing.T, rng *rand.Rand, n int) (*world, []positioned) {
 		sk := people[rng.IntN(len(people))]
 		target := pub(people[rng.IntN(len(people))])
 		var tags nostr.Tags
-		kind := []int{9000, 9000, 9001, 9001, 9002, 9009, 9021, 9022}[rng.IntN(8)]
+		kind := []int{9000, 9000, 9001, 9001, 9002, 9002, 9009, 9010, 9021, 9021, 9022}[rng.IntN(11)]
 		switch kind {
 		case 9000:
 			tags = nostr.Tags{h("club"), append(nostr.Tag{"p", target}, []string{"", "moderator", "admin"}[rng.IntN(3)])}
 		case 9001:
 			tags = nostr.Tags{h("club"), {"p", target}}
 		case 9002:
-			tags = nostr.Tags{h("club"), {[]string{"private", "public", "closed", "open", "hidden", "visible"}[rng.IntN(6)]}, {"name", fmt.Sprint("n", rng.IntN(3))}}
+			// a rename alone (a partial edit), or one naming some flags
+			// (stating them all), a banner, a parent or none
+			tags = nostr.Tags{h("club"), {"name", fmt.Sprint("n", rng.IntN(3))}}
+			for _, f := range []string{"private", "public", "restricted", "closed", "open", "hidden", "visible"} {
+				if rng.IntN(3) == 0 {
+					tags = append(tags, nostr.Tag{f})
+				}
+			}
+			if rng.IntN(2) == 0 {
+				tags = append(tags, nostr.Tag{"banner", fmt.Sprint("b", rng.IntN(3))})
+			}
+			if rng.IntN(2) == 0 {
+				tags = append(tags, nostr.Tag{"parent", "pub"})
+			}
+		case 9010:
+			tags = nostr.Tags{h("club")}
+			if rng.IntN(3) > 0 {
+				tags = append(tags, nostr.Tag{"e", chatClub.ID})
+			}
 		case 9009:
 			tags = nostr.Tags{h("club"), {"code", fmt.Sprint("c", rng.IntN(3))}}
 		case 9021:

@@ -30,8 +30,21 @@ type Group struct {
 	ID      string
 	Name    string
 	Picture string
+	Banner  string
 	About   string
 	policies.GroupInfo
+	// Parent is the parent group this group's last edit named ("" for a
+	// root); it counts only while that group exists and was created
+	// before the edit (Groups.parentOf).
+	Parent string
+	// ChildOrder is the order of children the group's last edit with
+	// child tags gave; children not in it follow in the order they came.
+	ChildOrder []string
+	// Pins are the e and a tags of the last update-pin-list (9010);
+	// PinsSet once there has been one, so an emptied list is published
+	// empty rather than left as it was.
+	Pins    nostr.Tags
+	PinsSet bool
 
 	Members map[string][]string // pubkey → roles (empty for plain members)
 	Invites map[string]bool     // invite codes from create-invite (9009)
@@ -72,8 +85,16 @@ type record struct {
 	born    at
 	// fields are metadata edits (9002): name → value and position.
 	fields map[string]fieldReg
+	// children and pins are lists an edit replaces whole.
+	children listReg
+	pins     listReg
 	// members are each pubkey's presence and roles.
 	members map[string]*memberReg
+	// removed is the position of each pubkey's first removal by a
+	// moderator: a join after it waits for a moderator (checkJoin), so
+	// it counts as a presence only before it. The minimum of a set is
+	// the same in any order of application.
+	removed map[string]at
 }
 
 type created struct {
@@ -86,54 +107,87 @@ type fieldReg struct {
 	at  at
 }
 
-// memberReg is a pubkey's two registers. Presence is set by put-user and
-// join (in) and remove-user and leave (out); roles by put-user (the roles
-// given) and by remove-user and leave (none), never by a join, so a join
-// racing a role change keeps the role.
+// listReg is a list register: the tags of the edit at the highest
+// position (at is minAt while none was applied).
+type listReg struct {
+	tags nostr.Tags
+	at   at
+}
+
+func (l *listReg) set(tags nostr.Tags, p at) {
+	if p > l.at {
+		l.tags, l.at = tags, p
+	}
+}
+
+// memberReg is a pubkey's registers. Presence is set by put-user (in)
+// and remove-user and leave (out); roles by put-user (the roles given)
+// and by remove-user and leave (none), never by a join, so a join racing
+// a role change keeps the role. Joins are kept apart (their positions):
+// whether one counts depends on the first removal, which may be applied
+// after it.
 type memberReg struct {
 	in      bool
 	inAt    at
 	roles   []string
 	rolesAt at
+	joins   []joined
 }
 
-// fieldSet is one metadata field a 9007 or 9002 names; booleans are "1"
+// joined is one join request: its position and the invite code it
+// presented ("" for none).
+type joined struct {
+	at   at
+	code string
+}
+
+// fieldSet is one metadata field a 9007 or 9002 sets; booleans are "1"
 // or "".
 type fieldSet struct{ name, val string }
 
-// metadataFields reads the group-metadata fields of a 9007 or 9002.
-// Flags are set only when named, in either spelling clients use
-// (["private"] / ["public"], ["closed"] / ["open"], …), so an edit that
-// only renames the group does not make it public by omission; when a tag
-// is named twice the last one counts.
-func metadataFields(tags nostr.Tags) []fieldSet {
+// The registers of the flags and the parent link, beside the basic fields.
+const (
+	fieldPrivate    = "private"
+	fieldRestricted = "restricted"
+	fieldHidden     = "hidden"
+	fieldClosed     = "closed"
+	fieldEncrypted  = "encrypted"
+	fieldParent     = "parent"
+)
+
+// metadataFields are the registers a 9007 or 9002 writes: the basic
+// fields it names (all of them, when a 9002 states the flags), the four
+// flags when a 9002 names any (a 9007 sets those it names, the others
+// keep the relay's defaults), the encryption flag when named, and the
+// parent link, which every 9002 states (a 9007 only when it names one).
+func metadataFields(e snowclaw.GroupEdit, kind int) []fieldSet {
+	bit := func(b bool) string {
+		if b {
+			return "1"
+		}
+		return ""
+	}
 	var out []fieldSet
-	for _, t := range tags {
-		if len(t) == 0 {
-			continue
+	for _, f := range snowclaw.GroupBasicFields {
+		if v, ok := e.Basic[f]; ok {
+			out = append(out, fieldSet{f, v})
 		}
-		val := ""
-		if len(t) >= 2 {
-			val = t[1]
+	}
+	if kind == snowclaw.KindCreateGroup {
+		for _, name := range []string{fieldPrivate, fieldRestricted, fieldHidden, fieldClosed} {
+			if on, ok := e.Named[name]; ok {
+				out = append(out, fieldSet{name, bit(on)})
+			}
 		}
-		var f fieldSet
-		switch t[0] {
-		case "name", "picture", "about":
-			f = fieldSet{t[0], val}
-		case "private", "hidden", "closed", "encrypted":
-			f = fieldSet{t[0], "1"}
-		case "public":
-			f = fieldSet{"private", ""}
-		case "visible":
-			f = fieldSet{"hidden", ""}
-		case "open":
-			f = fieldSet{"closed", ""}
-		case "unencrypted":
-			f = fieldSet{"encrypted", ""}
-		default:
-			continue
-		}
-		out = append(out, f)
+	} else if f := e.Flags; f != nil {
+		out = append(out, fieldSet{fieldPrivate, bit(f.Private)}, fieldSet{fieldRestricted, bit(f.Restricted)},
+			fieldSet{fieldHidden, bit(f.Hidden)}, fieldSet{fieldClosed, bit(f.Closed)})
+	}
+	if e.Encrypted != nil {
+		out = append(out, fieldSet{fieldEncrypted, bit(*e.Encrypted)})
+	}
+	if kind == snowclaw.KindEditMetadata || e.Parent != "" {
+		out = append(out, fieldSet{fieldParent, e.Parent})
 	}
 	return out
 }
@@ -146,21 +200,24 @@ func newGroup(id string) *Group {
 		JoinedWith: make(map[string][]string),
 		Removed:    make(map[string]bool),
 		rec: &record{
-			creates: make(map[at]created),
-			fields:  make(map[string]fieldReg),
-			members: make(map[string]*memberReg),
+			creates:  make(map[at]created),
+			fields:   make(map[string]fieldReg),
+			children: listReg{at: minAt},
+			pins:     listReg{at: minAt},
+			members:  make(map[string]*memberReg),
+			removed:  make(map[string]at),
 		},
 	}
 }
 
 // create applies a create-group at position p; it reports whether the
 // group's state changed (p is now the lowest create).
-func (g *Group) create(author string, tags nostr.Tags, p at, defaults policies.GroupInfo) bool {
+func (g *Group) create(author string, edit snowclaw.GroupEdit, p at, defaults policies.GroupInfo) bool {
 	r := g.rec
 	if _, ok := r.creates[p]; ok {
 		return false
 	}
-	r.creates[p] = created{author: author, fields: metadataFields(tags)}
+	r.creates[p] = created{author: author, fields: metadataFields(edit, snowclaw.KindCreateGroup)}
 	if len(r.creates) > 1 && p > r.born {
 		return false
 	}
@@ -174,24 +231,48 @@ func (g *Group) create(author string, tags nostr.Tags, p at, defaults policies.G
 	return true
 }
 
-// edit applies a 9002's fields at position p.
-func (g *Group) edit(fields []fieldSet, p at, defaults policies.GroupInfo) {
-	for _, f := range fields {
+// edit applies a 9002 at position p.
+func (g *Group) edit(e snowclaw.GroupEdit, p at, defaults policies.GroupInfo) {
+	for _, f := range metadataFields(e, snowclaw.KindEditMetadata) {
 		if reg, ok := g.rec.fields[f.name]; !ok || p > reg.at {
 			g.rec.fields[f.name] = fieldReg{f.val, p}
 		}
 	}
+	if e.Children != nil {
+		tags := make(nostr.Tags, len(e.Children))
+		for i, c := range e.Children {
+			tags[i] = nostr.Tag{snowclaw.TagGroupChild, c}
+		}
+		g.rec.children.set(tags, p)
+	}
 	g.refreshFields(defaults)
+}
+
+// pin applies an update-pin-list at position p: its e and a tags, in order.
+func (g *Group) pin(tags nostr.Tags, p at) {
+	r := g.rec
+	r.pins.set(pinTags(tags), p)
+	g.Pins, g.PinsSet = nil, r.pins.at > r.born
+	if g.PinsSet {
+		g.Pins = r.pins.tags
+	}
+}
+
+// pinTags are the e and a tags of a 9010, in order.
+func pinTags(tags nostr.Tags) nostr.Tags {
+	out := nostr.Tags{}
+	for _, t := range tags {
+		if len(t) >= 2 && (t[0] == "e" || t[0] == "a") {
+			out = append(out, nostr.Tag{t[0], t[1]})
+		}
+	}
+	return out
 }
 
 // setMember writes pk's registers at position p: presence when in is
 // set, roles when roles is set.
 func (g *Group) setMember(pk string, in *bool, roles *[]string, p at) {
-	m := g.rec.members[pk]
-	if m == nil {
-		m = &memberReg{inAt: minAt, rolesAt: minAt}
-		g.rec.members[pk] = m
-	}
+	m := g.member(pk)
 	if in != nil && p > m.inAt {
 		m.in, m.inAt = *in, p
 	}
@@ -201,12 +282,40 @@ func (g *Group) setMember(pk string, in *bool, roles *[]string, p at) {
 	g.refreshMember(pk)
 }
 
+// join records pk's join request at position p, presenting code.
+func (g *Group) join(pk, code string, p at) {
+	m := g.member(pk)
+	if !slices.ContainsFunc(m.joins, func(j joined) bool { return j.at == p }) {
+		m.joins = append(m.joins, joined{p, code})
+	}
+	g.refreshMember(pk)
+}
+
+// removedBy records a moderator's removal of pk at position p.
+func (g *Group) removedBy(pk string, p at) {
+	if q, ok := g.rec.removed[pk]; !ok || p < q {
+		g.rec.removed[pk] = p
+	}
+	g.Removed[pk] = true
+	g.refreshMember(pk)
+}
+
+func (g *Group) member(pk string) *memberReg {
+	m := g.rec.members[pk]
+	if m == nil {
+		m = &memberReg{inAt: minAt, rolesAt: minAt}
+		g.rec.members[pk] = m
+	}
+	return m
+}
+
 // minAt is below every position: legacy events get negative ones.
 const minAt at = -1 << 62
 
 // refreshMember derives pk's membership from its registers: only writes
-// after the group's creation count, and the creator is an admin member
-// as of the creation.
+// after the group's creation count, a join only before pk's first
+// removal by a moderator, and the creator is an admin member as of the
+// creation.
 func (g *Group) refreshMember(pk string) {
 	r := g.rec
 	in, inAt := false, minAt
@@ -215,6 +324,24 @@ func (g *Group) refreshMember(pk string) {
 	if m := r.members[pk]; m != nil {
 		if m.inAt > r.born {
 			in, inAt = m.in, m.inAt
+		}
+		removed, wasRemoved := r.removed[pk]
+		var codes []string
+		for _, j := range m.joins {
+			if wasRemoved && j.at > removed {
+				continue // held for a moderator: neither in, nor a code used
+			}
+			if j.code != "" && !slices.Contains(codes, j.code) {
+				codes = append(codes, j.code)
+			}
+			if j.at > r.born && j.at > inAt {
+				in, inAt = true, j.at
+			}
+		}
+		if codes != nil {
+			g.JoinedWith[pk] = codes
+		} else {
+			delete(g.JoinedWith, pk)
 		}
 		if m.rolesAt > r.born {
 			roles, rolesAt = m.roles, m.rolesAt
@@ -236,7 +363,8 @@ func (g *Group) refreshMember(pk string) {
 }
 
 // refreshFields derives the metadata: an edit after the creation, else
-// what the creation named, else the configured default.
+// what the creation named, else the configured default. A group is
+// restricted (members write) until an edit says otherwise.
 func (g *Group) refreshFields(defaults policies.GroupInfo) {
 	r := g.rec
 	bit := func(b bool) string {
@@ -246,9 +374,8 @@ func (g *Group) refreshFields(defaults policies.GroupInfo) {
 		return ""
 	}
 	vals := map[string]string{
-		"name": g.ID, "picture": "", "about": "",
-		"private": bit(defaults.Private), "hidden": bit(defaults.Hidden),
-		"closed": bit(defaults.Closed), "encrypted": bit(defaults.Encrypted),
+		fieldPrivate: bit(defaults.Private), fieldRestricted: "1", fieldHidden: bit(defaults.Hidden),
+		fieldClosed: bit(defaults.Closed), fieldEncrypted: bit(defaults.Encrypted),
 	}
 	for _, f := range r.creates[r.born].fields {
 		vals[f.name] = f.val
@@ -258,28 +385,41 @@ func (g *Group) refreshFields(defaults policies.GroupInfo) {
 			vals[name] = reg.val
 		}
 	}
-	g.Name, g.Picture, g.About = vals["name"], vals["picture"], vals["about"]
-	g.Private, g.Hidden, g.Closed, g.Encrypted = vals["private"] != "", vals["hidden"] != "", vals["closed"] != "", vals["encrypted"] != ""
-	// writes are always members-only here (docs/access.md)
-	g.Restricted = true
+	if vals[snowclaw.TagGroupName] == "" {
+		vals[snowclaw.TagGroupName] = g.ID
+	}
+	g.Name, g.Picture, g.Banner, g.About = vals[snowclaw.TagGroupName], vals[snowclaw.TagGroupPicture], vals[snowclaw.TagGroupBanner], vals[snowclaw.TagGroupAbout]
+	g.Private, g.Restricted = vals[fieldPrivate] != "", vals[fieldRestricted] != ""
+	g.Hidden, g.Closed, g.Encrypted = vals[fieldHidden] != "", vals[fieldClosed] != "", vals[fieldEncrypted] != ""
+	g.Parent = vals[fieldParent]
+	g.ChildOrder = nil
+	if r.children.at > r.born {
+		for _, t := range r.children.tags {
+			g.ChildOrder = append(g.ChildOrder, t[1])
+		}
+	}
+	g.Pins, g.PinsSet = nil, r.pins.at > r.born
+	if g.PinsSet {
+		g.Pins = r.pins.tags
+	}
 }
 
-// noteInvite records what a stored event says about invite codes: a code
-// created (9009), a code a joiner presented (9021), a person a moderator
-// removed (9001). None of it depends on order.
-func (g *Group) noteInvite(evt *nostr.Event, relay string) {
+// parentAt is the position of the edit that set the group's parent link.
+func (g *Group) parentAt() at {
+	if reg, ok := g.rec.fields[fieldParent]; ok && reg.at > g.rec.born {
+		return reg.at
+	}
+	return g.rec.born
+}
+
+// noteInvite records a code created (9009). The codes joiners presented
+// (9021, join) and the people moderators removed (9001, removedBy) are
+// the members' registers. None of it depends on order.
+func (g *Group) noteInvite(evt *nostr.Event) {
 	switch evt.Kind {
 	case snowclaw.KindCreateInvite:
 		for _, c := range snowclaw.TagValues(evt, "code") {
 			g.Invites[c] = true
-		}
-	case snowclaw.KindJoinRequest:
-		if code := joinCode(evt); code != "" && !slices.Contains(g.JoinedWith[evt.PubKey], code) {
-			g.JoinedWith[evt.PubKey] = append(g.JoinedWith[evt.PubKey], code)
-		}
-	case snowclaw.KindRemoveUser:
-		if p := evt.Tags.Find("p"); len(p) >= 2 && evt.PubKey != relay {
-			g.Removed[p[1]] = true
 		}
 	}
 }

@@ -127,16 +127,24 @@ func TestStateMachine(t *testing.T) {
 		{"a member may not remove another", []step{{fz.member, 9001, 0, nostr.Tags{h("pub"), p(fz.owner)}, snowclaw.ReasonRestricted}}, "pub", &pubState},
 
 		// edit-metadata (9002)
-		{"an admin hides and opens the group", []step{{fz.creator, 9002, 0, nostr.Tags{h("club"), {"name", "Club"}, {"about", "a"}, {"hidden"}, {"open"}}, ok}},
-			"club", &groupWant{members: clubState.members, info: policies.GroupInfo{Private: true, Restricted: true, Hidden: true}, name: "Club"}},
-		{"an admin makes it public, then private again", []step{
-			{fz.creator, 9002, 0, nostr.Tags{h("club"), {"public"}}, ok},
-			{fz.creator, 9002, 0, nostr.Tags{h("club"), {"private"}, {"visible"}}, ok},
+		// a 9002 naming any flag states them all (an absent one is its
+		// opposite); one naming none changes only the fields it names
+		{"an edit naming one flag states them all", []step{{fz.creator, 9002, 0, nostr.Tags{h("club"), {"name", "Club"}, {"about", "a"}, {"hidden"}}, ok}},
+			"club", &groupWant{members: clubState.members, info: policies.GroupInfo{Hidden: true}, name: "Club"}},
+		{"an admin makes it public and open, then private and closed again", []step{
+			{fz.creator, 9002, 0, nostr.Tags{h("club"), {"public"}, {"restricted"}, {"open"}}, ok},
+			{fz.creator, 9002, 0, nostr.Tags{h("club"), {"private"}, {"restricted"}, {"closed"}}, ok},
 		}, "club", &clubState},
+		{"welshman's reopening edit opens a closed group", []step{
+			{fz.creator, 9002, 0, nostr.Tags{h("club"), {"name", "club"}, {"restricted"}, {"d", "club"}, {"public"}}, ok},
+		}, "club", clubState.flags(policies.GroupInfo{Restricted: true})},
 		{"a rename keeps the flags", []step{{fz.creator, 9002, 0, nostr.Tags{h("club"), {"name", "Renamed"}}, ok}},
 			"club", &groupWant{members: clubState.members, info: clubState.info, name: "Renamed"}},
 		{"a moderator may not edit metadata", []step{{fz.mod, 9002, 0, nostr.Tags{h("club"), {"public"}}, snowclaw.ReasonRestricted}}, "club", &clubState},
-		{"groups cannot be made unrestricted", []step{{fz.creator, 9002, 0, nostr.Tags{h("club"), {"unrestricted"}}, snowclaw.ReasonInvalid}}, "club", &clubState},
+		{"an admin makes the group unrestricted", []step{{fz.creator, 9002, 0, nostr.Tags{h("club"), {"private"}, {"closed"}, {"unrestricted"}}, ok}},
+			"club", clubState.flags(policies.GroupInfo{Private: true, Closed: true})},
+		{"open and closed in one edit is invalid", []step{{fz.creator, 9002, 0, nostr.Tags{h("club"), {"open"}, {"closed"}}, snowclaw.ReasonInvalid}}, "club", &clubState},
+		{"private and public in one edit is invalid", []step{{fz.creator, 9002, 0, nostr.Tags{h("club"), {"private"}, {"public"}, {"closed"}}, snowclaw.ReasonInvalid}}, "club", &clubState},
 
 		// delete-group (9008)
 		{"an admin deletes the group", []step{{fz.creator, 9008, 0, nostr.Tags{h("club")}, ok}}, "club", nil},
@@ -155,10 +163,19 @@ func TestStateMachine(t *testing.T) {
 			"club", clubState.with(map[string]string{pub(fz.stranger): ""})},
 		{"a member joining again is a duplicate", []step{{fz.member, 9021, 0, nostr.Tags{h("pub")}, snowclaw.ReasonDuplicate}}, "pub", &pubState},
 		{"a join to a missing group is unseen", []step{{fz.stranger, 9021, 0, nostr.Tags{h("nosuch")}, snowclaw.ReasonRestricted}}, "nosuch", nil},
-		{"a hidden open group still needs a code", []step{
-			{fz.owner, 9002, 0, nostr.Tags{h("pub"), {"hidden"}}, ok},
-			{fz.stranger, 9021, 0, nostr.Tags{h("pub")}, snowclaw.ReasonRestricted},
-		}, "pub", pubState.flags(policies.GroupInfo{Restricted: true, Hidden: true})},
+		{"anyone joins a hidden open group", []step{
+			{fz.owner, 9002, 0, nostr.Tags{h("pub"), {"name", "Pub"}, {"hidden"}, {"restricted"}}, ok},
+			{fz.stranger, 9021, 0, nostr.Tags{h("pub")}, ok},
+		}, "pub", pubState.with(map[string]string{pub(fz.stranger): ""}).flags(policies.GroupInfo{Restricted: true, Hidden: true})},
+		{"a removed member's join to an open group waits for a moderator", []step{
+			{fz.owner, 9001, 0, nostr.Tags{h("pub"), p(fz.member)}, ok},
+			{fz.member, 9021, 0, nostr.Tags{h("pub")}, snowclaw.ReasonRestricted},
+		}, "pub", pubState.with(map[string]string{pub(fz.member): "-"})},
+		{"a removed member waiting in an open group is let back by a moderator", []step{
+			{fz.owner, 9001, 0, nostr.Tags{h("pub"), p(fz.member)}, ok},
+			{fz.member, 9021, 0, nostr.Tags{h("pub")}, snowclaw.ReasonRestricted},
+			{fz.owner, 9000, 0, nostr.Tags{h("pub"), p(fz.member)}, ok},
+		}, "pub", &pubState},
 		{"a removed member may not come back with the code", []step{
 			{fz.mod, 9001, 0, nostr.Tags{h("club"), p(fz.member)}, ok},
 			{fz.member, 9021, 0, nostr.Tags{h("club"), {"code", "abc"}}, snowclaw.ReasonRestricted},
@@ -189,7 +206,7 @@ func TestStateMachine(t *testing.T) {
 		}, "club", clubState.with(map[string]string{pub(fz.stranger): ""})},
 
 		// kinds this relay does not implement
-		{"an unknown moderation kind", []step{{fz.owner, 9010, 0, nostr.Tags{h("club")}, snowclaw.ReasonUnsupported}}, "club", &clubState},
+		{"an unknown moderation kind", []step{{fz.owner, 9003, 0, nostr.Tags{h("club")}, snowclaw.ReasonInvalid}}, "club", &clubState},
 
 		// arrival order, not created_at, decides; a restart must agree
 		{"a removal dated before the put-user it follows", []step{
@@ -363,7 +380,7 @@ func TestHiddenLikeMissing(t *testing.T) {
 	ctx := context.Background()
 	w := newWorldOn(openBadger(t))
 	w.setup(t)
-	if reject, msg := w.submit(ctx, signed(t, fz.creator, snowclaw.KindEditMetadata, w.setupAt, nostr.Tags{h("club"), {"hidden"}}, "")); reject {
+	if reject, msg := w.submit(ctx, signed(t, fz.creator, snowclaw.KindEditMetadata, w.setupAt, nostr.Tags{h("club"), {"hidden"}, {"private"}, {"restricted"}, {"closed"}}, "")); reject {
 		t.Fatal(msg)
 	}
 	answer := func(kind int, g string) string {

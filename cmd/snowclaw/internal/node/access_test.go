@@ -33,7 +33,7 @@ func buildWorldWith(t *testing.T, mods ...func(*node.Options)) *world {
 	oc := e.connect(&e.owner)
 	e.mustPublish(oc, mkEvent(e.owner, 9007, nostr.Tags{{"h", privGroup}}, ""))
 	e.mustPublish(oc, mkEvent(e.owner, 9007, nostr.Tags{{"h", pubGroup}}, ""))
-	e.mustPublish(oc, mkEvent(e.owner, 9002, nostr.Tags{{"h", pubGroup}, {"public"}}, ""))
+	e.mustPublish(oc, mkEvent(e.owner, 9002, nostr.Tags{{"h", pubGroup}, {"public"}, {"restricted"}}, ""))
 	mc := e.connect(&w.member)
 	e.mustPublish(mc, mkEvent(w.member, 9021, nostr.Tags{{"h", privGroup}}, ""))
 	e.mustPublish(mc, mkEvent(w.member, 9021, nostr.Tags{{"h", pubGroup}}, ""))

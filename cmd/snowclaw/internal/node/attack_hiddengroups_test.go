@@ -55,10 +55,13 @@ func TestAttack_HiddenGroup_SameAnswerAsMissing(t *testing.T) {
 	e := startEnv(t)
 	member, stranger := newUser(), newUser()
 	c := e.connect(nil)
-	// a hidden closed private group, and a hidden group that is open and
-	// public (its chat would otherwise be served to anyone)
+	// a hidden closed private group, and a hidden closed group that is
+	// public (its chat would otherwise be served to anyone). A hidden
+	// group that is not closed takes a join from whoever knows its id
+	// (NIP-29: hidden hides the metadata; closed is what needs a code),
+	// so that join answers differently (TestNIP29_HiddenIsNotClosed).
 	e.mustPublish(c, mkEvent(e.owner, 9007, nostr.Tags{{"h", "hid"}, {"hidden"}, {"closed"}}, ""))
-	e.mustPublish(c, mkEvent(e.owner, 9007, nostr.Tags{{"h", "hidopen"}, {"hidden"}, {"public"}, {"open"}}, ""))
+	e.mustPublish(c, mkEvent(e.owner, 9007, nostr.Tags{{"h", "hidopen"}, {"hidden"}, {"public"}, {"closed"}}, ""))
 	e.mustPublish(c, mkEvent(e.owner, 9000, nostr.Tags{{"h", "hid"}, {"p", member.pk}}, ""))
 	e.mustPublish(c, mkEvent(e.owner, 9000, nostr.Tags{{"h", "hidopen"}, {"p", member.pk}}, ""))
 	e.waitMembers("hid", e.owner.pk, member.pk)
@@ -101,14 +104,15 @@ func whoName(u *user) string {
 	return "stranger"
 }
 
-// TestAttack_HiddenGroup_JoinByInvite: a hidden group is joined with a
-// valid invite code (whoever has one was told it exists); visible groups
-// join as before: open ones freely, closed ones with a code.
+// TestAttack_HiddenGroup_JoinByInvite: a hidden closed group is joined
+// with a valid invite code (whoever has one was told it exists), and
+// without one is answered as a missing group; visible groups join as
+// before: open ones freely, closed ones with a code.
 func TestAttack_HiddenGroup_JoinByInvite(t *testing.T) {
 	e := startEnv(t)
 	alice, bob, carol, dave := newUser(), newUser(), newUser(), newUser()
 	c := e.connect(nil)
-	e.mustPublish(c, mkEvent(e.owner, 9007, nostr.Tags{{"h", "hid"}, {"hidden"}, {"open"}}, ""))
+	e.mustPublish(c, mkEvent(e.owner, 9007, nostr.Tags{{"h", "hid"}, {"hidden"}, {"closed"}}, ""))
 	e.mustPublish(c, mkEvent(e.owner, 9007, nostr.Tags{{"h", "vis"}, {"closed"}}, ""))
 	e.mustPublish(c, mkEvent(e.owner, 9007, nostr.Tags{{"h", "pub"}, {"public"}, {"open"}}, ""))
 	e.mustPublish(c, mkEvent(e.owner, 9009, nostr.Tags{{"h", "hid"}, {"code", "h1"}}, ""))

@@ -129,7 +129,7 @@ func TestAttack_StoreBurstSecondLosesNothing(t *testing.T) {
 	e.mustPublish(c, signedAt(e.owner, before, 9000, nostr.Tags{{"h", "vault"}, {"p", alice.pk}}, ""))
 	e.waitMembers("vault", e.owner.pk, alice.pk)
 	e.mustPublish(c, signedAt(e.owner, before, 9007, nostr.Tags{{"h", "plaza"}}, ""))
-	e.mustPublish(c, signedAt(e.owner, before, 9002, nostr.Tags{{"h", "plaza"}, {"public"}}, ""))
+	e.mustPublish(c, signedAt(e.owner, before, 9002, nostr.Tags{{"h", "plaza"}, {"public"}, {"restricted"}}, ""))
 	plazaDel := e.mustPublish(c, signedAt(e.owner, before, 9005, nostr.Tags{{"h", "plaza"}, {"e", junkID("plaza")}}, ""))
 	secret := e.mustPublish(c, signedAt(alice, before, 9, nostr.Tags{{"h", "vault"}}, "the vault code is 4711"))
 	regret := e.mustPublish(c, signedAt(bob, before, 1, nil, "something bob regrets"))

@@ -191,7 +191,7 @@ func benchStartSnowclaw(b *testing.B, owner string) (string, func()) {
 		ConnRateIP:      policies.Rate{},
 	},
 		GroupDefaults:    policies.GroupInfo{Private: true, Restricted: true},
-		MaxModerationAge: time.Hour,
+		MaxGroupEventAge: time.Hour,
 	})
 	if err != nil {
 		b.Fatalf("node.New: %v", err)

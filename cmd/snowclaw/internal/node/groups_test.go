@@ -103,7 +103,7 @@ func TestGroups_Lifecycle(t *testing.T) {
 	e.refusedWith(c, msg, "blocked:")
 
 	// closed group: join needs an invite code
-	e.mustPublish(c, mkEvent(e.owner, 9002, nostr.Tags{{"h", "team"}, {"closed"}, {"about", "closed now"}}, ""))
+	e.mustPublish(c, mkEvent(e.owner, 9002, nostr.Tags{{"h", "team"}, {"name", "The Team"}, {"private"}, {"restricted"}, {"closed"}, {"about", "closed now"}}, ""))
 	e.refusedWith(c, mkEvent(carol, 9021, nostr.Tags{{"h", "team"}}, ""), "restricted:")
 	e.mustPublish(c, mkEvent(alice, 9009, nostr.Tags{{"h", "team"}, {"code", "sesame"}}, ""))
 	e.refusedWith(c, mkEvent(carol, 9021, nostr.Tags{{"h", "team"}, {"code", "wrong"}}, "x"), "restricted:")
@@ -118,7 +118,7 @@ func TestGroups_Lifecycle(t *testing.T) {
 	e.waitMembers("team", e.owner.pk, alice.pk)
 
 	// hidden: metadata disappears for non-members
-	e.mustPublish(c, mkEvent(e.owner, 9002, nostr.Tags{{"h", "team"}, {"hidden"}}, ""))
+	e.mustPublish(c, mkEvent(e.owner, 9002, nostr.Tags{{"h", "team"}, {"name", "The Team"}, {"private"}, {"restricted"}, {"closed"}, {"hidden"}}, ""))
 	// the new 39000 is published after the OK: wait until a member sees
 	// it, then the non-member's view is the hidden one
 	var m *nostr.Event
@@ -208,6 +208,6 @@ func TestGroups_RestartKeepsOrderOfAppliedEvents(t *testing.T) {
 	e.restart()
 	c = e.connect(nil)
 	e.refusedWith(c, mkEvent(x, 9, nostr.Tags{{"h", "g"}}, "am I back?"), "restricted:")
-	e.mustPublish(c, mkEvent(e.owner, 9002, nostr.Tags{{"h", "g"}, {"closed"}}, ""))
+	e.mustPublish(c, mkEvent(e.owner, 9002, nostr.Tags{{"h", "g"}, {"private"}, {"restricted"}, {"closed"}}, ""))
 	e.mustPublish(c, mkEvent(newUser(), 9021, nostr.Tags{{"h", "g"}, {"code", "k"}}, "invite survives"))
 }

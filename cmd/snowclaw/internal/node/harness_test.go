@@ -83,7 +83,7 @@ func startEnv(t *testing.T, mods ...func(*node.Options)) *testEnv {
 		Logger:          testLogger(t),
 	},
 		GroupDefaults:    policies.GroupInfo{Private: true, Restricted: true},
-		MaxModerationAge: time.Hour,
+		MaxGroupEventAge: time.Hour,
 		PostgresURL:      testPostgresURL(t),
 		// the index loads behind the serving relay, as snowclaw serve has it
 		Search: node.SearchOptions{Background: true},

@@ -148,9 +148,13 @@ func withLearning(callsPerHour int) func(*node.Options) {
 	}
 }
 
+// The conversations are dated hours and weeks back, as the history of a
+// group moved from another relay is: the relay takes them as it would
+// that history (AcceptMovedGroups lifts NIP-29's late-publication rule).
 func startLearnEnv(t *testing.T, s *learnScript, mods ...func(*node.Options)) *agentEnv {
 	t.Helper()
-	return startAgentEnvWith(t, s.reply, append([]func(*node.Options){withLearning(100)}, mods...)...)
+	history := func(o *node.Options) { o.AcceptMovedGroups = true }
+	return startAgentEnvWith(t, s.reply, append([]func(*node.Options){withLearning(100), history}, mods...)...)
 }
 
 // itemsWhere returns the agent's items whose text contains sub.

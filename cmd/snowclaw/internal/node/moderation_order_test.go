@@ -92,7 +92,7 @@ func TestModerationOrder_RemovalHoldsAfterBurstElsewhere(t *testing.T) {
 			for round := range rounds(t) {
 				g := fmt.Sprintf("%s-%d", variant, round)
 				member := newUser()
-				flags := nostr.Tags{{"h", g}, {"private"}, {"closed"}}
+				flags := nostr.Tags{{"h", g}, {"private"}, {"restricted"}, {"closed"}}
 				if variant != "closed" {
 					flags = nostr.Tags{{"h", g}, {"public"}, {"open"}}
 				}

@@ -49,9 +49,12 @@ type Options struct {
 	// Agent configures the resident agent (docs/design.md "The agent").
 	Agent AgentOptions
 
-	GroupCreators    []string // hex
-	GroupDefaults    policies.GroupInfo
-	MaxModerationAge time.Duration
+	GroupCreators []string // hex
+	GroupDefaults policies.GroupInfo
+	// MaxGroupEventAge refuses group events older than this (NIP-29
+	// late publication) unless AcceptMovedGroups; zero is one hour.
+	MaxGroupEventAge  time.Duration
+	AcceptMovedGroups bool
 	// GroupsEncrypted are the groups whose memories the owner's config
 	// keeps sealed with a group key (docs/group-encryption.md).
 	GroupsEncrypted []string
@@ -156,7 +159,7 @@ func New(ctx context.Context, o Options) (n *Node, err error) {
 	}
 	n.groups = groups.New(groups.Options{
 		IDs: n.ids, RelaySecret: o.Keys.RelaySecret,
-		Creators: o.GroupCreators, Defaults: o.GroupDefaults, MaxModerationAge: o.MaxModerationAge, Encrypted: o.GroupsEncrypted,
+		Creators: o.GroupCreators, Defaults: o.GroupDefaults, MaxEventAge: o.MaxGroupEventAge, AcceptMoved: o.AcceptMovedGroups, Encrypted: o.GroupsEncrypted,
 		Limits: o.Limits, Store: n.store, Clock: o.Clock, Logger: o.Logger,
 	})
 	n.vis = &policies.Visibility{IDs: n.ids, Groups: n.groups}

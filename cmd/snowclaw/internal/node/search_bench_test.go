@@ -106,7 +106,7 @@ func searchBenchOptions(dir string, keys relay.Keys, withSearch bool) node.Optio
 		ConnRateIP:      policies.Rate{},
 	},
 		GroupDefaults:    policies.GroupInfo{Private: true, Restricted: true},
-		MaxModerationAge: time.Hour,
+		MaxGroupEventAge: time.Hour,
 	}
 	o.Search.Enabled = withSearch
 	o.Search.DefaultLimit = 20

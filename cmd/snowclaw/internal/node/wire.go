@@ -16,8 +16,8 @@ import (
 //
 //   - RejectEvent: cheap and stateless first (limits, rates), then what
 //     must stay gone (deletions, erasures), versions, deletion requests,
-//     the write rules, NIP-29 moderation, the group keys' rule, the
-//     owner's trust list.
+//     the write rules, NIP-29's timeline rules and moderation, the group
+//     keys' rule, the owner's trust list.
 //   - OnEventSaved: group state first (whatever follows reads it), the
 //     group keys (they follow membership), deletions carried out, the
 //     index, the agent, live trust.
@@ -38,7 +38,8 @@ func (n *Node) wire(ctx context.Context) {
 		r.RejectOlderVersion,
 		r.RejectForeignDeletion,
 		writes.RejectEvent,
-		n.groups.RejectEvent, // NIP-29 moderation against the group state
+		n.groups.RejectTimeline, // NIP-29 late publication and timeline references
+		n.groups.RejectEvent,    // NIP-29 moderation against the group state
 		// the group keys' rule: a seal's shape and its writer's
 		// membership are judged first
 		n.crypt.RejectEvent,
