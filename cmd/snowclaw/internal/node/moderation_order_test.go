@@ -3,9 +3,11 @@ package node_test
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
@@ -316,4 +318,66 @@ func TestModerationOrder_JoinFlood(t *testing.T) {
 	if _, ok := b.n.Groups().Snapshot(g); ok && b.n.Groups().IsMember(g, member.pk) {
 		t.Fatal("B still counts the removed member")
 	}
+}
+
+// A removed member's join on A races their removal on B, in an open
+// group: whichever the store commits first, the member ends out on both
+// instances (a join before the removal is undone by it; one after waits
+// for a moderator), and a moderator's put-user brings them back on both.
+func TestModerationOrder_RejoinRacesRemovalInOpenGroup(t *testing.T) {
+	envs := startCluster(t, 2)
+	a, b := envs[0], envs[1]
+	owner := a.owner
+	oa, ob := a.connect(&owner), b.connect(&owner)
+	held := 0
+	for round := range rounds(t) {
+		g := fmt.Sprintf("open-%d", round)
+		member := newUser()
+		ma := a.connect(&member)
+		a.mustPublish(oa, mkEvent(owner, 9007, nostr.Tags{{"h", g}, {"public"}, {"open"}}, ""))
+		a.mustPublish(ma, mkEvent(member, 9021, nostr.Tags{{"h", g}}, ""))
+		a.mustPublish(ma, mkEvent(member, 9022, nostr.Tags{{"h", g}}, ""))
+
+		var wg sync.WaitGroup
+		var joinErr error
+		wg.Add(2)
+		// the join sets off up to 8 ms late, so that both orders come up
+		// over the rounds (on its own it always commits first: A is local)
+		lag := time.Duration(rand.IntN(8000)) * time.Microsecond
+		go func() {
+			defer wg.Done()
+			time.Sleep(lag)
+			ctx, cancel := answering()
+			defer cancel()
+			joinErr = ma.PublishAgain(ctx, mkEvent(member, 9021, nostr.Tags{{"h", g}}, "back"))
+		}()
+		go func() {
+			defer wg.Done()
+			b.mustPublish(ob, mkEvent(owner, 9001, nostr.Tags{{"h", g}, {"p", member.pk}}, ""))
+		}()
+		wg.Wait()
+		switch {
+		case joinErr == nil:
+		case strings.Contains(joinErr.Error(), "restricted: your join request is pending"):
+			held++
+		default:
+			t.Fatalf("round %d: the join racing the removal: %v", round, joinErr)
+		}
+		notMember(t, envs, member, g, false, fmt.Sprintf("round %d", round))
+		for i, e := range envs {
+			if got, _ := e.n.Groups().Snapshot(g); hasMemberKey(got.Members, member.pk) {
+				t.Fatalf("round %d: instance %d holds the removed member", round, i)
+			}
+		}
+		b.mustPublish(ob, mkEvent(owner, 9000, nostr.Tags{{"h", g}, {"p", member.pk}}, ""))
+		for i, e := range envs {
+			e.mustPublish(e.connect(&member), mkEvent(member, 9, nostr.Tags{{"h", g}}, fmt.Sprintf("back on %d", i)))
+		}
+	}
+	t.Logf("%d of %d joins were held (decided after the removal)", held, rounds(t))
+}
+
+func hasMemberKey(m map[string][]string, pk string) bool {
+	_, ok := m[pk]
+	return ok
 }
