@@ -127,3 +127,8 @@ func (x *expiry) expired(now nostr.Timestamp) []string {
 	}
 	return ids
 }
+
+// SweepExpired runs one sweep now, as the loop does every interval: what
+// expired by the relay's clock (Options.Clock, over a shared store the
+// store's) is deleted.
+func (r *Relay) SweepExpired(ctx context.Context) { r.expiry.sweep(ctx, r, r.now()) }

@@ -306,15 +306,12 @@ func (r *Relay) FeedLag(ctx context.Context) (FeedLag, bool, error) {
 		return FeedLag{}, false, nil
 	}
 	pos := f.pos.Load()
-	head, oldest, err := f.feed.Lag(ctx, pos)
+	head, waited, err := f.feed.Lag(ctx, pos)
 	if err != nil {
 		return FeedLag{}, true, err
 	}
 	f.saw(head)
-	l := FeedLag{Position: pos, Head: head, Entries: max(head-pos, 0), Stopped: f.dead.Load()}
-	if !oldest.IsZero() {
-		l.Seconds = max(time.Since(oldest).Seconds(), 0)
-	}
+	l := FeedLag{Position: pos, Head: head, Entries: max(head-pos, 0), Stopped: f.dead.Load(), Seconds: waited.Seconds()}
 	return l, true, nil
 }
 

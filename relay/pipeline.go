@@ -64,6 +64,13 @@ func (r *Relay) write(ctx context.Context, evt *snowclaw.Event) (stored bool, er
 	if err := r.disk.check(); err != nil {
 		return false, err
 	}
+	// the rules read the clock (created_at limits, expiry, late
+	// publication): not on a clock that may be wrong
+	if c := r.opts.ClockCheck; c != nil {
+		if err := c(); err != nil {
+			return false, err
+		}
+	}
 	// the rules decide on the state every instance has, or not at all
 	return r.onCurrentState(ctx, evt, r.decide)
 }

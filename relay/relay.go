@@ -74,6 +74,10 @@ type Options struct {
 	// against, on every read and write path and in the sweep; nil is the
 	// wall clock. Tests move it instead of waiting for seconds to pass.
 	Clock func() time.Time
+	// ClockCheck, when set, is asked before every write: a refusal
+	// (retryable) when Clock may be too far off to decide by (a shared
+	// store's clock not read yet, or only within a wide error).
+	ClockCheck func() error
 
 	Logger *slog.Logger
 }

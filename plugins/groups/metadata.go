@@ -20,7 +20,11 @@ import (
 // derived from moderation events alone, and the metadata is rendered from
 // the state. Rendering is a pure function of the state, so instances that
 // agree publish identical events (same content, same second: the same
-// id). An event is dated now, never ahead. When the stored version is
+// id). An event is dated now, never ahead, by the cluster's one clock
+// (Options.Clock: over a shared store, the store's), so no instance dates
+// a version ahead of the others and every new version is newer than the
+// one it replaces; one stored ahead all the same (by an older release)
+// is waited for when a second ahead, deleted when further. When the stored version is
 // already dated this second, the new one must win NIP-01's tie-break (the
 // lower id): a nonce tag is counted up from 0 until its id is lower,
 // which every instance does alike. A few versions a second are written
@@ -563,7 +567,7 @@ func lowerID(evt *nostr.Event, author, below string) bool {
 }
 
 func (s *Groups) publishSigned(ctx context.Context, kind int, tags nostr.Tags, content string) {
-	_ = s.signAndPublish(ctx, &nostr.Event{Kind: kind, Tags: tags, Content: content, CreatedAt: nostr.Now()})
+	_ = s.signAndPublish(ctx, &nostr.Event{Kind: kind, Tags: tags, Content: content, CreatedAt: nostr.Timestamp(s.opts.Clock().Unix())})
 }
 
 func (s *Groups) signAndPublish(ctx context.Context, evt *nostr.Event) error {

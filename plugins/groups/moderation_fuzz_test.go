@@ -93,9 +93,11 @@ type world struct {
 }
 
 // tickingClock starts now and moves one second on every reading.
-func tickingClock() func() time.Time {
+func tickingClock() func() time.Time { return tickingClockFrom(time.Now()) }
+
+// tickingClockFrom is tickingClock starting at t.
+func tickingClockFrom(t time.Time) func() time.Time {
 	var mu sync.Mutex
-	t := time.Now()
 	return func() time.Time {
 		mu.Lock()
 		defer mu.Unlock()

@@ -204,7 +204,10 @@ func TestOrder_BigGroupListFitsTheLimits(t *testing.T) {
 	const joiners = 300
 	lim := policies.DefaultLimits()
 	lim.MaxTags = 100
-	g2 := groups.New(withLimits(options(w.store), lim))
+	// g2 comes after w's instance: its clock (the wall clock, a while
+	// ahead) is past every date w's ticking clock gave
+	ahead := func() time.Time { return time.Now().Add(10 * time.Minute) }
+	g2 := groups.New(withClock(withLimits(options(w.store), lim), ahead))
 	if err := g2.Load(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -339,6 +339,7 @@ func (g *Group) refreshMember(pk string) {
 			}
 		}
 		if codes != nil {
+			slices.Sort(codes) // a set: the same whatever order the joins came in
 			g.JoinedWith[pk] = codes
 		} else {
 			delete(g.JoinedWith, pk)

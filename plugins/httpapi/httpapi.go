@@ -43,6 +43,7 @@ import (
 	"github.com/snowclaw/snowclaw/plugins/rights"
 	"github.com/snowclaw/snowclaw/policies"
 	"github.com/snowclaw/snowclaw/relay"
+	"github.com/snowclaw/snowclaw/relay/clock"
 )
 
 // Relay is what the API asks of the relay (relay/exports.go): its keys,
@@ -95,6 +96,10 @@ type Options struct {
 	// Leading reports whether the agent runs here (nil: always, a relay
 	// alone on its store); the agent's owner routes answer 503 elsewhere.
 	Leading func() bool
+	// Clock is the cluster's clock (relay/clock): NIP-98 windows are
+	// judged by it, and health reports its offset. nil is the wall
+	// clock, for a relay alone on its store.
+	Clock   *clock.Clock
 	Version string
 	Logger  *slog.Logger
 }
@@ -112,6 +117,9 @@ type API struct {
 func New(o Options) *API {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Clock == nil {
+		o.Clock = clock.New(time.Now, nil, 0, nil)
 	}
 	a := &API{o: o, ids: o.Relay.Identities(), log: o.Logger}
 	a.registerMetrics()

@@ -52,7 +52,14 @@ func (a *API) auth(req *http.Request) (string, error) {
 	if ok, _ := evt.CheckSignature(); !ok {
 		return "", snowclaw.Invalid("bad signature on the authorization event")
 	}
-	now := time.Now()
+	// the window is judged by the cluster's clock, which also expires the
+	// shared record of used headers: an instance whose own clock is
+	// behind would otherwise still accept a header the others have
+	// forgotten
+	if err := a.o.Clock.Check(); err != nil {
+		return "", err
+	}
+	now := a.o.Clock.Now()
 	if d := now.Sub(evt.CreatedAt.Time()); d > nip98Window || d < -nip98Window {
 		return "", snowclaw.Invalid("authorization event is too old or in the future")
 	}

@@ -92,6 +92,17 @@ type health struct {
 	// change log. Past a couple of seconds its reads and writes are
 	// refused with "error: … try again" and status is "behind" (503).
 	Feed *relay.FeedLag `json:"feed,omitempty"`
+	// Clock: over a shared store, this instance's clock against the
+	// store's, which it dates and judges by. When the offset is not known
+	// within the bound, time-dependent decisions are refused with
+	// "error: … try again" and status is "clock" (503).
+	Clock *clockStatus `json:"clock,omitempty"`
+}
+
+type clockStatus struct {
+	OffsetSeconds float64 `json:"offset_seconds"` // the store's time minus this instance's
+	ErrorSeconds  float64 `json:"error_seconds"`  // how far the estimate may be off
+	Synced        bool    `json:"synced"`
 }
 
 func (a *API) v1Health(w http.ResponseWriter, req *http.Request) {
@@ -109,6 +120,11 @@ func (a *API) v1Health(w http.ResponseWriter, req *http.Request) {
 		h.Feed = &lag
 		if !lag.Healthy() {
 			h.Status, status = "behind", http.StatusServiceUnavailable
+		}
+		off, e, ok := a.o.Clock.Offset()
+		h.Clock = &clockStatus{OffsetSeconds: off.Seconds(), ErrorSeconds: e.Seconds(), Synced: ok}
+		if a.o.Clock.Check() != nil && h.Status == "ok" {
+			h.Status, status = "clock", http.StatusServiceUnavailable
 		}
 	}
 	if req.Header.Get("Authorization") != "" {

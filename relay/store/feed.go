@@ -103,10 +103,11 @@ type Feed interface {
 	// returned once no entry below it can still be committed: a follower
 	// that has just read the whole store starts there.
 	Head(ctx context.Context) (int64, error)
-	// Lag is the position of the newest entry and when the oldest entry
-	// after `after` was written (zero when there is none): how far a
-	// follower at `after` is behind, in entries and in time.
-	Lag(ctx context.Context, after int64) (head int64, oldest time.Time, err error)
+	// Lag is the position of the newest entry and how long ago, by the
+	// store's clock, the oldest entry after `after` was written (zero
+	// when there is none): how far a follower at `after` is behind, in
+	// entries and in time.
+	Lag(ctx context.Context, after int64) (head int64, waited time.Duration, err error)
 	// Pending is the position of the newest entry after `after` that
 	// another instance made, 0 when there is none: what this instance
 	// must apply before it answers as every instance would. It includes

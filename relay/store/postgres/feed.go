@@ -117,15 +117,17 @@ func (s *Store) Head(ctx context.Context) (int64, error) {
 }
 
 // Lag is store.Feed's: two index reads of the log.
-func (s *Store) Lag(ctx context.Context, after int64) (int64, time.Time, error) {
+func (s *Store) Lag(ctx context.Context, after int64) (int64, time.Duration, error) {
 	var head int64
-	var oldest *time.Time
+	var waited *float64
+	// the entry's age by the database's own clock, which dated it: an
+	// instance's clock, ahead or behind, must not make it look late
 	err := s.pool.QueryRow(ctx, `SELECT (SELECT coalesce(max(seq), 0) FROM changes),
-		(SELECT at FROM changes WHERE seq > $1 ORDER BY seq LIMIT 1)`, after).Scan(&head, &oldest)
-	if err != nil || oldest == nil {
-		return head, time.Time{}, err
+		(SELECT extract(epoch FROM clock_timestamp() - at) FROM changes WHERE seq > $1 ORDER BY seq LIMIT 1)`, after).Scan(&head, &waited)
+	if err != nil || waited == nil {
+		return head, 0, err
 	}
-	return head, *oldest, nil
+	return head, time.Duration(max(*waited, 0) * float64(time.Second)), nil
 }
 
 // Pending is store.Feed's: one range read of the log's newest entries

@@ -32,6 +32,7 @@ import (
 	"github.com/snowclaw/snowclaw/plugins/rights"
 	"github.com/snowclaw/snowclaw/policies"
 	"github.com/snowclaw/snowclaw/relay"
+	"github.com/snowclaw/snowclaw/relay/clock"
 	"github.com/snowclaw/snowclaw/relay/store"
 )
 
@@ -54,6 +55,10 @@ type Options struct {
 	// MaxGroupEventAge refuses group events older than this (NIP-29
 	// late publication) unless AcceptMovedGroups; zero is one hour.
 	MaxGroupEventAge  time.Duration
+	// MaxClockError is the widest error of the shared store's clock as
+	// this instance reads it that it decides by; past it, writes and
+	// NIP-98 logins are refused as retryable. 0 is one second.
+	MaxClockError time.Duration
 	AcceptMovedGroups bool
 	// GroupsEncrypted are the groups whose memories the owner's config
 	// keeps sealed with a group key (docs/group-encryption.md).
@@ -124,6 +129,10 @@ type Node struct {
 
 	stopKeys context.CancelFunc // ends the group keys' retry loop
 	keysDone chan struct{}      // closed when it has ended
+
+	clock     *clock.Clock       // the cluster's clock (clock.go)
+	stopClock context.CancelFunc // ends its readings of the store's clock
+	clockDone chan struct{}
 }
 
 // New builds a node, in this order: the store, the relay over it, the
@@ -157,6 +166,10 @@ func New(ctx context.Context, o Options) (n *Node, err error) {
 	if err := n.claimStore(ctx); err != nil {
 		return n, err
 	}
+	// over a shared store every instance dates and judges by the store's
+	// clock: from here on o.Clock is that clock
+	n.startClock(ctx)
+	o = n.o
 	n.groups = groups.New(groups.Options{
 		IDs: n.ids, RelaySecret: o.Keys.RelaySecret,
 		Creators: o.GroupCreators, Defaults: o.GroupDefaults, MaxEventAge: o.MaxGroupEventAge, AcceptMoved: o.AcceptMovedGroups, Encrypted: o.GroupsEncrypted,
@@ -393,7 +406,7 @@ func (n *Node) newServices() error {
 	n.api = httpapi.New(httpapi.Options{
 		Relay: r, Memory: svc, Rights: n.rights, Agent: n.agent, Index: n.search,
 		MCP: o.MCP, MetricsToken: o.MetricsToken, Version: o.Version, Logger: o.Logger,
-		UseOnce: n.useOnce(), Leading: n.leading(), GroupKeys: n.crypt,
+		UseOnce: n.useOnce(), Leading: n.leading(), GroupKeys: n.crypt, Clock: n.clock,
 		Remotes: remotes,
 	})
 	return nil
@@ -478,6 +491,7 @@ func (n *Node) Close() error {
 	if n.erased != nil {
 		errs = append(errs, n.erased.Close())
 	}
+	n.closeClock()
 	if n.relay != nil {
 		errs = append(errs, n.relay.Close())
 	}
