@@ -29,8 +29,10 @@ const (
 // relay renders them.
 var GroupBasicFields = []string{TagGroupName, TagGroupPicture, TagGroupBanner, TagGroupAbout}
 
-// groupFlagTags pairs each NIP-29 flag with its opposite: the flag's
-// absence means the opposite, which older clients also send as a tag.
+// groupFlagTags pairs each NIP-29 flag with its opposite. The current
+// NIP has only the flags (an absent one is off); the opposites are older
+// clients' spelling of "off", which this relay still writes (public,
+// open) because NDK and 0xchat read them.
 var groupFlagTags = [...][2]string{
 	{"private", "public"},
 	{"restricted", "unrestricted"},
@@ -82,11 +84,17 @@ func (f *GroupFlags) set(i int, on bool) {
 //
 // NIP-29 has a 9002 carry "all the fields of group-metadata", where a
 // flag's absence means its opposite. Clients written against older
-// relays send a rename alone, with no flag at all; read as the NIP says,
-// that rename would make a private, closed group public and open. So an
-// edit that names any flag states them all (Flags is set; an absent basic
-// field is cleared), and an edit that names none changes only the basic
-// fields it names.
+// relays send a rename alone, with no flag at all (NDK's setMetadata);
+// read as the NIP says, that rename would make a private, closed group
+// public and open. So an edit that names any flag or opposite states
+// every flag (Flags is set; an absent basic field is cleared), and an
+// edit that names none changes only the basic fields it names.
+//
+// A flag beside its own opposite is on: welshman (Flotilla) builds an
+// edit from the flags the admin set and then copies back every other tag
+// of the 39000 it read, the relay's "public" and "open" among them, so
+// its edit that makes a public room private carries "private" and
+// "public". The flag is the NIP's word; the opposite is a leftover.
 type GroupEdit struct {
 	// Basic are the basic fields the edit names (GroupBasicFields).
 	Basic map[string]string
@@ -105,12 +113,18 @@ type GroupEdit struct {
 	Parent string
 	// Children are the child tags in order; nil when there are none.
 	Children []string
+	// StatesTree: the edit states the group's place among subgroups
+	// (it names a flag, a parent or a child). One that does not — a
+	// rename from a client that knows nothing of subgroups — leaves the
+	// parent and the children as they are.
+	StatesTree bool
 }
 
 // ReadGroupEdit reads the metadata fields of a 9007 or 9002. An edit that
-// names a flag and its opposite, both encrypted and unencrypted, more
-// than one parent or a child twice is an error, with the edit as far as
-// it could be read (a stored event is applied as far as it reads).
+// names both encrypted and unencrypted (this relay's own flag, which no
+// client copies back), more than one parent or a child twice is an
+// error, with the edit as far as it could be read (a stored event is
+// applied as far as it reads).
 func ReadGroupEdit(tags nostr.Tags) (GroupEdit, error) {
 	e := GroupEdit{Basic: make(map[string]string), Named: make(map[string]bool)}
 	var named [4][2]bool
@@ -138,6 +152,7 @@ func ReadGroupEdit(tags nostr.Tags) (GroupEdit, error) {
 		case TagUnencrypted:
 			encrypted[1] = true
 		case TagGroupParent:
+			e.StatesTree = true
 			parents++
 			if parents > 1 {
 				fail("an edit names one parent at most")
@@ -148,6 +163,7 @@ func ReadGroupEdit(tags nostr.Tags) (GroupEdit, error) {
 			}
 			e.Parent = val
 		case TagGroupChild:
+			e.StatesTree = true
 			if slices.Contains(e.Children, val) {
 				fail("child %q is named twice", val)
 				continue
@@ -171,9 +187,9 @@ func ReadGroupEdit(tags nostr.Tags) (GroupEdit, error) {
 			e.Flags.set(i, n[0])
 			e.Named[groupFlagTags[i][0]] = n[0]
 		}
-		if n[0] && n[1] {
-			fail("the edit says both %q and %q", groupFlagTags[i][0], groupFlagTags[i][1])
-		}
+	}
+	if e.Flags != nil {
+		e.StatesTree = true
 	}
 	if e.Flags != nil {
 		for _, f := range GroupBasicFields {

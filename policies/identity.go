@@ -26,6 +26,13 @@ type GroupInfo struct {
 	Encrypted bool
 }
 
+// Bans is what a GroupView may also know: whom a moderator removed from a
+// group and no moderator brought back. An unrestricted group takes
+// anyone's post but theirs.
+type Bans interface {
+	Banned(group, pubkey string) bool
+}
+
 // GroupView is the read-only view of group state the policies consult. The
 // NIP-29 plugin implements it.
 type GroupView interface {

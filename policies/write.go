@@ -42,8 +42,11 @@ func (w *WriteRules) Check(evt *snowclaw.Event) error {
 			return UnseenGroup(g, author)
 		}
 		// NIP-29: without "restricted" "anyone can send messages to
-		// the group"
+		// the group", but someone a moderator removed is not anyone
 		if info, ok := w.Groups.GroupInfo(g); ok && !info.Restricted {
+			if b, ok := w.Groups.(Bans); ok && b.Banned(g, author) {
+				return snowclaw.Restricted("a moderator removed you from group %s; only a moderator can let you post again (put-user)", g)
+			}
 			return nil
 		}
 		return snowclaw.Restricted("you are not a member of group %s; send a join request (kind 9021) first", g)

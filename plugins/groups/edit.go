@@ -39,10 +39,10 @@ func (s *Groups) checkEdit(evt *snowclaw.Event, gid string, g *Group) error {
 		}
 	}
 	var children []string
-	if g != nil {
+	if g != nil && edit.StatesTree {
 		children = s.children(gid)
 	}
-	if !sameSet(children, edit.Children) {
+	if edit.StatesTree && !sameSet(children, edit.Children) {
 		if len(children) == 0 {
 			return snowclaw.Invalid("group %s has no child groups; a group becomes a child by naming its parent in a parent tag", gid)
 		}

@@ -110,6 +110,14 @@ func (s *Groups) Moderates(group, pubkey string) bool {
 	return held{s}.Moderates(group, pubkey)
 }
 
+// Banned implements policies.Bans: a moderator removed pubkey from group
+// and nobody brought them back.
+func (s *Groups) Banned(group, pubkey string) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return held{s}.Banned(group, pubkey)
+}
+
 // Snapshot returns a copy of one group for callers outside the plugin
 // (tests, the agent, the UI).
 func (s *Groups) Snapshot(id string) (Group, bool) {

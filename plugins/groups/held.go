@@ -40,5 +40,14 @@ func (h held) Moderates(group, pubkey string) bool {
 	return mod
 }
 
+func (h held) Banned(group, pubkey string) bool {
+	g, ok := h.s.groups[group]
+	if !ok || pubkey == "" {
+		return false
+	}
+	_, member := g.Members[pubkey]
+	return g.Removed[pubkey] && !member
+}
+
 // forcedEncrypted reports whether the configuration keeps group id encrypted.
 func (s *Groups) forcedEncrypted(id string) bool { return slices.Contains(s.opts.Encrypted, id) }

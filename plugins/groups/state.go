@@ -159,7 +159,8 @@ const (
 // fields it names (all of them, when a 9002 states the flags), the four
 // flags when a 9002 names any (a 9007 sets those it names, the others
 // keep the relay's defaults), the encryption flag when named, and the
-// parent link, which every 9002 states (a 9007 only when it names one).
+// parent link, which every 9002 that states the tree states (an absent
+// parent makes a root; a 9007 sets it only when it names one).
 func metadataFields(e snowclaw.GroupEdit, kind int) []fieldSet {
 	bit := func(b bool) string {
 		if b {
@@ -186,7 +187,7 @@ func metadataFields(e snowclaw.GroupEdit, kind int) []fieldSet {
 	if e.Encrypted != nil {
 		out = append(out, fieldSet{fieldEncrypted, bit(*e.Encrypted)})
 	}
-	if kind == snowclaw.KindEditMetadata || e.Parent != "" {
+	if (kind == snowclaw.KindEditMetadata && e.StatesTree) || e.Parent != "" {
 		out = append(out, fieldSet{fieldParent, e.Parent})
 	}
 	return out

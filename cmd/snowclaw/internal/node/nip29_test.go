@@ -93,9 +93,16 @@ func TestNIP29_EditStatesEveryFlag(t *testing.T) {
 	if got := flagsOf(m); !slices.Equal(got, []string{"private", "restricted", "closed"}) {
 		t.Fatalf("a rename changed the flags to %v", got)
 	}
-	for _, pair := range [][2]string{{"open", "closed"}, {"private", "public"}, {"restricted", "unrestricted"}, {"hidden", "visible"}} {
-		e.refusedWith(c, mkEvent(e.owner, 9002, nostr.Tags{{"h", "room"}, {pair[0]}, {pair[1]}}, ""), "invalid:")
-	}
+	// welshman's edit when Flotilla makes the room public and open
+	// again, then private: it copies the relay's "public" and "open"
+	// back beside the flags the admin set, and the flag wins
+	e.mustPublish(c, mkEvent(e.owner, 9002, nostr.Tags{{"h", "room"}, {"name", "Room"}, {"restricted"}, {"d", "room"}, {"public"}, {"open"}}, ""))
+	e.waitMeta("room", "the room public and open", func(m *nostr.Event) bool { return slices.Equal(flagsOf(m), []string{"restricted"}) })
+	e.mustPublish(c, mkEvent(e.owner, 9002, nostr.Tags{{"h", "room"}, {"name", "Room"}, {"private"}, {"restricted"}, {"d", "room"}, {"public"}, {"open"}}, ""))
+	e.waitMeta("room", "the room private again", func(m *nostr.Event) bool {
+		return slices.Equal(flagsOf(m), []string{"private", "restricted"}) && !hasFlag(m, "public") && hasFlag(m, "open")
+	})
+	e.refusedWith(c, mkEvent(e.owner, 9002, nostr.Tags{{"h", "room"}, {"encrypted"}, {"unencrypted"}}, ""), "invalid:")
 }
 
 func seq(n int) []int {
@@ -119,6 +126,11 @@ func TestNIP29_UnrestrictedGroupTakesAnyonesPost(t *testing.T) {
 	if got, _ := fetch(t, e.connect(nil), nostr.Filter{IDs: []string{post.ID}}); len(got) != 1 {
 		t.Fatalf("the stranger's post in a public unrestricted group: %d served", len(got))
 	}
+	// but not someone a moderator removed, until a moderator lets them
+	e.mustPublish(c, mkEvent(e.owner, 9001, nostr.Tags{{"h", "forum"}, {"p", stranger.pk}}, ""))
+	e.refusedWith(c, mkEvent(stranger, 9, nostr.Tags{{"h", "forum"}}, "me again"), "restricted:")
+	e.mustPublish(c, mkEvent(e.owner, 9000, nostr.Tags{{"h", "forum"}, {"p", stranger.pk}}, ""))
+	e.mustPublish(c, mkEvent(stranger, 9, nostr.Tags{{"h", "forum"}}, "thanks"))
 }
 
 // TestNIP29_RemovedMemberWaitsForAModerator: in an open group a member a
@@ -294,8 +306,16 @@ func TestNIP29_Subgroups(t *testing.T) {
 		t.Fatalf("the subgroup's edit changed its flags: %v", m.Tags)
 	}
 
-	// every edit of a parent lists all its children; the order is its own
-	e.refusedWith(c, mkEvent(e.owner, 9002, nostr.Tags{{"h", "tech"}, {"name", "Tech"}}, ""), "invalid:")
+	// a rename from a client that knows nothing of subgroups (no flag,
+	// no parent, no child: NDK's setMetadata) leaves the tree alone
+	e.mustPublish(c, mkEvent(e.owner, 9002, nostr.Tags{{"h", "tech"}, {"name", "Tech"}}, ""))
+	e.mustPublish(c, mkEvent(e.owner, 9002, nostr.Tags{{"h", "nostr"}, {"name", "Nostr"}}, ""))
+	e.waitMeta("nostr", "nostr renamed, still under tech", func(m *nostr.Event) bool {
+		return tagValue(m, "name") == "Nostr" && tagValue(m, "parent") == "tech"
+	})
+	// every edit of a parent that states the tree lists all its
+	// children; the order is its own
+	e.refusedWith(c, mkEvent(e.owner, 9002, nostr.Tags{{"h", "tech"}, {"name", "Tech"}, {"public"}}, ""), "invalid:")
 	e.refusedWith(c, mkEvent(e.owner, 9002, nostr.Tags{{"h", "tech"}, {"name", "Tech"}, {"child", "go"}}, ""), "invalid:")
 	e.mustPublish(c, mkEvent(e.owner, 9002, nostr.Tags{{"h", "tech"}, {"name", "Tech"}, {"child", "go"}, {"child", "nostr"}}, ""))
 	e.waitMeta("tech", "tech's children reordered", func(m *nostr.Event) bool { return slices.Equal(children(m), []string{"go", "nostr"}) })
@@ -308,8 +328,9 @@ func TestNIP29_Subgroups(t *testing.T) {
 	// the author must be an admin of the parent too
 	e.refusedWith(c, mkEvent(alice, 9002, nostr.Tags{{"h", "mine"}, {"parent", "tech"}}, ""), "restricted:")
 
-	// an edit without a parent tag makes a root; so does deleting the parent
-	e.mustPublish(c, mkEvent(e.owner, 9002, nostr.Tags{{"h", "go"}, {"name", "go"}}, ""))
+	// an edit stating the tree without a parent tag makes a root; so
+	// does deleting the parent
+	e.mustPublish(c, mkEvent(e.owner, 9002, nostr.Tags{{"h", "go"}, {"name", "go"}, {"public"}}, ""))
 	e.waitMeta("tech", "tech's one child", func(m *nostr.Event) bool { return slices.Equal(children(m), []string{"nostr"}) })
 	e.mustPublish(c, mkEvent(e.owner, 9008, nostr.Tags{{"h", "tech"}}, ""))
 	e.waitMeta("nostr", "nostr a root", func(m *nostr.Event) bool { return tagValue(m, "parent") == "" })
