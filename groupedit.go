@@ -90,11 +90,14 @@ func (f *GroupFlags) set(i int, on bool) {
 // every flag (Flags is set; an absent basic field is cleared), and an
 // edit that names none changes only the basic fields it names.
 //
-// A flag beside its own opposite is on: welshman (Flotilla) builds an
-// edit from the flags the admin set and then copies back every other tag
-// of the 39000 it read, the relay's "public" and "open" among them, so
-// its edit that makes a public room private carries "private" and
-// "public". The flag is the NIP's word; the opposite is a leftover.
+// welshman (Flotilla) builds an edit from the flags the admin set and
+// then copies back every other tag of the 39000 it read: its d tag, and
+// the relay's "public" and "open" among them. So an edit carrying a d tag
+// is a whole copy of the metadata and states every flag too (an admin
+// switching every flag off sends no flag at all), and a flag beside its
+// own opposite is on: the edit that makes a public room private carries
+// "private" and "public". The flag is the NIP's word; the opposite is a
+// leftover.
 type GroupEdit struct {
 	// Basic are the basic fields the edit names (GroupBasicFields).
 	Basic map[string]string
@@ -136,6 +139,7 @@ func ReadGroupEdit(tags nostr.Tags) (GroupEdit, error) {
 		}
 	}
 	parents := 0
+	copied := false
 	for _, t := range tags {
 		if len(t) == 0 {
 			continue
@@ -147,6 +151,8 @@ func ReadGroupEdit(tags nostr.Tags) (GroupEdit, error) {
 		switch t[0] {
 		case TagGroupName, TagGroupPicture, TagGroupBanner, TagGroupAbout:
 			e.Basic[t[0]] = val
+		case "d":
+			copied = true
 		case TagEncrypted:
 			encrypted[0] = true
 		case TagUnencrypted:
@@ -178,6 +184,9 @@ func ReadGroupEdit(tags nostr.Tags) (GroupEdit, error) {
 				}
 			}
 		}
+	}
+	if copied {
+		e.Flags = &GroupFlags{}
 	}
 	for i, n := range named {
 		if n[0] || n[1] {

@@ -150,6 +150,11 @@ func TestStateMachine(t *testing.T) {
 		{"welshman's edit making a public room private", []step{
 			{fz.owner, 9002, 0, nostr.Tags{h("pub"), {"name", "Pub"}, {"private"}, {"restricted"}, {"d", "pub"}, {"public"}, {"open"}}, ok},
 		}, "pub", pubState.flags(policies.GroupInfo{Private: true, Restricted: true})},
+		// welshman's edit switching every flag off names none, but
+		// carries the 39000's d tag: a whole copy of the metadata
+		{"welshman's edit switching every flag off", []step{
+			{fz.creator, 9002, 0, nostr.Tags{h("club"), {"name", "club"}, {"d", "club"}}, ok},
+		}, "club", clubState.flags(policies.GroupInfo{})},
 		{"encrypted and unencrypted in one edit is invalid", []step{{fz.creator, 9002, 0, nostr.Tags{h("club"), {"encrypted"}, {"unencrypted"}}, snowclaw.ReasonInvalid}}, "club", &clubState},
 
 		// delete-group (9008)
