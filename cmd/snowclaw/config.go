@@ -381,7 +381,7 @@ func (c *Config) Validate() error {
 	}
 	sc := c.Search
 	switch sc.Embedder {
-	case "builtin":
+	case "builtin", "hash", "glove":
 	case "ollama":
 		if u, err := url.Parse(sc.OllamaHost); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			bad("search.ollama_host", "%q is not an http(s) URL", sc.OllamaHost)
@@ -390,7 +390,7 @@ func (c *Config) Validate() error {
 			bad("search.ollama_model", "must name a model when search.embedder is ollama")
 		}
 	default:
-		bad("search.embedder", "%q is not builtin or ollama", sc.Embedder)
+		bad("search.embedder", "%q is not builtin, hash, glove or ollama", sc.Embedder)
 	}
 	for key, v := range map[string]float64{"search.bm25_weight": sc.BM25Weight, "search.vector_weight": sc.VectorWeight, "search.rrf_k": sc.RRFK, "memory.default_trust": c.Memory.DefaultTrust} {
 		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {

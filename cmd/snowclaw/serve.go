@@ -190,6 +190,7 @@ func searchOptions(c Config) memsearch.Options {
 	return memsearch.Options{
 		Search: search.Options{
 			Dir:             filepath.Join(c.Data, "search"),
+			Embedder:        builtinEmbedder(c.Search.Embedder),
 			BM25Weight:      c.Search.BM25Weight,
 			VectorWeight:    c.Search.VectorWeight,
 			RRFK:            c.Search.RRFK,
