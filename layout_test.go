@@ -202,7 +202,7 @@ func TestLayout_ImportGraphIsDocumented(t *testing.T) {
 		t.Fatalf("go list: %v", err)
 	}
 	const mod = "github.com/snowclaw/snowclaw"
-	testOnly := map[string]bool{"./internal/mcptest": true, "./internal/pgtest": true, "./internal/testwait": true, "./agent/llm/llmtest": true}
+	testOnly := map[string]bool{"./internal/mcptest": true, "./internal/pgtest": true, "./internal/testdisk": true, "./internal/testwait": true, "./agent/llm/llmtest": true}
 	rel := func(p string) string { return "." + strings.TrimPrefix(p, mod) }
 	var want []string
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {

@@ -70,3 +70,57 @@ func TestDiskGuardTransitions(t *testing.T) {
 		t.Fatalf("reserve 0 is off, got %v", err)
 	}
 }
+
+// TestDiskGuardCountsWhatItLetThrough: a flood within one interval does
+// not outrun the measurements. Every write let through counts as the
+// most an event can take on disk, and once those could have used the
+// room above the reserve the next write measures again: the first write
+// past the reserve is refused, not the first after the interval.
+func TestDiskGuardCountsWhatItLetThrough(t *testing.T) {
+	const perWrite = 1 << 20
+	free, probes := uint64(300<<20), 0
+	g := &diskGuard{dir: "/data", interval: time.Hour, log: slog.New(slog.DiscardHandler), perWrite: perWrite,
+		probe: func(string) (uint64, error) { probes++; return free, nil }}
+	g.setReserve(256)
+	accepted := 0
+	for range 100 {
+		if g.check() != nil {
+			break
+		}
+		accepted++
+		free -= perWrite // what the write took
+	}
+	// the last write let through is the one that found 256 MiB free
+	if accepted != 45 || free != 255<<20 {
+		t.Fatalf("%d writes accepted, %d MiB left: want 45, down to one write past the 256 MiB reserve and no further", accepted, free>>20)
+	}
+	if probes < 2 || probes > 46 {
+		t.Fatalf("%d measurements", probes)
+	}
+}
+
+// TestDiskGuardFloorAndReadOnly: the reserve is never below what the
+// store writes at once on its own, and a store opened read-only refuses
+// every write, saying why, whatever the space.
+func TestDiskGuardFloorAndReadOnly(t *testing.T) {
+	free := uint64(100 << 20)
+	g := &diskGuard{dir: "/data", interval: time.Hour, log: slog.New(slog.DiscardHandler), floor: 202 << 20,
+		probe: func(string) (uint64, error) { return free, nil }}
+	g.setReserve(16)
+	if err := g.check(); !errors.Is(err, ErrDiskFull) || !strings.Contains(err.Error(), "reserve of 202 MiB") || g.status().ReserveBytes != 202<<20 {
+		t.Fatalf("reserve 16 under a floor of 202 with 100 MiB free: %v, %+v", err, g.status())
+	}
+	g.setReserve(0)
+	if err := g.check(); err != nil {
+		t.Fatalf("reserve 0 is off, floor or not: %v", err)
+	}
+
+	g = &diskGuard{dir: "/data", interval: time.Hour, log: slog.New(slog.DiscardHandler), readOnly: true,
+		probe: func(string) (uint64, error) { return free, nil }}
+	g.setReserve(256)
+	free = 1 << 40
+	err := g.check()
+	if !errors.Is(err, ErrDiskFull) || !strings.HasPrefix(err.Error(), "error: disk full: the relay started with") || !g.isFull() || !g.status().ReadOnly {
+		t.Fatalf("a read-only store with a terabyte free: %v, full %v, %+v", err, g.isFull(), g.status())
+	}
+}

@@ -98,6 +98,11 @@ func (r *Relay) DiskFull() bool { return r.disk.isFull() }
 // Disk measures the data volume's free space for the owner's status.
 func (r *Relay) Disk() DiskStatus { return r.disk.status() }
 
+// StoreReadOnly reports whether the event store was opened read-only,
+// on a disk below its reserve at start: every write is refused until
+// the store is opened again (snowclaw serve does so once there is space).
+func (r *Relay) StoreReadOnly() bool { return r.disk.readOnly }
+
 // Connections is the number of open websocket connections.
 func (r *Relay) Connections() int { return len(r.subs.all()) }
 

@@ -63,7 +63,8 @@ type Options struct {
 
 	// MinFreeMB is the free space (MiB) kept on the data directory's
 	// volume: below it new events are refused with "error: disk full"
-	// (diskguard.go). 0 = unguarded.
+	// (diskguard.go). It is raised to what the store writes at once on
+	// its own (store.MinFreeMB) when lower. 0 = unguarded.
 	MinFreeMB int
 
 	// HTTP is the connection side: trusted proxies, timeouts, body and
@@ -133,7 +134,7 @@ func New(ctx context.Context, st *store.Exact, opts Options) (*Relay, error) {
 		vis:    &policies.Visibility{IDs: ids, Groups: opts.Groups},
 		subs:   newRegistry(),
 		sigs:   nostrsig.New(sigKeyCache),
-		disk:   newDiskGuard(opts.DataDir, opts.MinFreeMB, opts.Logger),
+		disk:   newDiskGuard(opts, st),
 		tombs:  newTombstones(),
 		met:    newMetrics(opts.Version),
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"sort"
+	"time"
 
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
@@ -118,7 +120,29 @@ func runServe(ctx context.Context, args, environ []string, stdout, stderr io.Wri
 	logger.Info("snowclaw relay listening", "url", "ws://"+ln.Addr().String(), "data", abs, "relay", relayNpub, "agent", agentNpub, "version", versionString())
 	fmt.Fprintf(stdout, "snowclaw relay listening on ws://%s\n", ln.Addr())
 
-	serveErr := n.Serve(ctx, ln)
+	var serveErr error
+	for {
+		var reopen bool
+		reopen, serveErr = serveUntilSpace(ctx, n, ln)
+		if !reopen {
+			break
+		}
+		// started read-only on a full disk, and there is room again: the
+		// store is opened anew, read-write, on the same address
+		addr := ln.Addr().String()
+		logger.Warn("disk space is back: closing every connection and opening the event store read-write", "addr", addr)
+		if err := n.Close(); err != nil {
+			return err
+		}
+		if ln, err = net.Listen("tcp", addr); err != nil {
+			return fmt.Errorf("listening again on %s after opening the event store read-write: %w", addr, err)
+		}
+		if n, err = node.New(ctx, opts); err != nil {
+			ln.Close()
+			return err
+		}
+		logger.Info("snowclaw relay listening again", "url", "ws://"+ln.Addr().String(), "read_only", n.Relay().StoreReadOnly())
+	}
 	if fl.memprofile != "" {
 		if err := writeHeapProfile(fl.memprofile); err != nil {
 			logger.Error("--memprofile", "err", err)
@@ -130,6 +154,42 @@ func runServe(ctx context.Context, args, environ []string, stdout, stderr io.Wri
 		return serveErr
 	}
 	return closeErr
+}
+
+// errSpaceBack ends the serving of a node whose store is read-only once
+// the disk has room for it again.
+var errSpaceBack = errors.New("disk space is back")
+
+// spaceCheckEvery is how often a node serving a read-only store (opened
+// on a full disk) measures whether the disk has its reserve again.
+const spaceCheckEvery = time.Second
+
+// serveUntilSpace serves n on ln until ctx ends; a node whose store was
+// opened read-only on a full disk is served until the disk has its
+// reserve again, and reopen says so.
+func serveUntilSpace(ctx context.Context, n *node.Node, ln net.Listener) (reopen bool, err error) {
+	if !n.Relay().StoreReadOnly() {
+		return false, n.Serve(ctx, ln)
+	}
+	serveCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go func() {
+		t := time.NewTicker(spaceCheckEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-serveCtx.Done():
+				return
+			case <-t.C:
+			}
+			if st := n.Relay().Disk(); st.Error == "" && st.FreeBytes >= st.ReserveBytes {
+				cancel(errSpaceBack)
+				return
+			}
+		}
+	}()
+	err = n.Serve(serveCtx, ln)
+	return ctx.Err() == nil && errors.Is(context.Cause(serveCtx), errSpaceBack), err
 }
 
 func newLogger(w io.Writer, level string) *slog.Logger {

@@ -7,8 +7,14 @@ import (
 )
 
 // validate checks the store's choice: a known backend, and for
-// PostgreSQL a URL pgx can read (named without its password).
+// PostgreSQL a URL pgx can read (named without its password). With
+// badger, a disk reserve other than 0 (off) must hold what badger
+// writes at once on its own, or a disk filled up to the reserve still
+// ends the relay with SIGBUS (store.BadgerMinFree).
 func (s StoreConfig) validate(bad func(key, format string, args ...any)) {
+	if least := store.BadgerMinFree.MB(); s.Backend == node.BackendBadger && s.MinFreeMB > 0 && s.MinFreeMB < least {
+		bad("store.min_free_mb", "must be at least %d, got %d (%v); 0 turns the guard off", least, s.MinFreeMB, store.BadgerMinFree)
+	}
 	if s.CacheMB < 0 || s.CacheMB > 1<<20 {
 		bad("store.cache_mb", "must be between 0 (off) and 1048576 MiB, got %d", s.CacheMB)
 	}

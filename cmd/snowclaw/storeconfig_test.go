@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -65,5 +67,42 @@ func TestReindex_StoreURL(t *testing.T) {
 	err := runReindex(context.Background(), []string{"--data", t.TempDir(), "--store-url", "postgres://snow:s3cret@db:notaport/x"}, nil, &out, &errb)
 	if err == nil || !strings.Contains(err.Error(), "store.postgres_url") || strings.Contains(err.Error(), "s3cret") {
 		t.Fatalf("reindex --store-url with a bad URL: %v (stderr %q); want the store.postgres_url error without the password", err, errb.String())
+	}
+}
+
+// store.min_free_mb below what badger writes at once on its own is a
+// remote crash (a stranger fills the disk to the reserve, and badger's
+// next flush or compaction faults on its mmap): it is refused with the
+// least value and what it is made of. 0 (no guard) stays allowed, and
+// PostgreSQL, whose events are not on the data volume, takes any.
+func TestConfig_StoreReserveHoldsWhatBadgerWritesAtOnce(t *testing.T) {
+	least := store.BadgerMinFree.MB()
+	if least < 64 || least > 256 {
+		t.Fatalf("badger's least reserve is %d MiB: below a memtable and a compaction, or above the 256 MiB default", least)
+	}
+	for _, mb := range []int{1, 16, least - 1} {
+		_, _, err := resolveConfig(&serveFlags{}, []string{"SNOWCLAW_STORE_MIN_FREE_MB=" + strconv.Itoa(mb)})
+		if err == nil {
+			t.Fatalf("min_free_mb = %d accepted, below badger's %d MiB", mb, least)
+		}
+		for _, want := range []string{"store.min_free_mb: must be at least " + strconv.Itoa(least), "got " + strconv.Itoa(mb),
+			"memtable flush 16 MiB", "level-0 compaction", "value log file", "0 turns the guard off"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Fatalf("min_free_mb = %d: %v; want it to say %q", mb, err, want)
+			}
+		}
+	}
+	if ex, err := os.ReadFile(examplePath); err != nil || !strings.Contains(string(ex), "must be at least "+strconv.Itoa(least)+":") {
+		t.Fatalf("config.example.toml does not give the least min_free_mb, %d (%v)", least, err)
+	}
+	for _, env := range [][]string{
+		nil, // the default, 256
+		{"SNOWCLAW_STORE_MIN_FREE_MB=" + strconv.Itoa(least)},
+		{"SNOWCLAW_STORE_MIN_FREE_MB=0"},
+		{"SNOWCLAW_STORE_MIN_FREE_MB=16", "SNOWCLAW_STORE_BACKEND=postgres", "SNOWCLAW_STORE_POSTGRES_URL=postgres://snow@db/relay"},
+	} {
+		if _, _, err := resolveConfig(&serveFlags{}, env); err != nil {
+			t.Fatalf("%v: %v", env, err)
+		}
 	}
 }

@@ -114,6 +114,7 @@ func (n *Node) journal(name, file string) rights.Journal {
 // directory (OpenStore).
 func openStore(ctx context.Context, o Options) (*store.Exact, error) {
 	so := StoreOptions{Backend: BackendBadger, Badger: o.Badger}
+	so.Badger.MinFreeMB = o.MinFreeMB // below it, badger opens read-only
 	if o.PostgresURL != "" {
 		so = StoreOptions{Backend: BackendPostgres, PostgresURL: o.PostgresURL}
 	}
