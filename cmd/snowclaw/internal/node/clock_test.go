@@ -29,9 +29,9 @@ func skewedPair(t *testing.T, skewA, skewB time.Duration) (a, b *testEnv) {
 	clockA, clockB := &testClock{}, &testClock{}
 	clockA.Advance(skewA)
 	clockB.Advance(skewB)
-	a = startEnv(t, func(o *node.Options) { o.PostgresURL, o.Clock = url, clockA.Now })
+	a = startEnv(t, func(o *node.Options) { o.PostgresURL, o.Clock, o.MetricsToken = url, clockA.Now, metricsToken })
 	b = startEnv(t, func(o *node.Options) {
-		o.PostgresURL, o.Keys, o.Owner, o.Clock = url, a.opts.Keys, a.owner.pk, clockB.Now
+		o.PostgresURL, o.Keys, o.Owner, o.Clock, o.MetricsToken = url, a.opts.Keys, a.owner.pk, clockB.Now, metricsToken
 	})
 	b.owner, b.agent, b.relay = a.owner, a.agent, a.relay
 	return a, b
@@ -147,6 +147,10 @@ func TestClock_HealthOkWhenAhead(t *testing.T) {
 		if off, _ := clk["offset_seconds"].(float64); off > -290 || off < -310 {
 			t.Fatalf("poll %d: the instance 5 min ahead reports an offset of %v s", i, clk["offset_seconds"])
 		}
+	}
+	series := a.scrape()
+	if off := series["snowclaw_clock_offset_seconds"]; off > -290 || off < -310 {
+		t.Fatalf("snowclaw_clock_offset_seconds = %v on the instance 5 min ahead", off)
 	}
 }
 

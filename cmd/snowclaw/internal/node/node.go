@@ -181,6 +181,7 @@ func New(ctx context.Context, o Options) (n *Node, err error) {
 	if n.relay, err = relay.New(ctx, n.store, ro); err != nil {
 		return n, err
 	}
+	n.registerClockMetrics()
 	// only reads: the metadata is brought in line by Start, once wired
 	if err := n.groups.Load(ctx); err != nil {
 		return n, fmt.Errorf("rebuilding group state: %w", err)
