@@ -57,6 +57,9 @@ type StoreConfig struct {
 	PostgresURL string `toml:"postgres_url"`
 	// CacheMB is badger's cache of decompressed blocks (MiB), 0 off.
 	CacheMB int `toml:"cache_mb"`
+	// MaxClockError is how far off an instance may know the shared
+	// store's clock and still decide by it (relay/clock).
+	MaxClockError Duration `toml:"max_clock_error"`
 }
 
 // HTTPConfig is what the HTTP side needs beyond NIP-98: static tokens for
@@ -248,7 +251,7 @@ func DefaultConfig() Config {
 			DefaultLimit: search.DefaultLimit,
 			MaxLimit:     100,
 		},
-		Store:  StoreConfig{MinFreeMB: 256, Backend: "badger", CacheMB: store.DefaultCacheMB},
+		Store:  StoreConfig{MinFreeMB: 256, Backend: "badger", CacheMB: store.DefaultCacheMB, MaxClockError: Duration{time.Second}},
 		Memory: MemoryConfig{Sources: WeightMap{}, ModelTiers: WeightMap{}, DefaultTrust: 1, IndexInterval: Duration{30 * time.Minute}, Remote: defaultRemote()},
 		Agent: AgentConfig{
 			Enabled: true, Name: "Snowclaw", RespondMode: "mention", ContextHistory: 20,

@@ -233,6 +233,7 @@ func nodeOptions(c Config, keys relay.Keys, logger *slog.Logger) node.Options {
 		Search:            node.SearchOptions{Enabled: c.Search.Enabled, Options: searchOptions(c)},
 		Remote:            remoteOptions(c.Memory.Remote),
 		PostgresURL:       postgresURL(c),
+		MaxClockError:     c.Store.MaxClockError.Duration,
 		Badger:            badgerOptions(c),
 		GroupCreators:     c.Groups.Creators,
 		GroupDefaults:     policies.GroupInfo{Private: c.Groups.DefaultPrivate, Hidden: c.Groups.DefaultHidden, Closed: c.Groups.DefaultClosed},

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"time"
+
 	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
 	"github.com/snowclaw/snowclaw/relay/store"
 	"github.com/snowclaw/snowclaw/relay/store/postgres"
@@ -14,6 +16,9 @@ import (
 func (s StoreConfig) validate(bad func(key, format string, args ...any)) {
 	if least := store.BadgerMinFree.MB(); s.Backend == node.BackendBadger && s.MinFreeMB > 0 && s.MinFreeMB < least {
 		bad("store.min_free_mb", "must be at least %d, got %d (%v); 0 turns the guard off", least, s.MinFreeMB, store.BadgerMinFree)
+	}
+	if d := s.MaxClockError.Duration; d < 10*time.Millisecond || d > time.Minute {
+		bad("store.max_clock_error", "must be between 10ms and 1m, got %v", d)
 	}
 	if s.CacheMB < 0 || s.CacheMB > 1<<20 {
 		bad("store.cache_mb", "must be between 0 (off) and 1048576 MiB, got %d", s.CacheMB)
