@@ -148,6 +148,115 @@ func calibrateFloor(ctx context.Context, e Embedder, ss []floorSample, n int) (f
 	return vector.NthSmallest(sims, min(len(sims)-1, int(q*float64(len(sims))))), true, nil
 }
 
+// NullQuerier is an embedder that can say what a query about nothing in
+// particular is: texts of a few words drawn from its vocabulary, the same
+// n texts on every call. Such an embedder's vector floor is calibrated on
+// them (calibrateNull) instead of on pseudo-queries cut from the index's
+// own docs, which in a corpus of many docs on few subjects (templated
+// notes, one long conversation) are near the other docs by meaning, as
+// they should be, and so put the floor above every paraphrase.
+type NullQuerier interface {
+	NullQueries(n int) []string
+}
+
+// The null calibration: nullQueries queries, the nullDepth best vector
+// hits of each, and the floor at the nullQuantile of their best
+// similarities.
+const (
+	nullQueries = 256
+	nullDepth   = 16
+)
+
+// nullQuantile: the share of null queries that get no vector-only answer
+// from an index of the size calibrated; minCosine: the plain cosine
+// similarity a doc needs besides, under a centred floor
+// (docs/search-tuning.md).
+const (
+	nullQuantile = 0.9
+	minCosine    = 0.3
+)
+
+// calibrateNull sets the floor where null queries (NullQuerier) come:
+// for each, the best cosine similarity of a doc that shares no term with
+// it (a doc that does passes the keyword side anyway), and the floor at
+// the nullQuantile of those, over the whole index. A doc must be nearer
+// the query than the best unrelated doc is to most queries about nothing
+// here. ok is false when the index is too small to say.
+func (ix *Index) calibrateNull(ctx context.Context, st *state, nq NullQuerier) (float64, bool, error) {
+	texts := nq.NullQueries(nullQueries)
+	qs, err := ix.emb.Embed(ctx, texts)
+	if err != nil || len(qs) != len(texts) {
+		return 0, false, fmt.Errorf("search: calibrating the vector floor with %s: %v", ix.emb.Name(), err)
+	}
+	for _, q := range qs {
+		if len(q) != ix.emb.Dim() {
+			return 0, false, fmt.Errorf("search: embedder %s returned dimension %d, want %d", ix.emb.Name(), len(q), ix.emb.Dim())
+		}
+		vector.Normalize(q)
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if st.vecs.Len() < minFloorDocs {
+		return 0, false, nil
+	}
+	v := st.parts.view(nil, st.docs)
+	mean := v.mean()
+	bests := make([]float64, 0, len(qs))
+	for i, q := range qs {
+		q = ix.floorQuery(q, mean)
+		shared := map[string]bool{}
+		if terms := ix.queryTerms(texts[i]); len(terms) > 0 {
+			for _, h := range v.searchText(terms, 4*nullDepth) {
+				shared[h.ID] = true
+			}
+		}
+		best := 0.0
+		for _, h := range st.vecs.Search(q, nullDepth+len(shared)) {
+			if !shared[h.ID] {
+				best = h.Score
+				break
+			}
+		}
+		bests = append(bests, best)
+	}
+	return vector.NthSmallest(bests, min(len(bests)-1, int(nullQuantile*float64(len(bests))))), true, nil
+}
+
+// centredFloor: the floor of a NullQuerier embedder compares the query
+// centred on the mean doc vector, as the vector side ranks (tuning.center):
+// what every doc shares says nothing about which doc is meant, and on the
+// paraphrase set it moved more of the memories asked for above the floor
+// than the plain cosine at the same share of null queries kept out
+// (docs/search-tuning.md).
+func (ix *Index) centredFloor() bool {
+	_, ok := ix.emb.(NullQuerier)
+	return ok
+}
+
+// passesVector: a doc of cosine similarity plain to the query, and
+// similarity centred to the query's centred vector (floorQuery), passes
+// the vector floor. Under a centred floor it must also be at least
+// minCosine alike uncentred: centring on a corpus of one subject (a single
+// conversation) brings every doc near the mean, and what is left of a
+// doc barely alike can still point the query's way.
+func (ix *Index) passesVector(plain, centred, floor float64) bool {
+	if !ix.centredFloor() {
+		return plain >= floor
+	}
+	return centred >= floor && plain >= minCosine
+}
+
+// floorQuery is the query vector the floor compares docs with: q itself,
+// or for a centred floor q less mean, unit length.
+func (ix *Index) floorQuery(q, mean []float32) []float32 {
+	if !ix.centredFloor() || mean == nil {
+		return q
+	}
+	c := vector.Centered(q, mean, 1)
+	vector.Normalize(c)
+	return c
+}
+
 // needsCalibration: never calibrated, or the index has doubled (or
 // halved) since.
 func (s *state) needsCalibration() bool {
@@ -170,7 +279,8 @@ func (ix *Index) recalibrate(ctx context.Context, st *state) error {
 	need := st.needsCalibration()
 	var ss []floorSample
 	var serr error
-	if need {
+	_, null := ix.emb.(NullQuerier)
+	if need && !null {
 		ss, serr = st.floorSamples()
 	}
 	n := st.vecs.Len()
@@ -181,7 +291,14 @@ func (ix *Index) recalibrate(ctx context.Context, st *state) error {
 	if serr != nil {
 		return serr
 	}
-	floor, ok, err := calibrateFloor(ctx, ix.emb, ss, n)
+	var floor float64
+	var ok bool
+	var err error
+	if nq, isNull := ix.emb.(NullQuerier); isNull {
+		floor, ok, err = ix.calibrateNull(ctx, st, nq)
+	} else {
+		floor, ok, err = calibrateFloor(ctx, ix.emb, ss, n)
+	}
 	switch {
 	case err != nil && st.floor > 0:
 		return nil // try again at the next write
@@ -232,43 +349,49 @@ func (ix *Index) Match(ctx context.Context, text string, d Doc) (floor string, o
 	}
 	vec := false
 	if ix.opts.VectorWeight > 0 && !d.KeywordOnly {
-		sim, err := ix.similarity(ctx, text, &d)
+		plain, centred, err := ix.similarity(ctx, text, &d)
 		if err != nil {
 			return "", false, err
 		}
-		vec = sim >= ix.VectorFloor()
+		vec = ix.passesVector(plain, centred, ix.VectorFloor())
 	}
 	floor = floorOf(bm25, vec)
 	return floor, floor != "", nil
 }
 
 // similarity is the cosine of text and d, d's stored vector if it is
-// indexed (the one stored search compares), else embedded now.
-func (ix *Index) similarity(ctx context.Context, text string, d *Doc) (float64, error) {
+// indexed (the one stored search compares), else embedded now, and the
+// similarity the floor compares (floorQuery; centred on the mean of every
+// doc, where stored search takes the mean of what the reader may read).
+func (ix *Index) similarity(ctx context.Context, text string, d *Doc) (plain, centred float64, err error) {
 	texts := []string{text}
 	ix.mu.RLock()
 	dv, indexed := ix.st.vecs.Get(d.ID)
+	var mean []float32
+	if ix.centredFloor() {
+		mean = ix.st.parts.view(nil, ix.st.docs).mean()
+	}
 	ix.mu.RUnlock()
 	if !indexed {
 		texts = append(texts, EmbedText(d))
 	}
 	vs, err := ix.emb.Embed(ctx, texts)
 	if err != nil {
-		return 0, fmt.Errorf("search: embed with %s: %w", ix.emb.Name(), err)
+		return 0, 0, fmt.Errorf("search: embed with %s: %w", ix.emb.Name(), err)
 	}
 	if len(vs) != len(texts) {
-		return 0, fmt.Errorf("search: embedder %s returned %d vectors for %d texts", ix.emb.Name(), len(vs), len(texts))
+		return 0, 0, fmt.Errorf("search: embedder %s returned %d vectors for %d texts", ix.emb.Name(), len(vs), len(texts))
 	}
 	for _, v := range vs {
 		if len(v) != ix.emb.Dim() {
-			return 0, fmt.Errorf("search: embedder %s returned dimension %d, want %d", ix.emb.Name(), len(v), ix.emb.Dim())
+			return 0, 0, fmt.Errorf("search: embedder %s returned dimension %d, want %d", ix.emb.Name(), len(v), ix.emb.Dim())
 		}
 		vector.Normalize(v)
 	}
 	if !indexed {
 		dv = vs[1]
 	}
-	return float64(vector.Dot(vs[0], dv)), nil
+	return float64(vector.Dot(vs[0], dv)), float64(vector.Dot(ix.floorQuery(vs[0], mean), dv)), nil
 }
 
 func floorOf(bm25, vec bool) string {

@@ -140,26 +140,29 @@ func (ix *Index) candidates(ctx context.Context, st *state, v *view, terms []wei
 		}
 	}
 	if qvec != nil && ix.opts.VectorWeight > 0 {
+		mean := v.mean()
 		rankBy := vector.Toward(qvec, fb, tn.vecFeedback)
 		if tn.center > 0 {
-			rankBy = vector.Centered(rankBy, v.mean(), tn.center)
+			rankBy = vector.Centered(rankBy, mean, tn.center)
 		}
+		fq := ix.floorQuery(qvec, mean) // what the floor compares (floor.go)
 		hits := st.vecs.SearchNear(rankBy, depth, v.accept(), near)
 		if len(hits) == depth {
 			exhausted = false
 		}
 		// The uncentred similarity of each doc, read once: a stored
 		// vector is decoded into a fresh slice on every Get.
-		sims := make(map[string]float64, 2*len(hits))
-		sim := func(id string) (float64, bool) {
+		type simPair struct{ plain, floor float64 }
+		sims := make(map[string]simPair, 2*len(hits))
+		sim := func(id string) (simPair, bool) {
 			if s, ok := sims[id]; ok {
 				return s, true
 			}
 			dv, ok := st.vecs.Get(id)
 			if !ok {
-				return 0, false
+				return simPair{}, false
 			}
-			s := float64(vector.Dot(qvec, dv))
+			s := simPair{float64(vector.Dot(qvec, dv)), float64(vector.Dot(fq, dv))}
 			sims[id] = s
 			return s, true
 		}
@@ -167,7 +170,7 @@ func (ix *Index) candidates(ctx context.Context, st *state, v *view, terms []wei
 		for _, h := range hits {
 			// A doc that shares nothing with the query gets no credit,
 			// however the centring moved it.
-			if s, ok := sim(h.ID); ok && s > 0 {
+			if s, ok := sim(h.ID); ok && s.plain > 0 {
 				scores[h.ID] = h.Score
 			}
 		}
@@ -176,8 +179,8 @@ func (ix *Index) candidates(ctx context.Context, st *state, v *view, terms []wei
 			if c := get(r.ID); c != nil {
 				c.ex.VectorRank = i + 1
 				if s, ok := sim(r.ID); ok {
-					c.ex.VectorScore = s
-					c.vecHit = c.ex.VectorScore >= st.floor
+					c.ex.VectorScore = s.floor
+					c.vecHit = ix.passesVector(s.plain, s.floor, st.floor)
 				}
 				c.ex.Fused += ix.opts.VectorWeight / (ix.opts.RRFK + float64(i+1))
 			}

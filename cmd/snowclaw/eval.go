@@ -7,18 +7,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
-	"os"
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
-	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
 	"github.com/snowclaw/snowclaw/internal/eval/locomo"
 	"github.com/snowclaw/snowclaw/internal/progress"
 	"github.com/snowclaw/snowclaw/internal/wsclient"
-	"github.com/snowclaw/snowclaw/policies"
-	"github.com/snowclaw/snowclaw/relay"
 )
 
 // runEval is `snowclaw eval locomo --data FILE`: LoCoMo's retrieval
@@ -47,6 +42,8 @@ func runEval(ctx context.Context, args, environ []string, stdout, stderr io.Writ
 		return flag.ErrHelp
 	case args[0] == "learning":
 		return runEvalLearning(ctx, args[1:], environ, stdout, stderr)
+	case args[0] == "paraphrase":
+		return runEvalParaphrase(ctx, args[1:], environ, stdout, stderr)
 	case args[0] != "locomo":
 		return fmt.Errorf("eval: unknown benchmark %q\n\n%s", args[0], evalUsage)
 	}
@@ -111,6 +108,7 @@ func runEval(ctx context.Context, args, environ []string, stdout, stderr io.Writ
 var evalCommands = []subcommand{
 	{"locomo", "--data FILE [--as chat|memories|both] [--split all|tune|holdout]", "LoCoMo's retrieval metric (recall@5/10, NDCG@10)"},
 	{"learning", "[--data FILE] [--ollama-model M]", "learning from conversation: a scripted conversation, then its probes"},
+	{"paraphrase", "[--distractors N] [--split all|tune|holdout]", "search by meaning: queries that share no word with their memory (recall@1/10)"},
 }
 
 var evalUsage = subUsage("usage: snowclaw eval <benchmark> [flags]\n", evalCommands, "snowclaw eval <benchmark> --help lists its flags.\n")
@@ -164,46 +162,12 @@ type evalResult struct {
 // loopback port, publishes the conversations and scores the questions.
 // answered, when not nil, hears how many questions have been scored.
 func evalOnRelay(ctx context.Context, cfg Config, convs []locomo.Conversation, keyOf evalKeys, bm25Only bool, path string, answered func(int)) (*evalResult, error) {
-	dir, err := os.MkdirTemp("", "snowclaw-eval-")
+	r, err := startEvalRelay(ctx, cfg, keyOf, bm25Only)
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
-	owner := keyOf.secret("owner")
-	ownerPK, _ := nostr.GetPublicKey(owner)
-	cfg.Data, cfg.Owner = dir, ownerPK
-	keys := relay.Keys{RelaySecret: keyOf.secret("relay"), AgentSecret: keyOf.secret("agent")}
-	opts := nodeOptions(cfg, keys, newLogger(io.Discard, "error"))
-	opts.EventRateIP, opts.EventRatePubkey, opts.FilterRateIP = policies.Rate{}, policies.Rate{}, policies.Rate{}
-	// the conversations keep their dates, as a group's history copied
-	// in from another relay does (NIP-29 late publication lifted)
-	opts.AcceptMovedGroups = true
-	opts.Search.Enabled = true
-	if bm25Only {
-		opts.Search.Search.BM25Weight, opts.Search.Search.VectorWeight = 1, 0
-	}
-	n, err := node.New(ctx, opts)
-	if err != nil {
-		return nil, err
-	}
-	defer n.Close()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	sctx, stop := context.WithCancel(ctx)
-	served := make(chan error, 1)
-	go func() { served <- n.Serve(sctx, ln) }()
-	defer func() { stop(); <-served }()
-
-	c, err := wsclient.Dial("ws://" + ln.Addr().String())
-	if err != nil {
-		return nil, err
-	}
-	defer c.Close()
-	if err := c.Auth(owner); err != nil {
-		return nil, err
-	}
+	defer r.close()
+	c, owner := r.client, r.owner
 	res := &evalResult{scores: &locomo.Scores{}}
 	done := 0
 	for _, conv := range convs {

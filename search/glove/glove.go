@@ -17,6 +17,8 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
+	"math/rand/v2"
+	"strings"
 	"sync"
 
 	"github.com/snowclaw/snowclaw/internal/par"
@@ -59,9 +61,6 @@ type Options struct {
 	// MaxRank leaves out words of that source rank or rarer (a smaller
 	// vocabulary cut); 0 keeps the whole table.
 	MaxRank int
-	// Hash, when above 0, appends the lexical embedder's vector
-	// (search/hashembed) at that weight against the semantic part's 1.
-	Hash float64
 	// Name overrides the recorded name (a measured variant).
 	Name string
 }
@@ -100,15 +99,13 @@ func NewWith(o Options) (*Embedder, error) {
 	if o.Components == 0 {
 		o.Components = DefaultComponents
 	}
+
 	e := &Embedder{t: t, o: o, name: Name, dim: t.Dim()}
 	if o.Components > 0 {
 		if o.Components > len(t.Components()) {
 			return nil, fmt.Errorf("glove: %d components asked, the table has %d", o.Components, len(t.Components()))
 		}
 		e.pcs = t.Components()[:o.Components]
-	}
-	if o.Hash > 0 {
-		e.dim += hashembed.Dim
 	}
 	if o.Name != "" {
 		e.name = o.Name
@@ -138,19 +135,6 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 	if err != nil {
 		return nil, err
 	}
-	if e.o.Hash > 0 {
-		hs, err := hashembed.Embedder{}.Embed(ctx, texts)
-		if err != nil {
-			return nil, err
-		}
-		for i, h := range hs {
-			for j := range h {
-				h[j] *= float32(e.o.Hash)
-			}
-			out[i] = append(out[i], h...)
-			vector.Normalize(out[i])
-		}
-	}
 	return out, nil
 }
 
@@ -179,10 +163,36 @@ func (e *Embedder) embed(text string, acc []float64) []float32 {
 			acc[j] -= d * float64(x)
 		}
 	}
-	v := make([]float32, len(acc), e.dim)
+	v := make([]float32, len(acc))
 	for j, x := range acc {
 		v[j] = float32(x)
 	}
 	vector.Normalize(v)
 	return v
+}
+
+// Null queries are made of words drawn from the table's ranks nullLo to
+// nullHi (a query's words: neither the commonest nor the rarest).
+const nullLo, nullHi, nullWords = 100, 50000, 3
+
+// NullQueries are n queries about nothing in particular: three words
+// each, drawn at random (the same n queries every time) from the
+// vocabulary. The index calibrates its vector floor on how near such
+// queries come to the docs it holds (search.NullQuerier).
+func (e *Embedder) NullQueries(n int) []string {
+	r := rand.New(rand.NewPCG(0x6e756c6c, 0x71756572))
+	out := make([]string, 0, n)
+	ws := make([]string, 0, nullWords)
+	for len(out) < n {
+		w, rank := e.t.At(r.IntN(e.t.Len()))
+		if rank < nullLo || rank >= nullHi || e.o.MaxRank > 0 && rank >= e.o.MaxRank {
+			continue
+		}
+		ws = append(ws, w)
+		if len(ws) == nullWords {
+			out = append(out, strings.Join(ws, " "))
+			ws = ws[:0]
+		}
+	}
+	return out
 }

@@ -159,19 +159,6 @@ func slicesEqual(a, b []float32) bool {
 	return true
 }
 
-func TestEmbed_WithHashAppends(t *testing.T) {
-	e, err := glove.NewWith(glove.Options{Hash: 0.5, Name: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if e.Dim() != glove.Dim+hashembed.Dim || e.Name() != "test" {
-		t.Fatalf("dim %d name %s", e.Dim(), e.Name())
-	}
-	if c := cos(t, e, "zzzqqq", "zzzqqq"); math.Abs(c-1) > 1e-5 {
-		t.Errorf("an unknown word matches itself through the hash part at %v, want 1", c)
-	}
-}
-
 // TestCoverage_LoCoMo measures the vocabulary cuts: the share of the
 // LoCoMo turns' words (not stop words) each cut knows, by occurrence and
 // by distinct word. It reads the table of the largest cut from
