@@ -6,7 +6,7 @@ import "context"
 // HTTP API, MCP (in-process for `snowclaw serve`, over HTTP for `snowclaw
 // mcp`) and the CLI share. Every method obeys the relay's read and write
 // rules for that reader (docs/access.md); errors carry a NIP-01 prefix
-// ("invalid:", "restricted:", "not-found:", …).
+// ("invalid:", "restricted:", "blocked:", …; snowclaw.Reason).
 type MemoryBackend interface {
 	Search(ctx context.Context, req SearchRequest) (SearchResponse, error)
 	List(ctx context.Context, req ListRequest) ([]MemoryView, error)

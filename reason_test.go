@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/snowclaw/snowclaw"
@@ -29,9 +30,10 @@ func TestReasons(t *testing.T) {
 		{snowclaw.RateLimited("slow down"), snowclaw.ReasonRateLimited, "rate-limited: slow down", http.StatusTooManyRequests},
 		{snowclaw.AuthRequired("who?"), snowclaw.ReasonAuthRequired, "auth-required: who?", http.StatusUnauthorized},
 		{snowclaw.PoW("difficulty 20"), snowclaw.ReasonPoW, "pow: difficulty 20", http.StatusBadRequest},
-		{snowclaw.Unsupported("search is off"), snowclaw.ReasonUnsupported, "unsupported: search is off", http.StatusServiceUnavailable},
-		{snowclaw.NotFound("no such memory"), snowclaw.ReasonNotFound, "not-found: no such memory", http.StatusNotFound},
+		{snowclaw.Unsupported("search is off"), snowclaw.ReasonUnsupported, "blocked: search is off", http.StatusServiceUnavailable},
+		{snowclaw.NotFound("no such memory"), snowclaw.ReasonNotFound, "invalid: no such memory", http.StatusNotFound},
 		{snowclaw.Internal("store failed"), snowclaw.ReasonError, "error: store failed", http.StatusInternalServerError},
+		{snowclaw.Unavailable("shutting down; try again"), snowclaw.ReasonUnavailable, "error: shutting down; try again", http.StatusServiceUnavailable},
 		{snowclaw.Blocked("%s", "100%"), snowclaw.ReasonBlocked, "blocked: 100%", http.StatusForbidden},
 		{fullErr{}, snowclaw.ReasonDiskFull, "error: disk full", http.StatusInsufficientStorage},
 		{fmt.Errorf("wrapped: %w", snowclaw.Restricted("x")), snowclaw.ReasonRestricted, "wrapped: restricted: x", http.StatusForbidden},
@@ -69,7 +71,12 @@ func TestParseRefusal(t *testing.T) {
 		reason snowclaw.Reason
 		out    string
 	}{
-		{"not-found: no such memory", snowclaw.ReasonNotFound, "not-found: no such memory"},
+		{"invalid: no such memory", snowclaw.ReasonInvalid, "invalid: no such memory"},
+		// a prefix several reasons share reads as the one it is named for
+		{"blocked: search (NIP-50) is turned off", snowclaw.ReasonBlocked, "blocked: search (NIP-50) is turned off"},
+		// prefixes outside NIP-01 are no reason (the relay sent them once)
+		{"not-found: no such memory", snowclaw.ReasonError, "error: not-found: no such memory"},
+		{"unsupported: search is off", snowclaw.ReasonError, "error: unsupported: search is off"},
 		{"auth-required: sign in", snowclaw.ReasonAuthRequired, "auth-required: sign in"},
 		{"error: disk full: 3 MiB left", snowclaw.ReasonError, "error: disk full: 3 MiB left"},
 		{"connection refused", snowclaw.ReasonError, "error: connection refused"},
@@ -103,5 +110,44 @@ func TestRetryable(t *testing.T) {
 		if got := snowclaw.Retryable(c.text); got != c.want {
 			t.Errorf("Retryable(%q) = %v, want %v", c.text, got, c.want)
 		}
+	}
+}
+
+// TestStoreFailed: a store failure reaches a client as one retryable
+// sentence and a 503, however it was wrapped on the way, while its whole
+// text (the driver's words) stays in the error for the log.
+func TestStoreFailed(t *testing.T) {
+	driver := errors.New("failed to connect to `user=snowclaw database=snowclaw`: 127.0.0.1:55432 (127.0.0.1): dial error: dial tcp 127.0.0.1:55432: connect: connection refused")
+	failed := snowclaw.StoreFailed(fmt.Errorf("storing events: %w", driver), "storing event %s", "ab12")
+	const want = "error: the relay's store is unavailable; try again in a few seconds"
+	for name, err := range map[string]error{
+		"as made":            failed,
+		"wrapped with %w":    fmt.Errorf("publishing: %w", failed),
+		"formatted into one": snowclaw.Internal("reading the store: %v", failed),
+		"marked twice":       snowclaw.StoreFailed(failed, "again"),
+	} {
+		if got := snowclaw.Text(err); got != want {
+			t.Errorf("%s: Text = %q, want %q", name, got, want)
+		}
+		if !snowclaw.Retryable(snowclaw.Text(err)) {
+			t.Errorf("%s: %q is not retryable", name, snowclaw.Text(err))
+		}
+		if r := snowclaw.ReasonOf(err); r != snowclaw.ReasonUnavailable || r.Status() != http.StatusServiceUnavailable {
+			t.Errorf("%s: reason %v (%d), want the store unavailable (503)", name, r, r.Status())
+		}
+		if !errors.Is(err, driver) {
+			t.Errorf("%s: the driver's error is not in the chain", name)
+		}
+		if !strings.Contains(err.Error(), "(storing event ab12): storing events: failed to connect") || !strings.Contains(err.Error(), "127.0.0.1:55432") {
+			t.Errorf("%s: Error() = %q lost the driver's words the log needs", name, err)
+		}
+	}
+	// the store's own refusals keep their reason and words
+	tooBig := snowclaw.Invalid("the event has more tags than the store holds")
+	if got := snowclaw.StoreFailed(tooBig, "storing"); got != tooBig {
+		t.Errorf("StoreFailed(%q) = %q, want it unchanged", tooBig, got)
+	}
+	if snowclaw.StoreFailed(nil, "storing") != nil {
+		t.Error("StoreFailed(nil) is not nil")
 	}
 }

@@ -17,7 +17,9 @@ import (
 // the item's event is on the relay when the caller hears back.
 func (a *Agent) StoreItem(ctx context.Context, it memory.Item) (memory.Item, error) {
 	if a.closed.Load() {
-		return memory.Item{}, snowclaw.Unsupported("the agent is shutting down")
+		// not turned off: the relay is stopping, and the request succeeds
+		// once it (or another instance) runs again
+		return memory.Item{}, snowclaw.Unavailable("the agent is shutting down; try again in a few seconds")
 	}
 	for _, pk := range []string{it.Subject, it.Author} {
 		if pk != "" && a.mem.Frozen(pk) {

@@ -9,6 +9,6 @@
 // apply it before text is kept, indexed or shown to a model.
 //
 // Every refusal message starts with a NIP-01 prefix (invalid:, blocked:,
-// restricted:, auth-required:, rate-limited:, duplicate:, unsupported:) and
+// restricted:, auth-required:, rate-limited:, duplicate:, error:) and
 // says what the sender can do about it.
 package policies

@@ -26,7 +26,7 @@ func (g fakeGroups) Moderates(group, pubkey string) bool { return false }
 
 // nip01Prefixes are the machine-readable prefixes of NIP-01 OK and CLOSED
 // messages.
-var nip01Prefixes = []string{"invalid", "blocked", "restricted", "auth-required", "rate-limited", "duplicate", "unsupported", "error", "pow"}
+var nip01Prefixes = []string{"invalid", "blocked", "restricted", "auth-required", "rate-limited", "duplicate", "error", "pow"}
 
 // checkRefusal fails unless msg is a clear NIP-01 refusal: a known prefix,
 // a colon, a space and some words.

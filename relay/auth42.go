@@ -13,6 +13,12 @@ import (
 // (go-nostr's validator allowed the same).
 const authWindow = 10 * time.Minute
 
+// errAuthNeedsEvent answers an AUTH from a client that carries no event to
+// answer with an OK: nothing after the label, a string (the form of the
+// relay's own AUTH), or an object without an id. A NOTICE, since an OK
+// names an event (conn.go ok).
+const errAuthNeedsEvent = `invalid: a client's AUTH message carries a signed kind 22242 event, ["AUTH", {"id": …, "kind": 22242, "tags": [["relay", …], ["challenge", …]], …}] (NIP-42); ["AUTH", "<challenge>"] is the relay's message`
+
 // authRefused is a refused AUTH event; its text is the OK reason.
 func authRefused(format string, a ...any) error { return snowclaw.Invalid(format, a...) }
 

@@ -53,26 +53,56 @@ func (c *client) reader() string {
 	return c.authed
 }
 
-// closed ends subscription id with the refusal err; an auth-required
-// one comes with a fresh AUTH challenge.
+// closed ends subscription id with the refusal err (see refusing).
 func (c *client) closed(id string, err error) {
+	c.refusing("CLOSED", id, err)
 	c.send(nostr.ClosedEnvelope{SubscriptionID: id, Reason: snowclaw.Text(err)})
-	if snowclaw.ReasonOf(err) == snowclaw.ReasonAuthRequired {
-		c.sendChallenge()
-	}
 }
 
 // ok answers an EVENT or AUTH: accepted when err is nil, else refused
-// with it (and a challenge when it asks for authentication).
+// with it (see refusing). An OK names the event it answers (NIP-01) by
+// the id the client sent, right or wrong; a message that carries no id
+// is answered with a NOTICE instead, since an OK with an empty id
+// answers nothing a client sent.
 func (c *client) ok(id string, err error) {
+	if id == "" {
+		c.refusing("NOTICE", id, err)
+		why := "invalid: the message carries no event id"
+		if err != nil {
+			why = snowclaw.Text(err) + " (the message carries no event id for an OK to name)"
+		}
+		c.send(nostr.NoticeEnvelope(why))
+		return
+	}
 	if err == nil || errors.Is(err, errAlreadyStored) {
 		c.send(nostr.OKEnvelope{EventID: id, OK: true, Reason: errString(err, "")})
 		return
 	}
+	c.refusing("OK", id, err)
 	c.send(nostr.OKEnvelope{EventID: id, OK: false, Reason: snowclaw.Text(err)})
-	if snowclaw.ReasonOf(err) == snowclaw.ReasonAuthRequired {
+}
+
+// refusing is what goes with a refusal, before it is sent. An
+// auth-required one is preceded by the connection's AUTH challenge
+// again: NIP-42 has the challenge sent "immediately before" such a
+// refusal, so that the client holds one when it acts on the refusal
+// (nostr-tools signs the challenge it holds when a CLOSED says
+// auth-required). A store
+// failure is logged here with all its words, once, where a client is
+// answered: the client reads only snowclaw.Text's one sentence.
+func (c *client) refusing(answer, id string, err error) {
+	switch {
+	case err == nil:
+	case snowclaw.ReasonOf(err) == snowclaw.ReasonAuthRequired:
 		c.sendChallenge()
+	case isStoreFailure(err) && c.ctx.Err() == nil:
+		c.r.log.Error("the event store failed; the client is told to try again", "answer", answer, "id", id, "ip", c.ip, "err", err)
 	}
+}
+
+func isStoreFailure(err error) bool {
+	_, ok := errors.AsType[*snowclaw.StoreError](err)
+	return ok
 }
 
 func (c *client) sendChallenge() {
@@ -184,7 +214,7 @@ func (c *client) handle(env nostr.Envelope) {
 	case *nostr.CloseEnvelope:
 		c.r.subs.unsubscribe(c, string(*env))
 	case *nostr.AuthEnvelope:
-		c.handleAuth(&env.Event)
+		c.handleAuth(env)
 	default:
 		c.send(nostr.NoticeEnvelope("invalid: clients may send EVENT, REQ, COUNT, CLOSE and AUTH"))
 	}
@@ -261,14 +291,14 @@ func (c *client) handleReq(id string, raw nostr.Filters) {
 				}
 				continue
 			}
-			ch, err := c.r.queryVisible(c.ctx, f.Filter)
-			if err != nil {
-				c.closed(id, snowclaw.Internal("could not query the store"))
+			// a store that fails part way ends the REQ with CLOSED, not
+			// EOSE: what was sent is not all there is
+			if err := c.r.queryVisible(c.ctx, f.Filter, func(evt *nostr.Event) { c.sendEvent(id, evt) }); err != nil {
+				if c.ctx.Err() == nil {
+					c.closed(id, err)
+				}
 				c.r.subs.unsubscribe(c, id)
 				return
-			}
-			for evt := range ch {
-				c.sendEvent(id, evt)
 			}
 		}
 		eose := nostr.EOSEEnvelope(id)
@@ -331,9 +361,8 @@ func (c *client) handleCount(id string, raw nostr.Filters) {
 		for _, f := range filters {
 			n, err := c.r.countVisible(c.ctx, f)
 			if err != nil {
-				if f.Search == nil {
-					err = snowclaw.Internal("could not count")
-				} // a search's refusal is the searcher's, as for a REQ ("loading, try again")
+				// a search's refusal is the searcher's, as for a REQ
+				// ("loading, try again"); a store's is a StoreFailed
 				c.closed(id, err)
 				return
 			}
@@ -345,7 +374,14 @@ func (c *client) handleCount(id string, raw nostr.Filters) {
 	}()
 }
 
-func (c *client) handleAuth(evt *nostr.Event) {
+func (c *client) handleAuth(env *nostr.AuthEnvelope) {
+	evt := &env.Event
+	if env.Challenge != nil || evt.ID == "" {
+		// ["AUTH","<challenge>"] is the relay's message, and an event
+		// without an id cannot be answered with an OK (ok)
+		c.send(nostr.NoticeEnvelope(errAuthNeedsEvent))
+		return
+	}
 	pk, err := c.checkAuth(evt, time.Now())
 	if err != nil {
 		c.ok(evt.ID, err)

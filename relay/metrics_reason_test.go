@@ -23,8 +23,10 @@ func TestRejectReason(t *testing.T) {
 		{snowclaw.PoW("x"), "pow"},
 		{snowclaw.Internal("x"), "error"},
 		{&diskFullError{}, "error"},
-		{snowclaw.Unsupported("x"), "other"},
-		{snowclaw.NotFound("x"), "other"},
+		// the label is the prefix the client read
+		{snowclaw.Unsupported("x"), "blocked"},
+		{snowclaw.NotFound("x"), "invalid"},
+		{snowclaw.StoreFailed(errors.New("connection refused"), "storing"), "error"},
 		{errors.New("blocked: but untyped"), "error"},
 	} {
 		if got := rejectReasons[rejectReason(c.err)]; got != c.want {

@@ -184,21 +184,19 @@ func WithPosition(ctx context.Context, pos int64) context.Context {
 
 // storeFailed is the client's answer to a store error: the store's own
 // refusal when it gives a reason (an event PostgreSQL cannot hold is
-// invalid:), else error:.
+// invalid:), else the store failing (snowclaw.StoreFailed: a retryable
+// error: without the driver's words, which the websocket logs).
 func storeFailed(err error) error {
-	var r snowclaw.Reasoner
-	if errors.As(err, &r) {
-		return err
-	}
-	return snowclaw.Internal("could not store the event: %v", err)
+	return snowclaw.StoreFailed(err, "storing the event")
 }
 
 // Delete removes evt from the store and then tells every OnEventDeleted
 // hook: the one way anything is deleted (NIP-09 requests, group
-// moderation, rights, NIP-40 expiry).
+// moderation, rights, NIP-40 expiry). A store that fails is a
+// snowclaw.StoreFailed, for whichever caller answers someone.
 func (r *Relay) Delete(ctx context.Context, evt *nostr.Event) error {
 	if err := r.store.DeleteEvent(ctx, evt); err != nil {
-		return err
+		return snowclaw.StoreFailed(err, "deleting event %s", evt.ID)
 	}
 	r.expiry.forget(evt.ID)
 	e := snowclaw.ReadEvent(evt)

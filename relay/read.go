@@ -16,43 +16,37 @@ const maxQueryPages = 8
 // maxCount bounds the events one COUNT walks; counts above it are capped.
 const maxCount = 100_000
 
-// queryVisible answers stored-event queries with only what the reader may
-// see. When hidden events eat into the limit it reads further back by
-// cursor (relay/store), looking at no more than maxQueryPages pages' worth.
-func (r *Relay) queryVisible(ctx context.Context, f nostr.Filter) (chan *nostr.Event, error) {
+// queryVisible answers a stored-event query with only what the reader
+// may see, handing each event to send. When hidden events eat into the
+// limit it reads further back by cursor (relay/store), looking at no more
+// than maxQueryPages pages' worth. A store that fails is a StoreFailed,
+// after whatever was sent before it failed.
+func (r *Relay) queryVisible(ctx context.Context, f nostr.Filter, send func(*nostr.Event)) error {
 	r.met.query(queryREQ)
 	reader := policies.ReaderOf(ctx)
 	limit := r.opts.Limits.ClampLimit(f)
 	if tl := nostr.GetTheoreticalLimit(f); tl >= 0 && tl < limit {
 		limit = tl
 	}
-	out := make(chan *nostr.Event)
-	go func() {
-		defer close(out)
-		if limit == 0 {
-			return
-		}
-		sent, looked := 0, 0
-		now := r.now()
-		err := store.Scan(ctx, r.store, f, limit, func(evt *nostr.Event) bool {
-			looked++
-			if e := snowclaw.ReadEvent(evt); !e.Expired(now) {
-				if ok, _ := r.vis.CanRead(reader, e); ok {
-					select {
-					case out <- evt:
-						sent++
-					case <-ctx.Done():
-						return false
-					}
-				}
+	if limit == 0 {
+		return nil
+	}
+	sent, looked := 0, 0
+	now := r.now()
+	err := store.Scan(ctx, r.store, f, limit, func(evt *nostr.Event) bool {
+		looked++
+		if e := snowclaw.ReadEvent(evt); !e.Expired(now) {
+			if ok, _ := r.vis.CanRead(reader, e); ok {
+				send(evt)
+				sent++
 			}
-			return sent < limit && looked < maxQueryPages*limit
-		})
-		if err != nil && ctx.Err() == nil {
-			r.log.Error("query", "filter", f.String(), "err", err)
 		}
-	}()
-	return out, nil
+		return ctx.Err() == nil && sent < limit && looked < maxQueryPages*limit
+	})
+	if err != nil {
+		return snowclaw.StoreFailed(err, "querying %s", f)
+	}
+	return nil
 }
 
 // countVisible is NIP-45 COUNT under the same read rule as REQ; with a
@@ -78,5 +72,8 @@ func (r *Relay) countVisible(ctx context.Context, f snowclaw.Filter) (int64, err
 		n++
 		return n < maxCount
 	})
-	return n, err
+	if err != nil {
+		return n, snowclaw.StoreFailed(err, "counting %s", f.Filter)
+	}
+	return n, nil
 }

@@ -49,7 +49,7 @@ var errAlreadyStored = errors.New("duplicate: already have this event")
 func versionCheck(ctx context.Context, st eventstore.Store, evt *snowclaw.Event) error {
 	prev, err := store.Versions(ctx, st, evt.Event)
 	if err != nil {
-		return snowclaw.Internal("could not look up the stored version; try again")
+		return snowclaw.StoreFailed(err, "looking up the stored versions of %s", address(evt))
 	}
 	for _, p := range prev {
 		if p.ID == evt.ID {

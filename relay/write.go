@@ -45,7 +45,7 @@ func (r *Relay) RejectForeignDeletion(ctx context.Context, evt *snowclaw.Event) 
 	}
 	ch, err := r.store.QueryEvents(ctx, nostr.Filter{IDs: targets, Limit: len(targets)})
 	if err != nil {
-		return snowclaw.Internal("could not look up the events to delete; try again")
+		return snowclaw.StoreFailed(err, "looking up the events a deletion names")
 	}
 	var refusal error
 	for target := range ch {

@@ -91,7 +91,7 @@ func TestCLI_MCPStdio(t *testing.T) {
 	if h := mcptest.Find(t, bc, "climbing gym locker", m.ID, 0); h != nil {
 		t.Fatalf("bob finds alice's private memory: %+v", h)
 	}
-	if msg := mcptest.Call(t, bc, "memory_get", map[string]any{"id": m.ID}, &detail); !strings.HasPrefix(msg, "not-found:") {
+	if msg := mcptest.Call(t, bc, "memory_get", map[string]any{"id": m.ID}, &detail); !strings.HasPrefix(msg, "invalid: no ") {
 		t.Fatalf("bob's memory_get: %q", msg)
 	}
 
@@ -99,7 +99,7 @@ func TestCLI_MCPStdio(t *testing.T) {
 	if msg := mcptest.Call(t, ac, "memory_forget", map[string]any{"id": m.ID}, &forgot); msg != "" || forgot.Deleted < 1 {
 		t.Fatalf("memory_forget: %q %+v", msg, forgot)
 	}
-	if msg := mcptest.Call(t, ac, "memory_get", map[string]any{"id": m.ID}, &detail); !strings.HasPrefix(msg, "not-found:") {
+	if msg := mcptest.Call(t, ac, "memory_get", map[string]any{"id": m.ID}, &detail); !strings.HasPrefix(msg, "invalid: no ") {
 		t.Fatalf("memory_get after forget: %q", msg)
 	}
 	if h := mcptest.Find(t, ac, "climbing gym locker", m.ID, 0); h != nil {

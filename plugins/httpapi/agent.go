@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/agent"
 	"github.com/snowclaw/snowclaw/agent/dynconfig"
 	"github.com/snowclaw/snowclaw/agent/learn"
@@ -60,7 +61,7 @@ func (a *API) agentRoutes(mux *http.ServeMux) {
 func (a *API) ownerOnly(h http.HandlerFunc) http.HandlerFunc {
 	return a.ownerSigned(func(w http.ResponseWriter, req *http.Request) {
 		if a.o.Agent == nil {
-			writeError(w, http.StatusServiceUnavailable, "unsupported: the agent is off on this relay")
+			a.writeErr(w, snowclaw.Unsupported("the agent is off on this relay"))
 			return
 		}
 		h(w, req)
@@ -98,7 +99,7 @@ func (a *API) apiGet(w http.ResponseWriter, req *http.Request) {
 	}
 	snap, ok := a.o.Agent.Get(s)
 	if !ok {
-		writeError(w, http.StatusNotFound, "not found: the agent holds nothing about "+req.PathValue("subject"))
+		a.writeErr(w, snowclaw.NotFound("the agent holds nothing about %s", req.PathValue("subject")))
 		return
 	}
 	writeJSON(w, http.StatusOK, snap)
@@ -127,7 +128,7 @@ func (a *API) apiSet(w http.ResponseWriter, req *http.Request) {
 		a.o.Agent.SetPref(s.Pubkey, k, v)
 	}
 	if err := a.o.Agent.Flush(req.Context()); err != nil {
-		writeError(w, http.StatusInternalServerError, "error: saved in memory but not yet on the relay: "+err.Error())
+		a.writeErr(w, snowclaw.Internal("saved in memory but not yet on the relay: %v", err))
 		return
 	}
 	snap, _ := a.o.Agent.Get(s)
@@ -141,7 +142,7 @@ func (a *API) apiDeleteRecord(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	if err := a.o.Agent.DeleteRecord(req.Context(), s); err != nil {
-		writeError(w, http.StatusNotFound, "not found: "+err.Error())
+		a.writeErr(w, snowclaw.NotFound("%v", err))
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"deleted": req.PathValue("subject")})
@@ -153,7 +154,7 @@ func (a *API) apiItems(w http.ResponseWriter, _ *http.Request) {
 
 func (a *API) apiDeleteItem(w http.ResponseWriter, req *http.Request) {
 	if err := a.o.Agent.DeleteItem(req.Context(), req.PathValue("id")); err != nil {
-		writeError(w, http.StatusNotFound, "not found: "+err.Error())
+		a.writeErr(w, snowclaw.NotFound("%v", err))
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"deleted": req.PathValue("id")})
@@ -161,7 +162,7 @@ func (a *API) apiDeleteItem(w http.ResponseWriter, req *http.Request) {
 
 func (a *API) apiFlush(w http.ResponseWriter, req *http.Request) {
 	if err := a.o.Agent.Flush(req.Context()); err != nil {
-		writeError(w, http.StatusInternalServerError, "error: "+err.Error())
+		a.writeErr(w, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, a.o.Agent.List())
@@ -178,10 +179,10 @@ func (a *API) apiRestore(w http.ResponseWriter, req *http.Request) {
 	it, err := a.o.Agent.Restore(req.Context(), id)
 	switch {
 	case errors.Is(err, agent.ErrNotArchived):
-		writeError(w, http.StatusNotFound, "not found: "+err.Error())
+		a.writeErr(w, snowclaw.NotFound("%v", err))
 		return
 	case err != nil:
-		writeError(w, http.StatusInternalServerError, "error: "+err.Error())
+		a.writeErr(w, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, it)
@@ -199,7 +200,7 @@ func (a *API) apiCompact(w http.ResponseWriter, req *http.Request) {
 	}
 	rep, err := a.o.Agent.Compact(req.Context(), body.Max)
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, "error: "+err.Error())
+		a.writeErr(w, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, struct {
@@ -222,11 +223,11 @@ func (a *API) apiLessonSet(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	if err := a.o.Agent.SetLessonEnabled(req.PathValue("id"), *body.Enabled); err != nil {
-		writeError(w, http.StatusNotFound, "not found: "+err.Error())
+		a.writeErr(w, snowclaw.NotFound("%v", err))
 		return
 	}
 	if err := a.o.Agent.Flush(req.Context()); err != nil {
-		writeError(w, http.StatusInternalServerError, "error: "+err.Error())
+		a.writeErr(w, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, a.o.Agent.Lessons())
@@ -234,7 +235,7 @@ func (a *API) apiLessonSet(w http.ResponseWriter, req *http.Request) {
 
 func (a *API) apiLessonDelete(w http.ResponseWriter, req *http.Request) {
 	if err := a.o.Agent.DeleteLesson(req.Context(), req.PathValue("id")); err != nil {
-		writeError(w, http.StatusNotFound, "not found: "+err.Error())
+		a.writeErr(w, snowclaw.NotFound("%v", err))
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"deleted": req.PathValue("id")})

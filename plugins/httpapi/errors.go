@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"errors"
 	"net/http"
 
 	"github.com/snowclaw/snowclaw"
@@ -20,7 +21,13 @@ func statusOf(err error) int {
 	return snowclaw.ReasonOf(err).Status()
 }
 
-// writeErr answers with the error's status and {"error": its text}.
-func writeErr(w http.ResponseWriter, err error) {
+// writeErr answers with the error's status and {"error": its text}. A
+// store failure is logged here with all its words, once, where the
+// client is answered: the client reads only snowclaw.Text's one sentence
+// (snowclaw.StoreError).
+func (a *API) writeErr(w http.ResponseWriter, err error) {
+	if _, ok := errors.AsType[*snowclaw.StoreError](err); ok {
+		a.log.Error("the event store failed; the client is told to try again", "err", err)
+	}
 	writeError(w, statusOf(err), snowclaw.Text(err))
 }

@@ -32,12 +32,12 @@ func (a *API) v1GroupKeyList(w http.ResponseWriter, _ *http.Request, reader stri
 
 func (a *API) v1GroupKeys(w http.ResponseWriter, req *http.Request, reader string) {
 	if a.o.GroupKeys == nil {
-		writeErr(w, snowclaw.Unsupported("this relay has no encrypted groups"))
+		a.writeErr(w, snowclaw.Unsupported("this relay has no encrypted groups"))
 		return
 	}
 	st, err := a.o.GroupKeys.KeyStatus(reader, req.PathValue("group"))
 	if err != nil {
-		writeErr(w, err)
+		a.writeErr(w, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, st)

@@ -71,7 +71,7 @@ func (a *API) mcpAuth(next http.Handler) http.Handler {
 			return
 		}
 		if err := bufferBody(req); err != nil {
-			writeErr(w, err)
+			a.writeErr(w, err)
 			return
 		}
 		reader, err := a.mcpReader(req)

@@ -21,7 +21,7 @@ func (a *API) memoryRoutes(mux *http.ServeMux) {
 func (a *API) v1Trust(w http.ResponseWriter, req *http.Request, reader string) {
 	v, err := a.o.Memory.Trust(req.Context(), reader)
 	if err != nil {
-		writeErr(w, err)
+		a.writeErr(w, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, v)
@@ -30,7 +30,7 @@ func (a *API) v1Trust(w http.ResponseWriter, req *http.Request, reader string) {
 func (a *API) v1Agents(w http.ResponseWriter, req *http.Request, reader string) {
 	d, err := a.o.Memory.Agents(req.Context(), reader)
 	if err != nil {
-		writeErr(w, err)
+		a.writeErr(w, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, d)
@@ -39,7 +39,7 @@ func (a *API) v1Agents(w http.ResponseWriter, req *http.Request, reader string) 
 func (a *API) v1Conflicts(w http.ResponseWriter, req *http.Request, reader string) {
 	cs, err := a.o.Memory.Conflicts(req.Context(), reader, req.URL.Query().Get("topic"))
 	if err != nil {
-		writeErr(w, err)
+		a.writeErr(w, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"conflicts": cs})
@@ -48,12 +48,12 @@ func (a *API) v1Conflicts(w http.ResponseWriter, req *http.Request, reader strin
 func (a *API) v1Resolve(w http.ResponseWriter, req *http.Request, actor string) {
 	var rr memory.ResolveRequest
 	if err := json.NewDecoder(http.MaxBytesReader(w, req.Body, maxAPIBody)).Decode(&rr); err != nil {
-		writeErr(w, snowclaw.Invalid(`send {"topic", "winner": id} or {"topic", "ids": [...], "flag": true}: %v`, err))
+		a.writeErr(w, snowclaw.Invalid(`send {"topic", "winner": id} or {"topic", "ids": [...], "flag": true}: %v`, err))
 		return
 	}
 	res, err := a.o.Memory.ResolveConflict(req.Context(), actor, rr)
 	if err != nil {
-		writeErr(w, err)
+		a.writeErr(w, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, res)

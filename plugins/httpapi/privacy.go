@@ -75,7 +75,7 @@ func (a *API) personal(h personalHandler) http.HandlerFunc {
 func (a *API) apiExport(w http.ResponseWriter, req *http.Request, who rights.Request, _ privacyBody) {
 	x, err := a.o.Rights.Export(req.Context(), who)
 	if err != nil {
-		writeErr(w, err)
+		a.writeErr(w, err)
 		return
 	}
 	if req.URL.Query().Get("format") == "markdown" {
@@ -98,7 +98,7 @@ func (a *API) apiForget(w http.ResponseWriter, req *http.Request, who rights.Req
 	}
 	res, err := a.o.Rights.Forget(req.Context(), who, sel, b.Token)
 	if err != nil {
-		writeErr(w, err)
+		a.writeErr(w, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, res)
@@ -107,7 +107,7 @@ func (a *API) apiForget(w http.ResponseWriter, req *http.Request, who rights.Req
 func (a *API) apiFreeze(on bool) personalHandler {
 	return func(w http.ResponseWriter, req *http.Request, who rights.Request, _ privacyBody) {
 		if err := a.o.Rights.Freeze(req.Context(), who, on); err != nil {
-			writeErr(w, err)
+			a.writeErr(w, err)
 			return
 		}
 		writeJSON(w, http.StatusOK, map[string]bool{"frozen": on})
@@ -117,7 +117,7 @@ func (a *API) apiFreeze(on bool) personalHandler {
 func (a *API) apiRectify(w http.ResponseWriter, req *http.Request, who rights.Request, b privacyBody) {
 	c, err := a.o.Rights.Rectify(req.Context(), who, b.ID, b.Text)
 	if err != nil {
-		writeErr(w, err)
+		a.writeErr(w, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, c)
@@ -126,7 +126,7 @@ func (a *API) apiRectify(w http.ResponseWriter, req *http.Request, who rights.Re
 func (a *API) apiPromote(w http.ResponseWriter, req *http.Request, who rights.Request, b privacyBody) {
 	c, err := a.o.Rights.Promote(req.Context(), who, b.ID, b.Tier, b.Group)
 	if err != nil {
-		writeErr(w, err)
+		a.writeErr(w, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, c)
@@ -135,7 +135,7 @@ func (a *API) apiPromote(w http.ResponseWriter, req *http.Request, who rights.Re
 func (a *API) apiDestroy(w http.ResponseWriter, req *http.Request, who rights.Request, b privacyBody) {
 	res, err := a.o.Rights.Destroy(req.Context(), who, b.Token)
 	if err != nil {
-		writeErr(w, err)
+		a.writeErr(w, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, res)
@@ -148,7 +148,7 @@ func (a *API) apiAudit(w http.ResponseWriter, req *http.Request, who rights.Requ
 	}
 	recs, err := a.o.Rights.Audit(who.Actor, subject)
 	if err != nil {
-		writeErr(w, err)
+		a.writeErr(w, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, recs)

@@ -153,20 +153,20 @@ func (a *API) v1Search(w http.ResponseWriter, req *http.Request, reader string) 
 	sr := snowclaw.SearchRequest{Query: q.Get("q"), Explain: flag(q.Get("explain")), Remote: flag(q.Get("remote"))}
 	var err error
 	if sr.Limit, err = intParam(q.Get("limit")); err != nil {
-		writeErr(w, snowclaw.Invalid("limit: %v", err))
+		a.writeErr(w, snowclaw.Invalid("limit: %v", err))
 		return
 	}
 	for _, k := range strings.FieldsFunc(q.Get("kinds"), func(c rune) bool { return c == ',' || c == ' ' }) {
 		n, err := strconv.Atoi(k)
 		if err != nil || n < 0 || n > 65535 {
-			writeErr(w, snowclaw.Invalid("kinds: %q is not an event kind", k))
+			a.writeErr(w, snowclaw.Invalid("kinds: %q is not an event kind", k))
 			return
 		}
 		sr.Kinds = append(sr.Kinds, n)
 	}
 	resp, err := a.o.Memory.For(reader).Search(req.Context(), sr)
 	if err != nil {
-		writeErr(w, err)
+		a.writeErr(w, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, resp)
@@ -180,18 +180,18 @@ func (a *API) v1List(w http.ResponseWriter, req *http.Request, reader string) {
 	}
 	var err error
 	if lr.Limit, err = intParam(q.Get("limit")); err != nil {
-		writeErr(w, snowclaw.Invalid("limit: %v", err))
+		a.writeErr(w, snowclaw.Invalid("limit: %v", err))
 		return
 	}
 	until, err := intParam(q.Get("until"))
 	if err != nil {
-		writeErr(w, snowclaw.Invalid("until (unix seconds): %v", err))
+		a.writeErr(w, snowclaw.Invalid("until (unix seconds): %v", err))
 		return
 	}
 	lr.Until = int64(until)
 	list, err := a.o.Memory.For(reader).List(req.Context(), lr)
 	if err != nil {
-		writeErr(w, err)
+		a.writeErr(w, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"memories": list})
@@ -200,7 +200,7 @@ func (a *API) v1List(w http.ResponseWriter, req *http.Request, reader string) {
 func (a *API) v1Get(w http.ResponseWriter, req *http.Request, reader string) {
 	d, err := a.o.Memory.For(reader).Get(req.Context(), req.PathValue("id"))
 	if err != nil {
-		writeErr(w, err)
+		a.writeErr(w, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, d)
@@ -210,7 +210,7 @@ func (a *API) v1Store(w http.ResponseWriter, req *http.Request, reader string) {
 	var sr snowclaw.StoreRequest
 	dec := json.NewDecoder(http.MaxBytesReader(w, req.Body, maxAPIBody))
 	if err := dec.Decode(&sr); err != nil {
-		writeErr(w, snowclaw.Invalid("the body is not a StoreRequest: %v", err))
+		a.writeErr(w, snowclaw.Invalid("the body is not a StoreRequest: %v", err))
 		return
 	}
 	// the caller's address and key, so the per-IP and per-key write
@@ -218,7 +218,7 @@ func (a *API) v1Store(w http.ResponseWriter, req *http.Request, reader string) {
 	ctx := policies.WithConn(req.Context(), &policies.Conn{IP: a.o.Relay.ClientIP(req), Reader: func() string { return reader }})
 	mv, err := a.o.Memory.For(reader).Store(ctx, sr)
 	if err != nil {
-		writeErr(w, err)
+		a.writeErr(w, err)
 		return
 	}
 	writeJSON(w, http.StatusCreated, map[string]any{"memory": mv})
@@ -227,7 +227,7 @@ func (a *API) v1Store(w http.ResponseWriter, req *http.Request, reader string) {
 func (a *API) v1Forget(w http.ResponseWriter, req *http.Request, reader string) {
 	res, err := a.o.Memory.For(reader).Forget(req.Context(), req.PathValue("id"))
 	if err != nil {
-		writeErr(w, err)
+		a.writeErr(w, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, res)
@@ -239,7 +239,7 @@ func (a *API) v1Export(w http.ResponseWriter, req *http.Request, who rights.Requ
 	switch req.URL.Query().Get("format") {
 	case "", "json", "markdown":
 	default:
-		writeErr(w, snowclaw.Invalid("format is json or markdown"))
+		a.writeErr(w, snowclaw.Invalid("format is json or markdown"))
 		return
 	}
 	a.apiExport(w, req, who, b)

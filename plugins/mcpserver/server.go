@@ -115,11 +115,12 @@ func (in idInput) check() (string, error) {
 	return id, nil
 }
 
-// nip01Prefixes are the machine-readable prefixes of NIP-01 (and the API's
-// not-found). Only the SDK's own failures are looked at for them: that is
-// text this relay did not make; its own errors carry a reason.
+// nip01Prefixes are the machine-readable prefixes of NIP-01 and NIP-42,
+// the only ones the relay's reasons use (snowclaw.Reason). Only the SDK's
+// own failures are looked at for them: that is text this relay did not
+// make; its own errors carry a reason.
 var nip01Prefixes = []string{"auth-required:", "restricted:", "invalid:", "blocked:", "error:",
-	"not-found:", "unsupported:", "rate-limited:", "duplicate:", "pow:", "mute:"}
+	"rate-limited:", "duplicate:", "pow:", "mute:"}
 
 func hasPrefix(msg string) bool {
 	for _, p := range nip01Prefixes {
@@ -137,7 +138,13 @@ func toolError(logger *slog.Logger, tool string, err error) error {
 		return nil
 	}
 	msg := snowclaw.Text(err)
-	logger.Debug("mcp tool failed", "tool", tool, "err", msg)
+	if _, ok := errors.AsType[*snowclaw.StoreError](err); ok {
+		// the model reads one retryable sentence; the log gets the store's
+		// words, once, here where the tool is answered
+		logger.Error("the event store failed; the tool's caller is told to try again", "tool", tool, "err", err)
+	} else {
+		logger.Debug("mcp tool failed", "tool", tool, "err", msg)
+	}
 	return errors.New(msg)
 }
 

@@ -246,7 +246,7 @@ func TestTools_RoundTrip(t *testing.T) {
 	if msg := call(t, cs, "memory_forget", map[string]any{"id": m.ID}, &forgot); msg != "" || forgot.Deleted != 1 {
 		t.Fatalf("forget: %q %+v", msg, forgot)
 	}
-	if msg := call(t, cs, "memory_get", map[string]any{"id": m.ID}, &detail); !strings.HasPrefix(msg, "not-found:") {
+	if msg := call(t, cs, "memory_get", map[string]any{"id": m.ID}, &detail); !strings.HasPrefix(msg, "invalid: no ") {
 		t.Fatalf("get after forget: %q", msg)
 	}
 	var empty struct{ Memories []snowclaw.MemoryView }

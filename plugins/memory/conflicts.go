@@ -96,7 +96,7 @@ func (s *Service) conflictEvents(ctx context.Context, reader, topic string, ids 
 	}
 	ch, err := s.o.Store.QueryEvents(ctx, nostr.Filter{IDs: ids, Limit: len(ids)})
 	if err != nil {
-		return nil, snowclaw.Internal("loading the memories of %s: %v", topic, err)
+		return nil, snowclaw.StoreFailed(err, "loading the memories of %s", topic)
 	}
 	byID := make(map[string]*nostr.Event, len(ids))
 	for evt := range ch {
@@ -139,7 +139,7 @@ func (s *Service) conflictLabels(ctx context.Context, ids []string) ([]*nostr.Ev
 		Kinds: []int{kindLabel}, Authors: []string{s.ids.Agent}, Tags: nostr.TagMap{"e": ids}, Limit: 500,
 	})
 	if err != nil {
-		return nil, snowclaw.Internal("reading conflict flags: %v", err)
+		return nil, snowclaw.StoreFailed(err, "reading conflict flags")
 	}
 	var out []*nostr.Event
 	for evt := range ch {

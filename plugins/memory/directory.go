@@ -69,7 +69,7 @@ func (s *Service) Agents(ctx context.Context, reader string) (Directory, error) 
 		return true
 	})
 	if err != nil {
-		return Directory{}, snowclaw.Internal("reading profiles: %v", err)
+		return Directory{}, snowclaw.StoreFailed(err, "reading profiles")
 	}
 	if s.o.Agent != nil && !selfSeen {
 		agents = append(agents, s.selfEntry(AgentEntry{Pubkey: s.ids.Agent}))

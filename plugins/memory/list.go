@@ -47,7 +47,7 @@ func (s *Service) memories(ctx context.Context, reader string) (*memorySet, erro
 		return true
 	})
 	if err != nil {
-		return nil, snowclaw.Internal("reading the store: %v", err)
+		return nil, snowclaw.StoreFailed(err, "reading the store")
 	}
 	for _, evt := range walk { // newest first, so each newer list is too
 		for _, old := range snowclaw.TagValues(evt, snowclaw.TagSupersedes) {

@@ -137,7 +137,7 @@ func (s *Service) resolutionEvent(ctx context.Context, topic string, winner *sno
 	stamp := nostr.Now()
 	ch, err := s.o.Store.QueryEvents(ctx, nostr.Filter{Kinds: []int{snowclaw.KindAppData}, Authors: []string{s.ids.Agent}, Tags: nostr.TagMap{"d": {d}}, Limit: 2})
 	if err != nil {
-		return nil, snowclaw.Internal("reading the agent's memory on %s: %v", topic, err)
+		return nil, snowclaw.StoreFailed(err, "reading the agent's memory on %s", topic)
 	}
 	for prev := range ch {
 		stamp = max(stamp, prev.CreatedAt+1)

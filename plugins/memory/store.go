@@ -142,7 +142,7 @@ func (s *Service) agentItemEvent(ctx context.Context, it agentmem.Item) (*nostr.
 	d := snowclaw.PrefixMemoryItem + it.Topic
 	ch, err := s.o.Store.QueryEvents(ctx, nostr.Filter{Kinds: []int{snowclaw.KindAppData}, Authors: []string{s.ids.Agent}, Tags: nostr.TagMap{"d": {d}}, Limit: 1})
 	if err != nil {
-		return nil, snowclaw.Internal("reading the stored memory: %v", err)
+		return nil, snowclaw.StoreFailed(err, "reading the stored memory")
 	}
 	var evt *nostr.Event
 	for e := range ch {
@@ -170,7 +170,7 @@ func (s *Service) Forget(ctx context.Context, reader, id string) (snowclaw.Forge
 	}
 	ch, err := s.o.Store.QueryEvents(ctx, nostr.Filter{IDs: []string{id}, Limit: 1})
 	if err != nil {
-		return snowclaw.ForgetResponse{}, snowclaw.Internal("reading the store: %v", err)
+		return snowclaw.ForgetResponse{}, snowclaw.StoreFailed(err, "reading the store")
 	}
 	var evt *nostr.Event
 	for e := range ch {

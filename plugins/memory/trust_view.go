@@ -44,7 +44,7 @@ type trustState struct {
 func (s *Service) trustState(ctx context.Context) (trustState, error) {
 	evt, err := s.globalConfig(ctx)
 	if err != nil {
-		return trustState{}, snowclaw.Internal("reading the global config: %v", err)
+		return trustState{}, snowclaw.StoreFailed(err, "reading the global config")
 	}
 	var st trustState
 	if evt != nil {

@@ -51,7 +51,7 @@ func (p *Plugin) Query(ctx context.Context, reader string, f snowclaw.Filter) (e
 	}
 	ch, err := p.opts.Store.QueryEvents(ctx, nostr.Filter{IDs: ids, Limit: len(ids)})
 	if err != nil {
-		return nil, nil, snowclaw.Internal("loading search results: %v", err)
+		return nil, nil, snowclaw.StoreFailed(err, "loading search results")
 	}
 	byID := make(map[string]*nostr.Event, len(ids))
 	for evt := range ch {

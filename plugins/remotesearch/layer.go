@@ -158,7 +158,7 @@ func (l *Layer) rank(ctx context.Context, reader string, f snowclaw.Filter, q sn
 	}
 	stale, err := l.storedHere(ctx, reader, latest)
 	if err != nil {
-		return nil, snowclaw.Internal("remote search: local versions: %v", err)
+		return nil, snowclaw.StoreFailed(err, "remote search: local versions")
 	}
 	for _, id := range stale {
 		delete(byID, id)

@@ -122,7 +122,7 @@ func (s *Service) changeable(ctx context.Context, r Request, ref string) (held, 
 	}
 	h, err := s.collect(ctx, r.Subject, false)
 	if err != nil {
-		return held{}, snowclaw.Internal("reading the store: %v", err)
+		return held{}, snowclaw.StoreFailed(err, "reading the store")
 	}
 	m, err := pick(current(h.memories), ref)
 	if err != nil {

@@ -2,6 +2,7 @@ package rights
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -41,7 +42,7 @@ func (s *Service) Command(ctx context.Context, from, text string) (reply string,
 	case destroyCmd.MatchString(text):
 		res, err := s.Destroy(ctx, r, "")
 		if err != nil {
-			return err.Error(), true
+			return s.refusal(err), true
 		}
 		return res.Message + fmt.Sprintf(` — reply "confirm %s" within 10 minutes.`, res.Token), true
 	case confirmCmd.MatchString(text):
@@ -49,7 +50,7 @@ func (s *Service) Command(ctx context.Context, from, text string) (reply string,
 	case freezeCmd.MatchString(text):
 		on := strings.EqualFold(freezeCmd.FindStringSubmatch(text)[1], "freeze")
 		if err := s.Freeze(ctx, r, on); err != nil {
-			return err.Error(), true
+			return s.refusal(err), true
 		}
 		if on {
 			return "Frozen: I will remember nothing new about you until you say \"unfreeze my memory\". What I know stays readable to you.", true
@@ -57,12 +58,12 @@ func (s *Service) Command(ctx context.Context, from, text string) (reply string,
 		return "Unfrozen: I may remember new things about you again.", true
 	case rectifyCmd.MatchString(text):
 		m := rectifyCmd.FindStringSubmatch(text)
-		return answer(s.Rectify(ctx, r, m[1], m[2])), true
+		return s.answer(s.Rectify(ctx, r, m[1], m[2])), true
 	case shareCmd.MatchString(text):
 		m := shareCmd.FindStringSubmatch(text)
-		return answer(s.Promote(ctx, r, m[1], snowclaw.TierGroup, m[2])), true
+		return s.answer(s.Promote(ctx, r, m[1], snowclaw.TierGroup, m[2])), true
 	case publicCmd.MatchString(text):
-		return answer(s.Promote(ctx, r, publicCmd.FindStringSubmatch(text)[1], snowclaw.TierPublic, "")), true
+		return s.answer(s.Promote(ctx, r, publicCmd.FindStringSubmatch(text)[1], snowclaw.TierPublic, "")), true
 	case forgetCmd.MatchString(text):
 		arg := forgetCmd.FindStringSubmatch(text)[1]
 		sel, err := ParseSelector(strings.TrimSpace(forgetFiller.ReplaceAllString(arg, "")))
@@ -71,7 +72,7 @@ func (s *Service) Command(ctx context.Context, from, text string) (reply string,
 		}
 		res, err := s.Forget(ctx, r, sel, "")
 		if err != nil {
-			return err.Error(), true
+			return s.refusal(err), true
 		}
 		return describe(res), true
 	}
@@ -90,10 +91,20 @@ func (s *Service) dmConfirm(ctx context.Context, r Request, token string) string
 	return describe(res)
 }
 
+// refusal is the reply to a request that failed: the error's client text
+// (snowclaw.Text: a store failure is one retryable sentence, its words
+// logged here, once, where the person is answered).
+func (s *Service) refusal(err error) string {
+	if _, ok := errors.AsType[*snowclaw.StoreError](err); ok {
+		s.log.Error("the event store failed; the person is told to try again", "err", err)
+	}
+	return snowclaw.Text(err)
+}
+
 // answer words the outcome of a rectify or promotion.
-func answer(c Change, err error) string {
+func (s *Service) answer(c Change, err error) string {
 	if err != nil {
-		return err.Error()
+		return s.refusal(err)
 	}
 	return c.Message + "."
 }
@@ -114,7 +125,7 @@ func describe(res Result) string {
 func (s *Service) dmExport(ctx context.Context, r Request) string {
 	x, err := s.Export(ctx, r)
 	if err != nil {
-		return err.Error()
+		return s.refusal(err)
 	}
 	md := x.Markdown()
 	if len(md) > maxDMExport {

@@ -52,7 +52,7 @@ func TestPick_ResolvesOneMemory(t *testing.T) {
 		{"Oak Street", "aaaa1111bbbb", ""},
 		{"green tea", "cccc2222dddd", ""},
 		{"tea", "", "invalid: 2 memories match"},
-		{"coffee", "", "not-found:"},
+		{"coffee", "", "invalid: none of your"},
 	} {
 		got, err := pick(ms, tc.ref)
 		if tc.err != "" {

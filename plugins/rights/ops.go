@@ -21,7 +21,7 @@ func (s *Service) Export(ctx context.Context, r Request) (*Export, error) {
 	}
 	h, err := s.collect(ctx, r.Subject, false)
 	if err != nil {
-		return nil, snowclaw.Internal("reading the store: %v", err)
+		return nil, snowclaw.StoreFailed(err, "reading the store")
 	}
 	npub := snowclaw.NpubOf(r.Subject)
 	x := NewExport(npub, s.o.Now())
@@ -47,7 +47,7 @@ func (s *Service) Export(ctx context.Context, r Request) (*Export, error) {
 	// their own messages as the search index holds them
 	err = s.eachChat(ctx, r.Subject, func(text string, m memory.HistoryMessage) { x.AddMessage(m) })
 	if err != nil {
-		return nil, snowclaw.Internal("reading the store: %v", err)
+		return nil, snowclaw.StoreFailed(err, "reading the store")
 	}
 	s.audit(r, "export", "", nil, fmt.Sprintf("%d records", x.RecordCount))
 	return x, nil
@@ -90,7 +90,7 @@ func (s *Service) Forget(ctx context.Context, r Request, sel Selector, token str
 	}
 	h, err := s.collect(ctx, r.Subject, false)
 	if err != nil {
-		return Result{}, snowclaw.Internal("reading the store: %v", err)
+		return Result{}, snowclaw.StoreFailed(err, "reading the store")
 	}
 	var picked []held
 	for _, m := range h.memories {
@@ -121,7 +121,7 @@ func (s *Service) Forget(ctx context.Context, r Request, sel Selector, token str
 func (s *Service) forgetIDs(ctx context.Context, r Request, sel Selector, ids []string) (Result, error) {
 	h, err := s.collect(ctx, r.Subject, false)
 	if err != nil {
-		return Result{}, snowclaw.Internal("reading the store: %v", err)
+		return Result{}, snowclaw.StoreFailed(err, "reading the store")
 	}
 	want := map[string]bool{}
 	for _, id := range ids {
@@ -165,7 +165,7 @@ func (s *Service) Destroy(ctx context.Context, r Request, token string) (Result,
 	if token == "" {
 		h, err := s.collect(ctx, r.Subject, true)
 		if err != nil {
-			return Result{}, snowclaw.Internal("reading the store: %v", err)
+			return Result{}, snowclaw.StoreFailed(err, "reading the store")
 		}
 		n := len(h.memories) + len(h.others)
 		if h.record != nil {
@@ -182,7 +182,7 @@ func (s *Service) Destroy(ctx context.Context, r Request, token string) (Result,
 	// items about the person
 	h, err := s.collect(ctx, r.Subject, true)
 	if err != nil {
-		return Result{}, snowclaw.Internal("reading the store: %v", err)
+		return Result{}, snowclaw.StoreFailed(err, "reading the store")
 	}
 	var items, msgs int
 	if s.o.Agent != nil {

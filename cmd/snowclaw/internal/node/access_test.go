@@ -181,7 +181,7 @@ func TestAccess_Filters(t *testing.T) {
 		{"person_own_gift_wraps", &w.person, nostr.Filter{Kinds: []int{1059}, Tags: nostr.TagMap{"p": {w.person.pk}}}, ""},
 		{"anon_config", nil, nostr.Filter{Tags: nostr.TagMap{"d": {"snowclaw:config:global"}}}, "auth-required:"},
 		{"anon_public", nil, nostr.Filter{Kinds: []int{1}}, ""},
-		{"search_not_yet", nil, nostr.Filter{Search: "plans"}, "unsupported:"},
+		{"search_not_yet", nil, nostr.Filter{Search: "plans"}, "blocked:"},
 		{"bad_id", nil, nostr.Filter{IDs: []string{"xyz"}}, "invalid:"},
 	}
 	for _, tc := range cases {

@@ -208,7 +208,7 @@ func TestAPIv1_PrivateTextForItsPersonOnly(t *testing.T) {
 	if theirs := e.list(&e.bob, ""); slices.Contains(viewIDs(theirs), mv.ID) || slices.Contains(viewIDs(theirs), own.ID) {
 		t.Fatalf("bob lists alice's private memories: %s", mustJSON(theirs))
 	}
-	if code, msg := e.v1(&e.bob, "GET", "/api/v1/memories/"+mv.ID, nil, nil); code != http.StatusNotFound || !strings.HasPrefix(msg, "not-found:") {
+	if code, msg := e.v1(&e.bob, "GET", "/api/v1/memories/"+mv.ID, nil, nil); code != http.StatusNotFound || !strings.HasPrefix(msg, "invalid: no such memory") {
 		t.Fatalf("bob gets alice's memory: %d %q", code, msg)
 	}
 	// the relay key reads every event, but is not the person: no text
