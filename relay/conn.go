@@ -83,11 +83,11 @@ func (c *client) ok(id string, err error) {
 }
 
 // refusing is what goes with a refusal, before it is sent. An
-// auth-required one is preceded by the connection's AUTH challenge
-// again: NIP-42 has the challenge sent "immediately before" such a
-// refusal, so that the client holds one when it acts on the refusal
-// (nostr-tools signs the challenge it holds when a CLOSED says
-// auth-required). A store
+// auth-required one is preceded by the connection's AUTH challenge,
+// which the relay sends when something needs it (serveWS): NIP-42
+// has the challenge sent "immediately before" such a refusal, so that
+// the client holds one when it acts on the refusal (nostr-tools signs
+// the challenge it holds when a CLOSED says auth-required). A store
 // failure is logged here with all its words, once, where a client is
 // answered: the client reads only snowclaw.Text's one sentence.
 func (c *client) refusing(answer, id string, err error) {
@@ -137,8 +137,22 @@ func (r *Relay) serveWS(w http.ResponseWriter, req *http.Request) {
 	}()
 	go c.writer()
 	go c.pinger()
-	c.sendChallenge()
-	c.readLoop()
+	// The NIP-42 challenge is not sent on connect but when it is needed
+	// (NIP-42: "at any moment"): right before the first auth-required
+	// refusal (refusing), or to a client that has said nothing for
+	// QuietChallenge, which is waiting for it to authenticate (nostr-tools'
+	// onauth, NDK's auth policies, welshman's attemptAuth, the web UI).
+	// A challenge on connect stalled clients that hold every EOSE back
+	// while one is unanswered (welshman's default socket policies do,
+	// for as long as no auth policy of theirs answers it): an anonymous
+	// reader of a public group never got to the end of a read. A client
+	// that asks at once is answered, and challenged only if its asks need
+	// it; one that wants to authenticate first can also ask for the
+	// challenge with a read that needs it (internal/wsclient Auth: its
+	// own gift wraps).
+	quiet := time.AfterFunc(r.opts.HTTP.withDefaults().QuietChallenge, c.sendChallenge)
+	defer quiet.Stop()
+	c.readLoop(quiet)
 }
 
 // pinger keeps the connection alive and, however the connection ends
@@ -167,7 +181,9 @@ func (c *client) pinger() {
 	}
 }
 
-func (c *client) readLoop() {
+// readLoop reads the client's messages until the connection ends; the
+// first one stops quiet, the challenge for a client that says nothing.
+func (c *client) readLoop(quiet *time.Timer) {
 	c.conn.SetReadLimit(c.r.maxMessage)
 	c.conn.SetReadDeadline(time.Now().Add(pongWait))
 	c.conn.SetPongHandler(func(string) error {
@@ -183,6 +199,7 @@ func (c *client) readLoop() {
 			return
 		}
 		c.conn.SetReadDeadline(time.Now().Add(pongWait))
+		quiet.Stop()
 		env, err := parser.ParseMessage(string(msg))
 		if err != nil || env == nil {
 			c.refuseUnparsed(msg, err)

@@ -43,6 +43,14 @@ type HTTPOptions struct {
 	// SendQueueBytes is how much may wait unwritten for one websocket
 	// before the relay closes it as too slow to read (4 MiB; outbox.go).
 	SendQueueBytes int
+
+	// QuietChallenge is how long a new websocket may say nothing before
+	// the relay sends it its NIP-42 challenge unasked (500 ms; conn.go
+	// serveWS): a client waiting to authenticate gets it well inside
+	// the 800 ms welshman's attemptAuth waits, while a client that asks
+	// at once (welshman sends its first REQ about 100 ms after the socket
+	// opens) is challenged only when what it asks needs it.
+	QuietChallenge time.Duration
 }
 
 func (o HTTPOptions) withDefaults() HTTPOptions {
@@ -61,6 +69,7 @@ func (o HTTPOptions) withDefaults() HTTPOptions {
 	if o.SendQueueBytes <= 0 {
 		o.SendQueueBytes = 4 << 20
 	}
+	def(&o.QuietChallenge, 500*time.Millisecond)
 	return o
 }
 

@@ -30,14 +30,27 @@ func dial(url string) (*conn, error) {
 	return &conn{url: url, ws: ws}, nil
 }
 
-// dialAuth connects and authenticates with sk (NIP-42): it waits for the
-// relay's AUTH challenge, signs it and waits for the OK.
+// dialAuth connects and authenticates with sk (NIP-42): it asks for the
+// relay's AUTH challenge, signs it and waits for the OK. snowclaw sends
+// its challenge when something needs it, not on connect (relay/conn.go),
+// so the ask is a read that does, sk's gift wraps, limit 0, answered at
+// once; the bare khatru relay sends one on connect anyway (bare.go).
 func dialAuth(url, sk string) (*conn, error) {
 	ws, _, err := websocket.DefaultDialer.Dial(url, nil)
 	if err != nil {
 		return nil, err
 	}
 	c := &conn{url: url, ws: ws}
+	pk, err := nostr.GetPublicKey(sk)
+	if err != nil {
+		c.close()
+		return nil, err
+	}
+	ask := nostr.Filter{Kinds: []int{nostr.KindGiftWrap}, Tags: nostr.TagMap{"p": {pk}}, LimitZero: true}
+	if err := c.ws.WriteJSON([]any{"REQ", "auth", ask}); err != nil {
+		c.close()
+		return nil, err
+	}
 	challenge := ""
 	for challenge == "" {
 		label, f, err := c.read()

@@ -152,18 +152,49 @@ func (c *Client) EventIDs(sub string) map[string]bool {
 
 // Auth answers the relay's NIP-42 challenge, signing with sk.
 func (c *Client) Auth(sk string) error {
-	arr, ok := c.WaitFor("AUTH", "", 3*time.Second)
-	if !ok {
-		return errors.New("no AUTH challenge from relay")
+	challenge, err := c.Challenge(sk, 3*time.Second)
+	if err != nil {
+		return err
 	}
-	var challenge string
-	json.Unmarshal(arr[1], &challenge)
 	evt := nostr.Event{Kind: nostr.KindClientAuthentication, CreatedAt: nostr.Now(),
 		Tags: nostr.Tags{{"relay", c.URL}, {"challenge", challenge}}}
 	if err := evt.Sign(sk); err != nil {
 		return err
 	}
 	return c.Publish(context.Background(), evt, "AUTH")
+}
+
+// Challenge is the relay's NIP-42 challenge on this connection, for the
+// key sk. A relay may send it at any moment (NIP-42); this one sends it
+// when something needs it, not on connect (relay/conn.go), so when none
+// has arrived Challenge asks for one at once, the standard way: a read
+// only an authenticated reader is served, the gift wraps for sk's key
+// (NIP-17), which the relay refuses auth-required after sending its
+// challenge. limit 0: nothing is read either way.
+func (c *Client) Challenge(sk string, timeout time.Duration) (string, error) {
+	if arr, ok := c.WaitFor("AUTH", "", 0); ok {
+		return challengeOf(arr), nil
+	}
+	pk, err := nostr.GetPublicKey(sk)
+	if err != nil {
+		return "", err
+	}
+	id := c.nextID("auth")
+	if err := c.Send("REQ", id, nostr.Filter{Kinds: []int{nostr.KindGiftWrap}, Tags: nostr.TagMap{"p": {pk}}, LimitZero: true}); err != nil {
+		return "", err
+	}
+	arr, ok := c.WaitFor("AUTH", "", timeout)
+	c.Send("CLOSE", id) // when the relay served it (no auth needed there)
+	if !ok {
+		return "", errors.New("no AUTH challenge from relay")
+	}
+	return challengeOf(arr), nil
+}
+
+func challengeOf(arr []json.RawMessage) string {
+	var challenge string
+	json.Unmarshal(arr[1], &challenge)
+	return challenge
 }
 
 // Publish sends an event (or, with label "AUTH", an auth event) and waits

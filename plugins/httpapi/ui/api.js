@@ -69,6 +69,10 @@ export function wsURL() {
 // RelayConn is a minimal NIP-01 client: REQ to EOSE or CLOSED, EVENT to OK.
 // It answers the relay's AUTH challenge with the signer and waits for the
 // relay's OK before sending anything, so every answer is for that key.
+// The relay sends its challenge when something needs it, not on connect
+// (a quiet client gets it after half a second), so RelayConn asks for it
+// at once with a read that needs it: the signer's own gift wraps, limit
+// 0, refused auth-required after the challenge (docs/access.md).
 export class RelayConn {
   constructor(signer, url = wsURL()) {
     this.signer = signer
@@ -92,7 +96,12 @@ export class RelayConn {
       this.ws = ws
       // a relay that sends no challenge serves public data only
       let waitAuth = null
-      ws.onopen = () => { waitAuth = setTimeout(() => resolve(this), 2000) }
+      ws.onopen = () => {
+        waitAuth = setTimeout(() => resolve(this), 2000)
+        if (this.signer && this.signer.pubkey) {
+          ws.send(JSON.stringify(['REQ', 'ask-auth', { kinds: [1059], '#p': [this.signer.pubkey], limit: 0 }]))
+        }
+      }
       ws.onerror = () => reject(new Error(`could not connect to the relay at ${this.url}`))
       ws.onclose = () => {
         clearTimeout(waitAuth)

@@ -14,6 +14,7 @@ import (
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
 	"github.com/snowclaw/snowclaw/internal/pgtest"
+	"github.com/snowclaw/snowclaw/internal/testwait"
 	"github.com/snowclaw/snowclaw/internal/wsclient"
 )
 
@@ -121,6 +122,100 @@ func TestAuth_MalformedAnsweredWithNotice(t *testing.T) {
 				t.Errorf("%s: NOTICE %q does not say that a client's AUTH carries a signed kind 22242 event", msg, n)
 			}
 		})
+	}
+}
+
+// TestAuth_ChallengeOnlyWhenNeeded: the relay sends its NIP-42 challenge
+// when something needs it, not on connect. Clients that hold requests
+// back while a challenge is unanswered (welshman's default socket
+// policies drop EOSE until then) get public reads answered to the end;
+// a read or write that needs authentication gets the challenge before
+// its auth-required refusal, as NIP-42 has it, so the client holds it
+// when it acts on the refusal. The quiet client's challenge
+// (HTTPOptions.QuietChallenge, TestAuth_ChallengeForAQuietClient) is
+// put past the test's bounds: what is tested is the client that asks.
+func TestAuth_ChallengeOnlyWhenNeeded(t *testing.T) {
+	e := startEnv(t, func(o *node.Options) { o.HTTP.QuietChallenge = testwait.Scaled(time.Minute) })
+	alice := newUser()
+	rc := e.raw()
+	rc.send("REQ", "public", nostr.Filter{Kinds: []int{1}, Limit: 5})
+	if _, ok := rc.waitFor("EOSE", "public", 5*time.Second); !ok {
+		t.Fatalf("no EOSE for a public REQ:\n%s", rc.all())
+	}
+	for _, f := range rc.Frames() {
+		if label, _ := frame(t, f); label != "EOSE" {
+			t.Fatalf("an anonymous public REQ right after connecting got %s before its EOSE; want only EOSE:\n%s", f, rc.all())
+		}
+	}
+
+	// a read that needs authentication: the challenge, then the refusal
+	from := len(rc.Frames())
+	rc.send("REQ", "wraps", nostr.Filter{Kinds: []int{snowclaw.KindGiftWrap}, Tags: nostr.TagMap{"p": {alice.pk}}})
+	if _, ok := rc.waitFor("CLOSED", "wraps", 5*time.Second); !ok {
+		t.Fatalf("no CLOSED for an anonymous gift-wrap REQ:\n%s", rc.all())
+	}
+	var challenge string
+	for _, f := range rc.Frames()[from:] {
+		label, arr := frame(t, f)
+		if label == "AUTH" && challenge == "" {
+			challenge = str(arr[1])
+		}
+		if label == "CLOSED" {
+			if reason := str(arr[2]); !strings.HasPrefix(reason, "auth-required: ") {
+				t.Fatalf("CLOSED %q, want auth-required:", reason)
+			}
+			if challenge == "" {
+				t.Fatalf("the auth-required CLOSED came before any challenge:\n%s", rc.all())
+			}
+			break
+		}
+	}
+	// that challenge authenticates, and the read is served
+	auth := mkEvent(alice, nostr.KindClientAuthentication, nostr.Tags{{"relay", e.url}, {"challenge", challenge}}, "")
+	if err := rc.Publish(context.Background(), auth, "AUTH"); err != nil {
+		t.Fatalf("AUTH with the challenge sent before the refusal: %v", err)
+	}
+	if _, closed := fetchOnce(t, rc.Client, nostr.Filter{Kinds: []int{snowclaw.KindGiftWrap}, Tags: nostr.TagMap{"p": {alice.pk}}}); closed != "" {
+		t.Fatalf("gift wraps after AUTH: CLOSED %q", closed)
+	}
+
+	// a write that needs authentication: the challenge, then the OK false
+	wc := e.raw()
+	protected := mkEvent(alice, 1, nostr.Tags{{"-"}}, "mine alone (NIP-70)")
+	ok, msg := okFrame(t, wc, protected)
+	if ok || !strings.HasPrefix(msg, "auth-required: ") {
+		t.Fatalf("anonymous protected event: OK %v %q, want auth-required:", ok, msg)
+	}
+	for _, f := range wc.Frames() {
+		label, _ := frame(t, f)
+		if label == "AUTH" {
+			break
+		}
+		if label == "OK" {
+			t.Fatalf("the auth-required OK came before any challenge:\n%s", wc.all())
+		}
+	}
+}
+
+// TestAuth_ChallengeForAQuietClient: a client that connects and says
+// nothing is waiting to authenticate (nostr-tools' onauth, NDK,
+// welshman's attemptAuth): it gets the challenge unasked, and
+// nothing else, within the relay's quiet period (500 ms), and it
+// authenticates.
+func TestAuth_ChallengeForAQuietClient(t *testing.T) {
+	e := startEnv(t)
+	alice := newUser()
+	rc := e.raw()
+	arr, ok := rc.waitFor("AUTH", "", 5*time.Second)
+	if !ok {
+		t.Fatalf("a client that said nothing got no challenge:\n%s", rc.all())
+	}
+	if frames := rc.Frames(); len(frames) != 1 {
+		t.Fatalf("a quiet client got more than its challenge:\n%s", rc.all())
+	}
+	auth := mkEvent(alice, nostr.KindClientAuthentication, nostr.Tags{{"relay", e.url}, {"challenge", str(arr[1])}}, "")
+	if err := rc.Publish(context.Background(), auth, "AUTH"); err != nil {
+		t.Fatalf("AUTH with the unasked challenge: %v", err)
 	}
 }
 

@@ -2,7 +2,6 @@ package node_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"net/netip"
@@ -45,12 +44,10 @@ func (e *testEnv) dialWith(h http.Header) *wsclient.Client {
 // returns the OK reason ("" when accepted).
 func authAs(t *testing.T, c *wsclient.Client, u user, relayURL string) (bool, string) {
 	t.Helper()
-	arr, ok := c.WaitFor("AUTH", "", testwait.Scaled(3*time.Second))
-	if !ok {
-		t.Fatalf("no AUTH challenge: %s", c.All())
+	challenge, err := c.Challenge(u.sk, testwait.Scaled(3*time.Second))
+	if err != nil {
+		t.Fatalf("%v: %s", err, c.All())
 	}
-	var challenge string
-	json.Unmarshal(arr[1], &challenge)
 	return sendAuth(t, c, mkEvent(u, 22242, nostr.Tags{{"relay", relayURL}, {"challenge", challenge}}, ""))
 }
 
@@ -162,12 +159,10 @@ func TestAttack_AuthMalformed(t *testing.T) {
 	e := startEnv(t)
 	alice := newUser()
 	c := e.connect(nil)
-	arr, ok := c.WaitFor("AUTH", "", testwait.Scaled(3*time.Second))
-	if !ok {
-		t.Fatal("no challenge")
+	challenge, err := c.Challenge(alice.sk, testwait.Scaled(3*time.Second))
+	if err != nil {
+		t.Fatal(err)
 	}
-	var challenge string
-	json.Unmarshal(arr[1], &challenge)
 	sign := func(kind int, tags nostr.Tags, at nostr.Timestamp) nostr.Event {
 		evt := nostr.Event{Kind: kind, Tags: tags, CreatedAt: at}
 		if err := evt.Sign(alice.sk); err != nil {

@@ -2,7 +2,6 @@ package node_test
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"strconv"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/snowclaw/snowclaw"
 	"github.com/snowclaw/snowclaw/cmd/snowclaw/internal/node"
+	"github.com/snowclaw/snowclaw/internal/testwait"
 )
 
 func TestNIP09_DeletedStaysDeleted(t *testing.T) {
@@ -160,9 +160,10 @@ func TestNIP42_ServiceURL(t *testing.T) {
 		{e.url, true},
 	} {
 		rc := e.raw()
-		arr, _ := rc.waitFor("AUTH", "", 2*time.Second)
-		var challenge string
-		json.Unmarshal(arr[1], &challenge)
+		challenge, err := rc.Challenge(alice.sk, testwait.Scaled(2*time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
 		evt := mkEvent(alice, 22242, nostr.Tags{{"relay", tc.url}, {"challenge", challenge}}, "")
 		rc.send("AUTH", evt)
 		ok, found := rc.waitFor("OK", evt.ID, 2*time.Second)
