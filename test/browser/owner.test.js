@@ -115,6 +115,9 @@ describe('the owner\'s view and the member\'s groups', { timeout: 600000 }, () =
       SNOWCLAW_MEMORY_REMOTE_RELAYS: `${remote.ws}=0.8,${deadURL}=0.5`,
       SNOWCLAW_AGENT_LLM: 'ollama', SNOWCLAW_AGENT_OLLAMA_HOST: ollama.url, SNOWCLAW_AGENT_OLLAMA_MODEL: 'llama3.2',
       SNOWCLAW_AGENT_LEARNING_DEBOUNCE: '1s',
+      // the conversation below is dated weeks back, as the history of a
+      // group moved from another relay is (NIP-29 late publication lifted)
+      SNOWCLAW_GROUPS_ACCEPT_MOVED: 'true',
     })
     state.browser = await launch()
     const { server } = state
