@@ -177,9 +177,11 @@ const (
 )
 
 // calibrateNull sets the floor where null queries (NullQuerier) come:
-// for each, the best cosine similarity of a doc that shares no term with
-// it (a doc that does passes the keyword side anyway), and the floor at
-// the nullQuantile of those, over the whole index. A doc must be nearer
+// for each, the best similarity (centred: floorQuery) of a doc that
+// shares no term with it (a doc that does passes the keyword side
+// anyway), and the floor at the nullQuantile of those, over the whole
+// index. A floor of 0 or below (most null queries nearer no doc than the
+// mean is) says nothing: ok is false, and the embedder's default holds. A doc must be nearer
 // the query than the best unrelated doc is to most queries about nothing
 // here. ok is false when the index is too small to say.
 func (ix *Index) calibrateNull(ctx context.Context, st *state, nq NullQuerier) (float64, bool, error) {
@@ -203,7 +205,7 @@ func (ix *Index) calibrateNull(ctx context.Context, st *state, nq NullQuerier) (
 	mean := v.mean()
 	bests := make([]float64, 0, len(qs))
 	for i, q := range qs {
-		q = ix.floorQuery(q, mean)
+		fq := ix.floorQuery(q, mean)
 		shared := map[string]bool{}
 		if terms := ix.queryTerms(texts[i]); len(terms) > 0 {
 			for _, h := range v.searchText(terms, 4*nullDepth) {
@@ -211,7 +213,7 @@ func (ix *Index) calibrateNull(ctx context.Context, st *state, nq NullQuerier) (
 			}
 		}
 		best := 0.0
-		for _, h := range st.vecs.Search(q, nullDepth+len(shared)) {
+		for _, h := range st.vecs.Search(fq, nullDepth+len(shared)) {
 			if !shared[h.ID] {
 				best = h.Score
 				break
@@ -219,7 +221,8 @@ func (ix *Index) calibrateNull(ctx context.Context, st *state, nq NullQuerier) (
 		}
 		bests = append(bests, best)
 	}
-	return vector.NthSmallest(bests, min(len(bests)-1, int(nullQuantile*float64(len(bests))))), true, nil
+	floor := vector.NthSmallest(bests, min(len(bests)-1, int(nullQuantile*float64(len(bests)))))
+	return floor, floor > 0, nil
 }
 
 // centredFloor: the floor of a NullQuerier embedder compares the query

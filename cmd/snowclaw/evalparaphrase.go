@@ -108,11 +108,11 @@ func evalParaphraseOnRelay(ctx context.Context, cfg Config, keyOf evalKeys, bm25
 	}
 	rng := rand.New(rand.NewPCG(seed, 1))
 	order := rng.Perm(len(texts))
-	idOf := make(map[string]string, len(pairs)) // memory text → event id
-	at := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+	idOf := make(map[string]string, len(pairs))              // memory text → event id
+	at := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).Unix() // then one every 10 minutes: 50,000 reach 2024-12
 	for i, k := range order {
 		summary, _ := json.Marshal(map[string]string{"summary": texts[k]})
-		evt := nostr.Event{Kind: snowclaw.KindAppData, CreatedAt: nostr.Timestamp(at + int64(i)*3600),
+		evt := nostr.Event{Kind: snowclaw.KindAppData, CreatedAt: nostr.Timestamp(at + int64(i)*600),
 			Tags: nostr.Tags{{"d", fmt.Sprintf("snow:memory:p%x", i)}}, Content: string(summary)}
 		evt.Sign(author)
 		if err := r.client.Publish(ctx, evt); err != nil {

@@ -3,6 +3,7 @@ package glove_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"testing"
@@ -204,4 +205,21 @@ func TestCoverage_LoCoMo(t *testing.T) {
 		}
 		t.Logf("cut at source rank %6d: %.2f%% of %d words, %.2f%% of %d distinct", cut, 100*float64(occ)/float64(all), all, 100*float64(distinct)/float64(len(count)), len(count))
 	}
+}
+
+// BenchmarkEmbed embeds LoCoMo-sized turns, one call of 1,000 as a
+// rebuild's batch does (go test -bench Embed ./search/glove/).
+func BenchmarkEmbed(b *testing.B) {
+	e := glove.New()
+	texts := make([]string, 1000)
+	for i := range texts {
+		texts[i] = fmt.Sprintf("Melanie: I painted a sunrise over the lake last weekend, number %d, and my kids loved it!", i)
+	}
+	b.ResetTimer()
+	for range b.N {
+		if _, err := e.Embed(context.Background(), texts); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(texts)), "ns/text")
 }
