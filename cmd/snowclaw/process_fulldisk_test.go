@@ -59,13 +59,13 @@ func TestProcess_StartOnAFullDiskIsReadOnlyUntilSpaceIsBack(t *testing.T) {
 	}
 	ch.cmd.Process.Signal(syscall.SIGTERM)
 	if err := ch.cmd.Wait(); err != nil {
-		t.Fatalf("stopping: %v\n%s", err, ch.log)
+		t.Fatalf("stopping: %v\n%s", err, logOf(ch))
 	}
 
 	fill := testdisk.Fill(t, disk, 0)
 	ch = startChildBin(t, bin, data, smallestReserve)
-	if !strings.Contains(ch.log.String(), "disk full at start: the event store is open read-only") {
-		t.Fatalf("no word of the read-only store at start:\n%s", ch.log)
+	if !strings.Contains(logOf(ch), "disk full at start: the event store is open read-only") {
+		t.Fatalf("no word of the read-only store at start:\n%s", logOf(ch))
 	}
 	c, err := wsclient.Dial(ch.url)
 	if err != nil {
@@ -86,11 +86,11 @@ func TestProcess_StartOnAFullDiskIsReadOnlyUntilSpaceIsBack(t *testing.T) {
 	testwait.Within(t, 30*time.Second, "the relay to take writes again once space is freed", func() bool {
 		return publishTo(ch.url, after) == nil // refused, or not listening for the moment of the reopening
 	})
-	if !strings.Contains(ch.log.String(), "disk space is back: closing every connection and opening the event store read-write") {
-		t.Fatalf("no word of the reopening:\n%s", ch.log)
+	if !strings.Contains(logOf(ch), "disk space is back: closing every connection and opening the event store read-write") {
+		t.Fatalf("no word of the reopening:\n%s", logOf(ch))
 	}
-	if strings.Contains(ch.log.String(), "panic") || ch.cmd.Process.Signal(syscall.Signal(0)) != nil {
-		t.Fatalf("the relay died:\n%s", ch.log)
+	if strings.Contains(logOf(ch), "panic") || ch.cmd.Process.Signal(syscall.Signal(0)) != nil {
+		t.Fatalf("the relay died:\n%s", logOf(ch))
 	}
 }
 
