@@ -202,7 +202,7 @@ func (ix *Index) calibrateNull(ctx context.Context, st *state, nq NullQuerier) (
 		return 0, false, nil
 	}
 	v := st.parts.view(nil, st.docs)
-	mean := v.mean()
+	mean := st.vecs.Mean()
 	bests := make([]float64, 0, len(qs))
 	for i, q := range qs {
 		fq := ix.floorQuery(q, mean)
@@ -364,15 +364,15 @@ func (ix *Index) Match(ctx context.Context, text string, d Doc) (floor string, o
 
 // similarity is the cosine of text and d, d's stored vector if it is
 // indexed (the one stored search compares), else embedded now, and the
-// similarity the floor compares (floorQuery; centred on the mean of every
-// doc, where stored search takes the mean of what the reader may read).
+// similarity the floor compares (floorQuery, centred on the mean of every
+// doc in the index, as stored search's floor is).
 func (ix *Index) similarity(ctx context.Context, text string, d *Doc) (plain, centred float64, err error) {
 	texts := []string{text}
 	ix.mu.RLock()
 	dv, indexed := ix.st.vecs.Get(d.ID)
 	var mean []float32
 	if ix.centredFloor() {
-		mean = ix.st.parts.view(nil, ix.st.docs).mean()
+		mean = ix.st.vecs.Mean()
 	}
 	ix.mu.RUnlock()
 	if !indexed {

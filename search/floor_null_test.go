@@ -87,3 +87,28 @@ func TestFloor_CentredNeedsPlainCosine(t *testing.T) {
 		t.Error("the hash embedder's floor is not the plain cosine")
 	}
 }
+
+// Search and Match agree doc by doc under the centred floor too.
+func TestFloor_NullSearchAndMatchAgree(t *testing.T) {
+	ix := openTest(t, Options{Embedder: glove.New(), BM25Weight: 1, VectorWeight: 0.25})
+	docs := append(nullCorpus(), memDocs()...)
+	mustIndex(t, ix, docs...)
+	ctx := context.Background()
+	for _, q := range []string{"what is the cat called", "what instrument does she play", "database upgrade", "zzzqqq", "music lessons", "storage engine"} {
+		res := search(t, ix, Query{Text: q, Limit: 1000, Explain: true})
+		got := map[string]string{}
+		for _, r := range res {
+			got[r.Doc.ID] = r.Explain.Floor
+		}
+		for _, d := range docs {
+			floor, ok, err := ix.Match(ctx, q, d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// a context pass (a thread or session neighbour) is search's alone
+			if f, found := got[d.ID]; f != FloorContext && (found != ok || ok && f != floor) {
+				t.Errorf("%q on %s: search says %v (%q), Match says %v (%q)", q, d.ID, found, f, ok, floor)
+			}
+		}
+	}
+}

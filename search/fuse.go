@@ -145,7 +145,9 @@ func (ix *Index) candidates(ctx context.Context, st *state, v *view, terms []wei
 		if tn.center > 0 {
 			rankBy = vector.Centered(rankBy, mean, tn.center)
 		}
-		fq := ix.floorQuery(qvec, mean) // what the floor compares (floor.go)
+		// what the floor compares (floor.go): centred on the mean of the
+		// whole index, which the floor is calibrated on, as Match does
+		fq := ix.floorQuery(qvec, st.vecs.Mean())
 		hits := st.vecs.SearchNear(rankBy, depth, v.accept(), near)
 		if len(hits) == depth {
 			exhausted = false
