@@ -61,7 +61,8 @@ type Options struct {
 	// MaxRank leaves out words of that source rank or rarer (a smaller
 	// vocabulary cut); 0 keeps the whole table.
 	MaxRank int
-	// Name overrides the recorded name (a measured variant).
+	// Name is recorded with the index; "" names a variant by its
+	// options, so its vectors are never taken for the default's.
 	Name string
 }
 
@@ -86,6 +87,7 @@ func New() *Embedder {
 
 // NewWith is an embedder with o.
 func NewWith(o Options) (*Embedder, error) {
+	variant := o != Options{}
 	t := o.Table
 	if t == nil {
 		var err error
@@ -99,7 +101,6 @@ func NewWith(o Options) (*Embedder, error) {
 	if o.Components == 0 {
 		o.Components = DefaultComponents
 	}
-
 	e := &Embedder{t: t, o: o, name: Name, dim: t.Dim()}
 	if o.Components > 0 {
 		if o.Components > len(t.Components()) {
@@ -107,8 +108,11 @@ func NewWith(o Options) (*Embedder, error) {
 		}
 		e.pcs = t.Components()[:o.Components]
 	}
-	if o.Name != "" {
+	switch {
+	case o.Name != "":
 		e.name = o.Name
+	case variant: // never recorded as the built-in embedder's vectors
+		e.name = fmt.Sprintf("%s-variant-a%g-pc%d-rank%d-table%v", Name, o.A, o.Components, o.MaxRank, o.Table != nil)
 	}
 	return e, nil
 }

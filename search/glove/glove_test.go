@@ -223,3 +223,17 @@ func BenchmarkEmbed(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(texts)), "ns/text")
 }
+
+func TestNewWith_VariantsAreNamed(t *testing.T) {
+	d, err := glove.NewWith(glove.Options{})
+	if err != nil || d.Name() != glove.Name {
+		t.Fatalf("default: %v %v", d, err)
+	}
+	v, err := glove.NewWith(glove.Options{Components: 3})
+	if err != nil || v.Name() == glove.Name {
+		t.Fatalf("a variant is recorded as the default: %s %v", v.Name(), err)
+	}
+	if _, err := glove.NewWith(glove.Options{Components: 4}); err == nil {
+		t.Fatal("more components than the table has")
+	}
+}
