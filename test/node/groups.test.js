@@ -9,71 +9,19 @@
 
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { createInterface } from 'node:readline'
 
 import WebSocket from 'ws'
 import { finalizeEvent, generateSecretKey, getPublicKey } from 'nostr-tools/pure'
 import { Relay, useWebSocketImplementation } from 'nostr-tools/relay'
 
+import { STEP_MS, now, startRelay, stopRelay, withTimeout } from './relay.js'
+
 useWebSocketImplementation(WebSocket)
 
-const STEP_MS = 5000 // any single relay answer; the relay is local
 const BIN = process.env.SNOWCLAW_BIN
-
-const now = () => Math.floor(Date.now() / 1000)
-
-function withTimeout(promise, ms, what) {
-  let timer
-  const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms: ${what}`)), ms)
-  })
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
-}
 
 function sign(sk, kind, tags, content = '') {
   return finalizeEvent({ kind, tags, content, created_at: now() }, sk)
-}
-
-// startRelay runs the binary on a free port with a fresh data dir and
-// resolves once it has printed its URL.
-function startRelay(ownerHex) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'snowclaw-node-test-'))
-  // The relay refuses unknown SNOWCLAW_* variables (SNOWCLAW_BIN is one),
-  // and known ones would change its config under the test: pass none.
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('SNOWCLAW_')))
-  const child = spawn(BIN, ['serve', '--addr', '127.0.0.1:0', '--data', dataDir, '--owner', ownerHex], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  // kept for the start-up failure message
-  let log = ''
-  child.stderr.on('data', (chunk) => { log += chunk })
-
-  const url = new Promise((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout })
-    lines.on('line', (line) => {
-      const m = line.match(/^snowclaw relay listening on (ws:\/\/\S+)$/)
-      if (m) resolve(m[1])
-    })
-    child.on('error', reject)
-    child.on('exit', (code, signal) =>
-      reject(new Error(`relay exited before listening (code ${code}, signal ${signal}):\n${log}`)))
-  })
-  return { child, dataDir, url: withTimeout(url, 15000, 'relay start-up') }
-}
-
-async function stopRelay({ child, dataDir }) {
-  if (child.exitCode === null && child.signalCode === null) {
-    const exited = new Promise((resolve) => child.once('exit', resolve))
-    child.kill('SIGTERM')
-    // graceful shutdown waits up to 5 s for clients; do not wait longer
-    await withTimeout(exited, 8000, 'relay shutdown').catch(() => child.kill('SIGKILL'))
-  }
-  rmSync(dataDir, { recursive: true, force: true })
 }
 
 // connect opens a nostr-tools relay connection. With a secret key it also
@@ -139,7 +87,7 @@ describe('snowclaw relay seen from nostr-tools', { timeout: 55000 }, () => {
     if (!BIN) {
       throw new Error('SNOWCLAW_BIN is not set: build the relay (go build -o /tmp/snowclaw ./cmd/snowclaw) and run SNOWCLAW_BIN=/tmp/snowclaw node --test')
     }
-    server = startRelay(getPublicKey(ownerSk))
+    server = startRelay(BIN, getPublicKey(ownerSk))
     url = await server.url
   })
 
