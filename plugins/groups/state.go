@@ -142,8 +142,15 @@ type joined struct {
 }
 
 // fieldSet is one metadata field a 9007 or 9002 sets; booleans are "1"
-// or "".
+// or "" (bit).
 type fieldSet struct{ name, val string }
+
+func bit(b bool) string {
+	if b {
+		return "1"
+	}
+	return ""
+}
 
 // The registers of the flags and the parent link, beside the basic fields.
 const (
@@ -162,12 +169,6 @@ const (
 // parent link, which every 9002 that states the tree states (an absent
 // parent makes a root; a 9007 sets it only when it names one).
 func metadataFields(e snowclaw.GroupEdit, kind int) []fieldSet {
-	bit := func(b bool) string {
-		if b {
-			return "1"
-		}
-		return ""
-	}
 	var out []fieldSet
 	for _, f := range snowclaw.GroupBasicFields {
 		if v, ok := e.Basic[f]; ok {
@@ -369,12 +370,6 @@ func (g *Group) refreshMember(pk string) {
 // restricted (members write) until an edit says otherwise.
 func (g *Group) refreshFields(defaults policies.GroupInfo) {
 	r := g.rec
-	bit := func(b bool) string {
-		if b {
-			return "1"
-		}
-		return ""
-	}
 	vals := map[string]string{
 		fieldPrivate: bit(defaults.Private), fieldRestricted: "1", fieldHidden: bit(defaults.Hidden),
 		fieldClosed: bit(defaults.Closed), fieldEncrypted: bit(defaults.Encrypted),

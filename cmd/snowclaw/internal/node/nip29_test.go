@@ -353,3 +353,36 @@ func TestNIP29_UnknownModerationKind(t *testing.T) {
 	e.mustPublish(c, mkEvent(e.owner, 9007, nostr.Tags{{"h", "club"}}, ""))
 	e.refusedWith(c, mkEvent(e.owner, 9003, nostr.Tags{{"h", "club"}}, ""), "invalid:")
 }
+
+// TestAttack_PinsOfAHiddenGroup: the 39005 of a hidden group is metadata
+// like its 39000: a stranger gets what a missing group gives (nothing),
+// its members read it; and a moderator cannot pin, and so learn the
+// existence of, another private group's event they may not read.
+func TestAttack_PinsOfAHiddenGroup(t *testing.T) {
+	e := startEnv(t)
+	mod, stranger := newUser(), newUser()
+	c := e.connect(nil)
+	e.mustPublish(c, mkEvent(e.owner, 9007, nostr.Tags{{"h", "den"}, {"private"}, {"hidden"}, {"closed"}}, ""))
+	e.mustPublish(c, mkEvent(e.owner, 9007, nostr.Tags{{"h", "vault"}, {"private"}, {"closed"}}, ""))
+	e.mustPublish(c, mkEvent(e.owner, 9000, nostr.Tags{{"h", "den"}, {"p", mod.pk, "moderator"}}, ""))
+	secret := e.mustPublish(c, mkEvent(e.owner, 9, nostr.Tags{{"h", "vault"}}, "vault only"))
+	// the pins are checked against what the sender's connection may read
+	mc := e.connect(&mod)
+	pinned := e.mustPublish(mc, mkEvent(mod, 9, nostr.Tags{{"h", "den"}}, "read me first"))
+	e.mustPublish(mc, mkEvent(mod, 9010, nostr.Tags{{"h", "den"}, {"e", pinned.ID}}, ""))
+	testwait.For(t, "the den's 39005, read by its moderator", func() bool {
+		m := e.groupMeta(&mod, 39005, "den")
+		return m != nil && tagValue(m, "e") == pinned.ID
+	})
+	for _, u := range []*user{&stranger, nil} {
+		got, closed := fetch(t, e.connect(u), nostr.Filter{Kinds: []int{39005}, Tags: nostr.TagMap{"d": {"den"}}})
+		missing, mclosed := fetch(t, e.connect(u), nostr.Filter{Kinds: []int{39005}, Tags: nostr.TagMap{"d": {"nosuch"}}})
+		if len(got) != 0 || len(missing) != 0 || closed != mclosed {
+			t.Fatalf("%s reads a hidden group's pins: %d events, CLOSED %q (a missing group: %d, %q)", whoName(u), len(got), closed, len(missing), mclosed)
+		}
+	}
+	// the vault's event is answered as absent, like one that does not exist
+	unknown := strings.Repeat("ab", 32)
+	e.refusedWith(mc, mkEvent(mod, 9010, nostr.Tags{{"h", "den"}, {"e", secret.ID}}, ""), "invalid: event "+secret.ID+" is not in group den")
+	e.refusedWith(mc, mkEvent(mod, 9010, nostr.Tags{{"h", "den"}, {"e", unknown}}, ""), "invalid: event "+unknown+" is not in group den")
+}

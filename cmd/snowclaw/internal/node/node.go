@@ -55,11 +55,11 @@ type Options struct {
 	// MaxGroupEventAge refuses group events older than this (NIP-29
 	// late publication) unless AcceptMovedGroups; zero is one hour.
 	MaxGroupEventAge  time.Duration
+	AcceptMovedGroups bool
 	// MaxClockError is the widest error of the shared store's clock as
 	// this instance reads it that it decides by; past it, writes and
 	// NIP-98 logins are refused as retryable. 0 is one second.
 	MaxClockError time.Duration
-	AcceptMovedGroups bool
 	// GroupsEncrypted are the groups whose memories the owner's config
 	// keeps sealed with a group key (docs/group-encryption.md).
 	GroupsEncrypted []string
